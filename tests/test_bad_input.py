@@ -1,0 +1,73 @@
+"""Every rejected input gets a ValueError or TypeError whose message names the problem."""
+
+import math
+
+import pytest
+
+from helpers import metrics
+from helpers.metrics import UndefinedMetricError
+
+RANKED = ["D1", "D2", "D3"]
+
+CASES = [
+    # (call, error type, phrase of the message)
+    (lambda: metrics.first_relevant_rank(RANKED, {"D1"}, k=0), ValueError, "k must be at least 1"),
+    (lambda: metrics.first_relevant_rank(RANKED, {"D1"}, k=-3), ValueError, "k must be at least 1"),
+    (lambda: metrics.first_relevant_rank(RANKED, {"D1"}, k=2.0), TypeError, "whole number"),
+    (lambda: metrics.first_relevant_rank(RANKED, {"D1"}, k="5"), TypeError, "whole number"),
+    (lambda: metrics.first_relevant_rank(RANKED, {"D1"}, k=True), TypeError, "whole number"),
+    (lambda: metrics.first_relevant_rank(["D1", "D2", "D1"], {"D1"}), ValueError, "duplicate id 'D1'"),
+    (lambda: metrics.first_relevant_rank("D1 D2", {"D1"}), TypeError, "not a single string"),
+    (lambda: metrics.first_relevant_rank({"D1", "D2"}, {"D1"}), TypeError, "ordered sequence"),
+    (lambda: metrics.first_relevant_rank(RANKED, "D1"), TypeError, "not a string"),
+    (lambda: metrics.first_relevant_rank(RANKED, {"D1": 1}), TypeError, "relevant_ids(judgments"),
+    (lambda: metrics.first_relevant_rank(RANKED, 5), TypeError, "set of document ids"),
+    (lambda: metrics.reciprocal_rank(RANKED, "D2"), TypeError, "not a string"),
+    (lambda: metrics.hit_at_k(RANKED, {"D1"}, None), TypeError, "k is required"),
+    (lambda: metrics.precision_at_k(RANKED, {"D1"}, 0), ValueError, "k must be at least 1"),
+    (lambda: metrics.recall_at_k(RANKED, {"D1"}, 2, denominator="k"), ValueError, "unknown denominator 'k'"),
+    (lambda: metrics.recall_at_k(RANKED, set(), 2), UndefinedMetricError, "no relevant document"),
+    (lambda: metrics.average_precision(RANKED, set()), UndefinedMetricError, "no relevant document"),
+    (lambda: metrics.average_precision(RANKED, {"D1"}, denominator="min"), ValueError, "unknown denominator"),
+    (lambda: metrics.mean_reciprocal_rank([1, -1]), ValueError, "cannot be negative"),
+    (lambda: metrics.mean_reciprocal_rank([1, 2.5]), TypeError, "whole number"),
+    (lambda: metrics.mean_reciprocal_rank([]), ValueError, "is empty"),
+    (lambda: metrics.mean_reciprocal_rank("120"), TypeError, "list of whole numbers"),
+    (lambda: metrics.mean_reciprocal_rank([1, 2], k=0), ValueError, "k must be at least 1"),
+    (lambda: metrics.mean_hit_rate([1, 2], k=None), TypeError, "k is required"),
+    (lambda: metrics.reciprocal_rank_of(-2), ValueError, "cannot be negative"),
+    (lambda: metrics.dcg([2, -1, 3]), ValueError, "rank 2 is -1; grades cannot be negative"),
+    (lambda: metrics.dcg([2, math.nan]), ValueError, "must be finite"),
+    (lambda: metrics.dcg([2, math.inf]), ValueError, "must be finite"),
+    (lambda: metrics.dcg([2, "3"]), TypeError, "must be a number"),
+    (lambda: metrics.dcg([2, None]), TypeError, "must be a number"),
+    (lambda: metrics.dcg("203"), TypeError, "list of numbers"),
+    (lambda: metrics.dcg([1, 2], gain="exp"), ValueError, "unknown gain 'exp'"),
+    (lambda: metrics.dcg([1, 2], k=0), ValueError, "k must be at least 1"),
+    (lambda: metrics.cumulative_gain([1, -2]), ValueError, "cannot be negative"),
+    (lambda: metrics.ndcg([1, 2], ideal=[]), ValueError, "ideal is empty"),
+    (lambda: metrics.ndcg([1, 2], ideal=[3, -1]), ValueError, "ideal: the value at rank 2"),
+    (lambda: metrics.ndcg([0, 0, 0]), UndefinedMetricError, "undefined: no relevant document"),
+    (lambda: metrics.ndcg([1, 2], gain="Linear"), ValueError, "choose one of 'linear', 'exponential'"),
+    (lambda: metrics.query_ndcg(RANKED, {"D1": 1}, ideal="all"), ValueError, "unknown ideal 'all'"),
+    (lambda: metrics.query_ndcg(RANKED, [("D1", 1)]), TypeError, "mapping of id -> grade"),
+    (lambda: metrics.query_ndcg(RANKED, {"D1": -1}), ValueError, "cannot be negative"),
+    (lambda: metrics.query_ndcg(RANKED, {"D9": 0}), UndefinedMetricError, "no relevant document"),
+    (lambda: metrics.relevant_ids({"D1": 1}, threshold=0), ValueError, "threshold must be above 0"),
+    (lambda: metrics.grades_in_rank_order(["D1", "D1"], {}), ValueError, "duplicate id"),
+    (lambda: metrics.arithmetic_table([1, 2], ids=["D1"]), ValueError, "same length: 1 ids, 2 grades"),
+    (lambda: metrics.arithmetic_table([1, 2], ids=["D1", "D1"]), ValueError, "duplicate id"),
+    (lambda: metrics.discount(0), ValueError, "rank must be at least 1"),
+    (lambda: metrics.gain_of(-1), ValueError, "cannot be negative"),
+]
+
+
+@pytest.mark.parametrize("call, error, phrase", CASES, ids=[case[2] for case in CASES])
+def test_bad_input_is_rejected_with_a_clear_message(call, error, phrase):
+    with pytest.raises(error) as raised:
+        call()
+    assert phrase in str(raised.value)
+
+
+def test_undefined_metric_is_a_value_error():
+    assert issubclass(UndefinedMetricError, ValueError)

@@ -1,0 +1,64 @@
+"""Plot helpers return figures whose axes, labels and data come from helpers.metrics."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import pytest  # noqa: E402
+
+from helpers import metrics, plots  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def close_figures():
+    yield
+    plt.close("all")
+
+
+def test_discount_plot():
+    axes = plots.plot_discount(5).axes[0]
+    assert axes.get_xlabel() == "rank" and "log2" in axes.get_ylabel()
+    assert list(axes.lines[0].get_ydata()) == pytest.approx([1 / metrics.discount(r) for r in range(1, 6)])
+
+
+def test_reciprocal_rank_plot():
+    axes = plots.plot_reciprocal_rank(4).axes[0]
+    assert list(axes.lines[0].get_ydata()) == pytest.approx([1, 0.5, 1 / 3, 0.25])
+
+
+def test_reciprocal_ranks_by_system():
+    figure = plots.plot_reciprocal_ranks_by_system(
+        {"OLD": [1, 2, 1, 4, 1], "NEW": [2, 3, 2, 4, 2]}, list("12345")
+    )
+    axes = figure.axes[0]
+    heights = [patch.get_height() for patch in axes.patches]
+    assert heights[:5] == pytest.approx([1, 0.5, 1, 0.25, 1])
+    assert heights[5:] == pytest.approx([0.5, 1 / 3, 0.5, 0.25, 0.5])
+    assert [text.get_text() for text in axes.get_legend().get_texts()] == [
+        "OLD (MRR 0.750)",
+        "NEW (MRR 0.417)",
+    ]
+    with pytest.raises(ValueError, match="3 ranks for 5 questions"):
+        plots.plot_reciprocal_ranks_by_system({"OLD": [1, 2, 1]}, list("12345"))
+
+
+def test_discounted_gains_plot():
+    figure = plots.plot_discounted_gains({"swapped": [2, 0, 3, 0, 0]}, k=5)
+    axes = figure.axes[0]
+    assert [patch.get_height() for patch in axes.patches] == pytest.approx([2, 0, 1.5, 0, 0])
+    assert "DCG 3.5000" in axes.get_legend().get_texts()[0].get_text()
+
+
+def test_ndcg_by_k_plot_leaves_gaps_where_undefined():
+    axes = plots.plot_ndcg_by_k({"nothing relevant": [0, 0, 0], "pushed": [0, 0, 2]}).axes[0]
+    nothing, pushed = (list(line.get_ydata()) for line in axes.lines)
+    assert all(value != value for value in nothing)  # NaN: a gap, not a fake 0
+    assert pushed == pytest.approx([metrics.ndcg([0, 0, 2], k) for k in (1, 2, 3)])
+    assert axes.get_xlabel() == "cut-off k"
+
+
+def test_gain_forms_plot():
+    axes = plots.plot_gain_forms(3).axes[0]
+    heights = [patch.get_height() for patch in axes.patches]
+    assert heights == pytest.approx([0, 1, 2, 3, 0, 1, 3, 7])

@@ -1,0 +1,36 @@
+"""The README's two set-up commands stay true: CI runs exactly the test command."""
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def readme_commands():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Set-up: two commands", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```bash\n(.+?)\n```", section)
+
+
+def test_readme_gives_exactly_two_setup_commands():
+    commands = readme_commands()
+    assert len(commands) == 2
+    open_command, test_command = commands
+    assert "requirements.txt" in open_command and "jupyter lab" in open_command
+    assert "requirements-test.txt" in test_command and "pytest" in test_command
+
+
+def test_ci_runs_the_readme_test_command():
+    ci_lines = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert readme_commands()[1] in ci_lines
+
+
+def test_the_notebook_the_open_command_names_exists():
+    opened = readme_commands()[0].split()[-1]
+    assert (ROOT / opened).is_file()
+
+
+def test_learner_requirements_hold_no_test_tools():
+    learner = (ROOT / "requirements.txt").read_text(encoding="utf-8")
+    for tool in ("pytest", "hypothesis", "playwright", "ruff"):
+        assert tool not in learner
