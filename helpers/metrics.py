@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from numbers import Real
+from numbers import Integral, Real
 
 import pandas as pd
 
@@ -42,10 +42,11 @@ def check_k(k, *, allow_none: bool = True) -> int | None:
         if allow_none:
             return None
         raise TypeError("k is required here: give the cutoff as a whole number >= 1")
-    if isinstance(k, bool) or not isinstance(k, int):
+    if isinstance(k, bool) or not isinstance(k, Integral):
         if isinstance(k, float) and k.is_integer():
             raise TypeError(f"k must be a whole number (int), got the float {k!r}; write {int(k)}")
         raise TypeError(f"k must be a whole number (int) >= 1, got {type(k).__name__} {k!r}")
+    k = int(k)
     if k < 1:
         raise ValueError(f"k must be at least 1 (ranks count from 1), got {k}")
     return k
@@ -187,8 +188,9 @@ def first_relevant_rank(ranked, relevant, k: int | None = None) -> int:
 
 def check_first_rank(first_rank) -> int:
     """Return a first relevant rank after checking it is a whole number >= 0 (0 = miss)."""
-    if isinstance(first_rank, bool) or not isinstance(first_rank, int):
+    if isinstance(first_rank, bool) or not isinstance(first_rank, Integral):
         raise TypeError(f"a first relevant rank must be a whole number (0 for a miss), got {first_rank!r}")
+    first_rank = int(first_rank)
     if first_rank < 0:
         raise ValueError(f"a first relevant rank cannot be negative, got {first_rank} (use 0 for a miss)")
     return first_rank
@@ -332,8 +334,9 @@ def discount(rank: int) -> float:
     >>> round(discount(2), 3)
     1.585
     """
-    if isinstance(rank, bool) or not isinstance(rank, int):
+    if isinstance(rank, bool) or not isinstance(rank, Integral):
         raise TypeError(f"rank must be a whole number >= 1, got {rank!r}")
+    rank = int(rank)
     if rank < 1:
         raise ValueError(f"rank must be at least 1 (ranks count from 1), got {rank}")
     return math.log2(rank + 1)

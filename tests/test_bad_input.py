@@ -71,3 +71,11 @@ def test_bad_input_is_rejected_with_a_clear_message(call, error, phrase):
 
 def test_undefined_metric_is_a_value_error():
     assert issubclass(UndefinedMetricError, ValueError)
+
+
+def test_numpy_integers_are_accepted_as_whole_numbers():
+    import numpy as np
+
+    assert metrics.ndcg([1, 0, 2], k=np.int64(3)) == metrics.ndcg([1, 0, 2], k=3)
+    assert metrics.mean_reciprocal_rank(np.array([1, 3, 0, 2])) == metrics.mean_reciprocal_rank([1, 3, 0, 2])
+    assert metrics.discount(np.int32(1)) == 1.0
