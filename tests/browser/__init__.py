@@ -1,0 +1,1 @@
+"""Real-browser tests of the interactive lessons (JupyterLab and Voilà in headless Chromium)."""

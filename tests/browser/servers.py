@@ -1,0 +1,237 @@
+"""Start JupyterLab and Voilà for the browser tests, on free local ports, and stop them cleanly.
+
+Each server runs in its own session (``start_new_session=True``) with an
+isolated Jupyter configuration (settings, workspaces, config, runtime and
+IPython folders under a temporary directory) and serves a temporary copy of the
+notebooks, so nothing tracked is modified. ``stop`` ends the server's process
+group and any process it started (kernels), by their ids.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+BIN = Path(sys.executable).parent
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def isolated_env(home: Path) -> dict[str, str]:
+    """Environment for a server whose Jupyter and IPython state lives under ``home``.
+
+    The JupyterLab user settings switch off the news pop-up and render every
+    cell of a notebook (no windowing), so the widgets are in the page to click.
+    """
+    folders = {
+        "JUPYTERLAB_SETTINGS_DIR": home / "lab-settings",
+        "JUPYTERLAB_WORKSPACES_DIR": home / "lab-workspaces",
+        "JUPYTER_CONFIG_DIR": home / "config",
+        "JUPYTER_RUNTIME_DIR": home / "runtime",
+        "IPYTHONDIR": home / "ipython",
+        "MPLCONFIGDIR": home / "matplotlib",
+    }
+    for folder in folders.values():
+        folder.mkdir(parents=True, exist_ok=True)
+    settings = folders["JUPYTERLAB_SETTINGS_DIR"] / "@jupyterlab"
+    user_settings = {
+        "apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false"},
+        "notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
+    }
+    for name, value in user_settings.items():
+        path = settings / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(value), encoding="utf-8")
+    env = {name: value for name, value in os.environ.items() if name != "MPLBACKEND"}
+    env.update({name: str(folder) for name, folder in folders.items()})
+    env["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"
+    return env
+
+
+@dataclass
+class Server:
+    """A running server: its process, URL, token and log file."""
+
+    name: str
+    process: subprocess.Popen
+    url: str
+    token: str
+    log: Path
+
+    def page(self, path: str = "") -> str:
+        """A URL on this server with the token."""
+        separator = "&" if "?" in path else "?"
+        return f"{self.url}/{path.lstrip('/')}{separator}token={self.token}"
+
+    def log_tail(self, lines: int = 40) -> str:
+        text = self.log.read_text(encoding="utf-8", errors="replace") if self.log.exists() else ""
+        return "\n".join(text.splitlines()[-lines:])
+
+
+def start(name: str, command: list[str], cwd: Path, env: dict, log: Path, url: str, token: str) -> Server:
+    handle = log.open("w", encoding="utf-8")
+    process = subprocess.Popen(
+        command, cwd=cwd, env=env, stdout=handle, stderr=subprocess.STDOUT, start_new_session=True
+    )
+    handle.close()
+    return Server(name, process, url, token, log)
+
+
+def start_jupyterlab(root: Path, home: Path) -> Server:
+    """JupyterLab serving ``root``; returns once its REST API answers."""
+    port, token = free_port(), secrets.token_hex(16)
+    command = [
+        str(BIN / "jupyter-lab"),
+        "--no-browser",
+        f"--port={port}",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.token={token}",
+        f"--ServerApp.root_dir={root}",
+        "--ServerApp.port_retries=0",
+        "--LabApp.news_url=None",
+        "--allow-root",
+    ]
+    server = start(
+        "jupyterlab",
+        command,
+        root,
+        isolated_env(home),
+        home / "jupyterlab.log",
+        f"http://127.0.0.1:{port}",
+        token,
+    )
+    wait_until(server, lambda: http_ok(server.page("api/status")), "its REST API to answer")
+    return server
+
+
+def start_voila(notebook: Path, home: Path) -> Server:
+    """Voilà serving one notebook as an app; returns once its port accepts connections.
+
+    Only a TCP connect is used to wait: a GET of the page would run the notebook.
+    """
+    port, token = free_port(), secrets.token_hex(16)
+    command = [
+        str(BIN / "voila"),
+        notebook.name,
+        "--no-browser",
+        f"--port={port}",
+        "--Voila.ip=127.0.0.1",
+        f"--token={token}",
+    ]
+    server = start(
+        "voila",
+        command,
+        notebook.parent,
+        isolated_env(home),
+        home / "voila.log",
+        f"http://127.0.0.1:{port}",
+        token,
+    )
+    wait_until(server, lambda: port_open(port), "its port to open")
+    return server
+
+
+def http_ok(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            return response.status == 200
+    except (urllib.error.URLError, ConnectionError, TimeoutError):
+        return False
+
+
+def port_open(port: int) -> bool:
+    with socket.socket() as probe:
+        probe.settimeout(1)
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+def wait_until(server: Server, ready, what: str, timeout: float = 90) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if server.process.poll() is not None:
+            raise RuntimeError(f"{server.name} exited ({server.process.returncode}):\n{server.log_tail()}")
+        if ready():
+            return
+        time.sleep(0.25)
+    stop(server)
+    raise TimeoutError(f"{server.name} did not get ready ({what}) in {timeout:.0f} s:\n{server.log_tail()}")
+
+
+def process_table() -> dict[int, tuple[int, str, str]]:
+    """pid -> (parent pid, state, start time) of every process, read from /proc."""
+    table = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            table[int(entry.name)] = (int(fields[1]), fields[0], fields[19])
+    return table
+
+
+def descendants(pid: int) -> dict[int, str]:
+    """Every process started, directly or not, by ``pid``: its id and start time (to recognise it later)."""
+    table = process_table()
+    children: dict[int, list[int]] = {}
+    for child, (parent, _, _) in table.items():
+        children.setdefault(parent, []).append(child)
+    found, queue = {}, [pid]
+    while queue:
+        for child in children.get(queue.pop(), []):
+            if child not in found:
+                found[child] = table[child][2]
+                queue.append(child)
+    return found
+
+
+def still_running(processes: dict[int, str]) -> list[int]:
+    """The ids among ``processes`` that still run as the same process (same start time, not a zombie)."""
+    table = process_table()
+    return [
+        pid
+        for pid, started in processes.items()
+        if pid in table and table[pid][2] == started and table[pid][1] != "Z"
+    ]
+
+
+def stop(server: Server, grace: float = 10) -> None:
+    """End the server's process group, then any process it started (kernels) that is still running."""
+    process = server.process
+    children = descendants(process.pid)
+    if process.poll() is None:
+        try:
+            os.killpg(process.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        try:
+            process.wait(grace)
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            process.wait(5)
+    deadline = time.monotonic() + grace
+    while still_running(children) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    for pid in still_running(children):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
