@@ -657,14 +657,17 @@ def save_example_workbook(name: str, path=None, *, force: bool = False, gain: st
 
 # --- cached values: add <v> to each formula cell of the saved file --------
 
-_FORMULA_CELL = re.compile(r'<c r="(?P<ref>[A-Z]+[0-9]+)"(?P<attrs>[^>]*)>(?P<formula><f>[^<]*</f>)<v\s*/>')
+_FORMULA_CELL = re.compile(
+    r'<c r="(?P<ref>[A-Z]+[0-9]+)"(?P<attrs>[^>]*)>(?P<formula><f>[^<]*</f>)(?:<v\s*/>|<v></v>)'
+)
 _TYPE_ATTR = re.compile(r'\s+t="[^"]*"')
 
 
 def add_cached_values(xlsx: bytes, cached: dict[str, dict[str, float | str]]) -> bytes:
     """The .xlsx bytes with each formula cell's result stored in its <v> element (lessons 01-04).
 
-    openpyxl writes a formula cell as ``<c r="C2"><f>B2/LOG(A2+1,2)</f><v/></c>``;
+    openpyxl writes a formula cell as ``<c r="C2"><f>B2/LOG(A2+1,2)</f><v/></c>``
+    (or with ``<v></v>``, depending on whether lxml is installed);
     this fills the ``<v>`` (``t="str"`` for text results). Every formula cell of
     a listed sheet must get a value, and every value must land on a formula cell.
     """

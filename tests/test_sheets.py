@@ -514,3 +514,13 @@ def test_cli_check_exit_status_1_on_disagreement(written, tmp_path):
     path = edit(written["C"], tmp_path / "typed.xlsx", setting("B13", 0.69))
     result = cli("--check", str(path))
     assert result.returncode == 1 and "B13 (nDCG@k)" in result.stdout
+
+
+def test_cached_values_fill_both_empty_value_forms_openpyxl_writes():
+    from helpers.sheets import _fill_values
+
+    xml = '<c r="A1"><f>1+1</f><v/></c><c r="A2" s="3"><f>2+2</f><v></v></c><c r="A3"><f>"x"</f><v /></c>'
+    filled = _fill_values(xml, {"A1": 2.0, "A2": 4.0, "A3": "undefined"}, "Sheet")
+    assert '<c r="A1"><f>1+1</f><v>2.0</v>' in filled
+    assert '<c r="A2" s="3"><f>2+2</f><v>4.0</v>' in filled
+    assert '<c r="A3" t="str"><f>"x"</f><v>undefined</v>' in filled
