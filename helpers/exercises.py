@@ -29,30 +29,31 @@ function check and reveal appends one JSON line to it (the teacher's grader,
 
 from __future__ import annotations
 
-import copy
 import html
-import io
-import json
 import math
-import multiprocessing
-import os
-import re
-import sys
-import threading
-import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from decimal import Decimal
-from numbers import Integral, Rational, Real
+from dataclasses import dataclass
+from numbers import Real
 from typing import NamedTuple
 
 import pandas as pd
 
 from helpers import metrics as m
 from helpers import mistakes as mk
+from helpers.answers import (
+    GREEN,
+    GREY,
+    RED,
+    Answer,
+    UnreadableAnswer,
+    is_close,
+    judge,
+    read_answer,
+    short_text,
+)
+from helpers.checklog import LOG_ENV, record, result_fields  # noqa: F401 (LOG_ENV: the grader reads it here)
+from helpers.code_exercises import UNDEFINED, Case, FunctionExercise, FunctionReport, run_cases
 from helpers.data import load_example
-
-LOG_ENV = "HELPERS_CHECK_LOG"
 
 # Codes about the form of an answer rather than about the metric.
 ANSWER_ISSUES = {
@@ -62,139 +63,6 @@ ANSWER_ISSUES = {
     "close": "close, but not right at the asked precision (rounded too early, or cut off digits)",
 }
 
-
-# --- reading an answer -------------------------------------------------------
-
-
-class Answer(NamedTuple):
-    """A learner's answer as read: its value, its decimals (None: full precision) and its text."""
-
-    value: float
-    decimals: int | None
-    text: str
-
-
-class UnreadableAnswer(ValueError):
-    """The answer is not a number the checker can read; the message says what it got."""
-
-
-UNDEFINED_WORDS = {
-    "inf", "+inf", "infinity", "∞", "nan", "undefined", "not defined", "#div/0!", "#div/0", "div/0",
-    "division by zero", "zerodivisionerror", "0/0",
-}
-NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
-
-
-def read_answer(answer) -> Answer:
-    """Read a number from a float, int, numpy scalar, Fraction, Decimal or string (all lessons).
-
-    Strings may use a decimal comma (``"0,55"``), a percent sign (``"55%"``), a
-    fraction (``"3/4"``) and surrounding spaces; words such as ``"undefined"``,
-    ``"inf"`` or ``"#DIV/0!"`` read as an undefined value (``nan``). A string
-    keeps its number of decimals, which the checks use for precision.
-
-    >>> read_answer(" 0,55 ")
-    Answer(value=0.55, decimals=2, text='0.55')
-    >>> read_answer("3/4").value
-    0.75
-    """
-    if getattr(answer, "shape", None) == () and hasattr(answer, "item"):
-        answer = answer.item()  # a numpy scalar or 0-d array
-    if isinstance(answer, bool):
-        raise UnreadableAnswer(f"{answer!r} is a yes/no value, not a number")
-    if isinstance(answer, Decimal):
-        return read_text(str(answer))
-    if isinstance(answer, Integral | Rational):
-        return Answer(float(answer), None, str(answer))
-    if isinstance(answer, Real):
-        value = float(answer)
-        return Answer(value, None, format_number(value))
-    if isinstance(answer, str):
-        return read_text(answer)
-    raise UnreadableAnswer(f"got {type(answer).__name__} {_short(answer)}")
-
-
-def read_text(text: str) -> Answer:
-    """Read a number written as text (decimal comma, percent, fraction, 'undefined')."""
-    cleaned = text.strip().replace("−", "-").lstrip("≈~= ").strip()
-    if cleaned.lower() in UNDEFINED_WORDS:
-        return Answer(math.nan, None, "undefined")
-    if cleaned.endswith("%"):
-        value, decimals = read_decimal(cleaned[:-1].strip(), text)
-        return Answer(value / 100, decimals + 2, cleaned)
-    if "/" in cleaned:
-        return read_fraction(cleaned, text)
-    value, decimals = read_decimal(cleaned, text)
-    return Answer(value, decimals, format(Decimal(cleaned.replace(",", ".")), "f"))
-
-
-def read_decimal(text: str, original: str) -> tuple[float, int | None]:
-    """A plain decimal number and its number of decimals (None with an exponent)."""
-    if text.count(",") == 1 and "." not in text:
-        text = text.replace(",", ".")
-    if not NUMBER.fullmatch(text):
-        raise UnreadableAnswer(f"{original!r} is not a number")
-    number = Decimal(text)
-    decimals = None if "e" in text.lower() else max(0, -number.as_tuple().exponent)
-    return float(number), decimals
-
-
-def read_fraction(text: str, original: str) -> Answer:
-    """A fraction such as '3/4' or '2.8333 / 5'; 'x/0' reads as undefined."""
-    top, _, bottom = text.partition("/")
-    numerator, _ = read_decimal(top.strip(), original)
-    denominator, _ = read_decimal(bottom.strip(), original)
-    if denominator == 0:
-        return Answer(math.nan, None, "undefined")
-    return Answer(numerator / denominator, None, text)
-
-
-def format_number(value: float) -> str:
-    """A number for messages: 'undefined' for inf/nan, else up to 6 significant digits."""
-    return "undefined" if not math.isfinite(value) else f"{value:.6g}"
-
-
-def _short(value, limit: int = 60) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-# --- comparing at a precision --------------------------------------------------
-
-EPSILON = 1e-9
-
-
-def judge(answer: Answer, target: float, decimals: int, min_decimals: int | None) -> str:
-    """Compare an answer with a value: 'match', 'too-few-decimals' or 'no'.
-
-    ``decimals`` is the precision the exercise asks for: an answer within half a
-    unit of its last decimal matches. A string answer with fewer decimals is
-    judged at its own precision only when ``min_decimals`` allows it (and it has
-    at least that many); exact answers such as ``"0.5"`` for 0.500 always match.
-    Undefined (inf or nan) matches undefined only.
-
-    >>> judge(read_answer("0.4583"), 5 / 12 + 1 / 24, decimals=3, min_decimals=None)
-    'match'
-    >>> judge(read_answer("0.46"), 5 / 12 + 1 / 24, decimals=3, min_decimals=None)
-    'too-few-decimals'
-    """
-    if not math.isfinite(target) or not math.isfinite(answer.value):
-        return "match" if math.isfinite(target) == math.isfinite(answer.value) else "no"
-    gap = abs(answer.value - target)
-    if answer.decimals is None or answer.decimals >= decimals or gap <= EPSILON:
-        return "match" if gap <= 0.5 * 10**-decimals + EPSILON else "no"
-    if gap > 0.5 * 10**-answer.decimals + EPSILON:
-        return "no"
-    if min_decimals is not None and answer.decimals >= min_decimals:
-        return "match"
-    return "too-few-decimals"
-
-
-def is_close(answer: Answer, target: float, decimals: int) -> bool:
-    """True when an answer misses by at most 5 units of the asked last decimal."""
-    if not (math.isfinite(target) and math.isfinite(answer.value)):
-        return False
-    return abs(answer.value - target) <= 5 * 10**-decimals + EPSILON
 
 
 # --- the exercises -----------------------------------------------------------
@@ -724,9 +592,154 @@ EXERCISES: dict[str, Exercise] = {
 }
 
 
+# --- function exercises --------------------------------------------------------
+
+def mrr_cases() -> list[Case]:
+    """Hidden cases of ``mrr(first_ranks)``: the practice list, example A, misses, an empty list."""
+    old, _ = answerable_first_ranks("A", "OLD")
+    plain = [
+        ([1, 3, 0, 2], "the practice list"),
+        (old, "example A, OLD"),
+        ([4, 0], "a miss stays in the mean"),
+        ([0, 0, 0], "every query a miss"),
+        ([1], "one query, hit at rank 1"),
+        ((2, 5), "a tuple instead of a list"),
+    ]
+    cases = [
+        Case((ranks,), m.mean_reciprocal_rank(ranks), about, mrr_case_variants(list(ranks)))
+        for ranks, about in plain
+    ]
+    return cases + [Case(([],), UNDEFINED, "no query at all: the mean of nothing is undefined")]
+
+
+def mrr_case_variants(ranks: list[int]) -> list[tuple[tuple[str, ...], float]]:
+    """The values the MRR mistakes give for one list of first ranks."""
+    return [
+        (("dropped-misses",), mk.mrr_dropping_misses(ranks)),
+        (("ranks-from-zero",), mk.mrr_ranks_from_zero(ranks)),
+        (("sum-not-mean",), mk.mrr_sum_instead_of_mean(ranks)),
+        (("hit-rate-for-mrr",), mk.hit_rate_instead_of_mrr(ranks)),
+    ]
+
+
+def dcg_cases() -> list[Case]:
+    """Hidden cases of ``dcg(gains)``: example B's orderings, example C, one result, none."""
+    good, _ = query_grades("B", "good", "b1")
+    swapped, _ = query_grades("B", "swapped", "b1")
+    pushed, _ = query_grades("B", "pushed_down", "b1")
+    sheet, _ = sheet_grades()
+    plain = [
+        (swapped, "example B, swapped"),
+        (good, "example B, good order"),
+        (pushed, "example B, pushed down"),
+        (sheet, "example C, all six results"),
+        ([1], "one result"),
+        ([0, 0, 0], "nothing relevant: DCG is 0"),
+        ([], "nothing returned: a sum of nothing is 0"),
+    ]
+    return [Case((gains,), m.dcg(gains), about, dcg_case_variants(gains)) for gains, about in plain]
+
+
+def dcg_case_variants(gains) -> list[tuple[tuple[str, ...], float]]:
+    """The values the DCG mistakes give for one list of gains."""
+    return [
+        (("no-discount",), mk.dcg_no_discount(gains)),
+        (("log2-rank",), mk.dcg_log2_rank(gains)),
+        (("log2-rank-first-undiscounted",), mk.dcg_log2_rank_first_undiscounted(gains)),
+        (("ranks-from-zero",), mk.dcg_ranks_from_zero(gains)),
+        (("exponential-for-linear",), m.dcg(gains, gain="exponential")),
+    ]
+
+
+def ndcg_cases() -> list[Case]:
+    """Hidden cases of ``ndcg(gains, k)`` (ideal: the same gains sorted), k past the end, all zeros."""
+    swapped, _ = query_grades("B", "swapped", "b1")
+    good, _ = query_grades("B", "good", "b1")
+    sheet, _ = sheet_grades()
+    plain = [
+        ([1, 0, 2], 3, "the practice list"),
+        (swapped, 5, "example B, swapped"),
+        (good, 5, "example B, good order: 1"),
+        (sheet, 5, "example C, ideal from the returned grades"),
+        ([1, 0, 2], 10, "k past the end of the list"),
+        ([1, 0, 2], 1, "k = 1"),
+        ([0, 0, 3], 2, "sort all the gains, then cut the ideal at k"),
+    ]
+    cases = [
+        Case((gains, k), m.ndcg(gains, k), about, ndcg_variants(gains, gains, k, "linear"))
+        for gains, k, about in plain
+    ]
+    return cases + [Case(([0, 0, 0], 3), UNDEFINED, "all grades 0: the ideal DCG is 0, nDCG undefined")]
+
+
+FUNCTION_EXERCISES: dict[str, FunctionExercise] = {
+    exercise.id: exercise
+    for exercise in [
+        FunctionExercise(
+            "mrr-function", "01",
+            "Write mrr(first_ranks): the mean of 1/rank over a list of first relevant ranks (0 = miss).",
+            "mrr", mrr_cases,
+        ),
+        FunctionExercise(
+            "dcg-function", "02",
+            "Write dcg(gains): the sum of gain / log2(rank + 1) over a list of gains in rank order.",
+            "dcg", dcg_cases,
+        ),
+        FunctionExercise(
+            "ndcg-function", "02",
+            "Write ndcg(gains, k): DCG@k / IDCG@k, the ideal made by sorting the same gains.",
+            "ndcg", ndcg_cases,
+        ),
+    ]
+}
+
+
+def get_function_exercise(exercise_id) -> FunctionExercise:
+    """The function exercise with this id, or a clear error listing the ids."""
+    if not isinstance(exercise_id, str):
+        raise TypeError(f"an exercise id is a string such as 'mrr-function', got {short_text(exercise_id)}")
+    if exercise_id not in FUNCTION_EXERCISES:
+        hint = " (an answer exercise: use check)" if exercise_id in EXERCISES else ""
+        raise ValueError(
+            f"unknown function exercise {exercise_id!r}{hint}; function exercises: "
+            f"{', '.join(FUNCTION_EXERCISES)}"
+        )
+    return FUNCTION_EXERCISES[exercise_id]
+
+
+def check_function(exercise_id: str, fn, timeout: float = 2.0) -> FunctionReport:
+    """Run a learner's function on the hidden cases of an exercise and show a table (lessons 01, 02).
+
+    Each case runs in its own forked process, stopped after ``timeout``
+    seconds, so an exception or an endless loop fails that case only. A case
+    whose value is undefined (no query, all grades 0) accepts 0.0, nan, or a
+    ValueError / ZeroDivisionError, shown as a note.
+
+    >>> check_function("mrr-function", lambda ranks: sum(1 / r for r in ranks if r) / len(ranks)).message
+    'All 6 cases right; 1 note.'
+    """
+    exercise = get_function_exercise(exercise_id)
+    if isinstance(timeout, bool) or not isinstance(timeout, Real) or not timeout > 0:
+        raise ValueError(f"timeout must be a number of seconds above 0, got {timeout!r}")
+    if fn is None:
+        message = f"No function yet: define {exercise.name} and pass it instead of None."
+        report = FunctionReport(exercise.id, False, "no-answer", message, pd.DataFrame())
+    elif not callable(fn):
+        report = FunctionReport(
+            exercise.id, False, "not-a-function",
+            f"expected your function {exercise.name}, got {type(fn).__name__} {short_text(fn)}",
+            pd.DataFrame(),
+        )
+    else:
+        report = run_cases(exercise, fn, float(timeout))
+    record({"event": "check_function", **result_fields(report)})
+    return report
+
+
+
+
 # --- results -----------------------------------------------------------------
 
-GREEN, RED, GREY = "#1e7b34", "#b3261e", "#555"
 
 
 @dataclass(frozen=True)
@@ -790,7 +803,7 @@ class Revealed:
 def get_exercise(exercise_id) -> Exercise:
     """The answer exercise with this id, or a clear error listing the ids."""
     if not isinstance(exercise_id, str):
-        raise TypeError(f"an exercise id is a string such as 'old-mrr', got {_short(exercise_id)}")
+        raise TypeError(f"an exercise id is a string such as 'old-mrr', got {short_text(exercise_id)}")
     if exercise_id not in EXERCISES:
         hint = " (a function exercise: use check_function)" if exercise_id in FUNCTION_EXERCISES else ""
         raise ValueError(
@@ -817,7 +830,7 @@ def check(exercise_id: str, answer) -> CheckResult:
         result = CheckResult(
             exercise.id, False, "no-answer", "No answer yet: replace None with your number.", exercise.hint
         )
-        record({"event": "check", **_fields(result)})
+        record({"event": "check", **result_fields(result)})
         return result
     try:
         given = read_answer(answer)
@@ -829,7 +842,7 @@ def check(exercise_id: str, answer) -> CheckResult:
         )
     else:
         result = diagnose(exercise, given, exercise.solve())
-    record({"event": "check", **_fields(result)})
+    record({"event": "check", **result_fields(result)})
     return result
 
 
@@ -968,418 +981,3 @@ def list_exercises() -> pd.DataFrame:
     return pd.DataFrame(rows).sort_values(["lesson", "kind"], kind="stable").reset_index(drop=True)
 
 
-# --- recording outcomes for the grader -----------------------------------------
-
-
-def _fields(result) -> dict:
-    return {
-        "exercise": result.exercise,
-        "correct": bool(result.correct),
-        "mistake": result.mistake,
-        "message": result.message,
-    }
-
-
-def record(entry: dict) -> None:
-    """Append one JSON line to the file named by $HELPERS_CHECK_LOG, when it is set."""
-    path = os.environ.get(LOG_ENV)
-    if not path:
-        return
-    try:
-        with open(path, "a", encoding="utf-8") as handle:
-            handle.write(json.dumps(entry) + "\n")
-    except OSError as error:
-        warnings.warn(f"could not record the check in {path}: {error}", stacklevel=3)
-
-
-# --- function exercises --------------------------------------------------------
-
-UNDEFINED = math.nan
-
-
-@dataclass(frozen=True)
-class Case:
-    """One hidden case of a function exercise: the arguments, the expected value and what it tests.
-
-    An expected value of nan means "undefined": the learner's function may
-    return 0.0 or nan, or raise ValueError or ZeroDivisionError; that is
-    shown as a note, not a failure.
-    """
-
-    args: tuple
-    expected: float
-    about: str
-    variants: list[tuple[tuple[str, ...], float]] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class FunctionExercise:
-    """An exercise whose answer is a function, checked on hidden cases."""
-
-    id: str
-    lesson: str
-    question: str
-    name: str
-    cases: Callable[[], list[Case]]
-
-
-def mrr_cases() -> list[Case]:
-    """Hidden cases of ``mrr(first_ranks)``: the practice list, example A, misses, an empty list."""
-    old, _ = answerable_first_ranks("A", "OLD")
-    plain = [
-        ([1, 3, 0, 2], "the practice list"),
-        (old, "example A, OLD"),
-        ([4, 0], "a miss stays in the mean"),
-        ([0, 0, 0], "every query a miss"),
-        ([1], "one query, hit at rank 1"),
-        ((2, 5), "a tuple instead of a list"),
-    ]
-    cases = [
-        Case((ranks,), m.mean_reciprocal_rank(ranks), about, mrr_case_variants(list(ranks)))
-        for ranks, about in plain
-    ]
-    return cases + [Case(([],), UNDEFINED, "no query at all: the mean of nothing is undefined")]
-
-
-def mrr_case_variants(ranks: list[int]) -> list[tuple[tuple[str, ...], float]]:
-    """The values the MRR mistakes give for one list of first ranks."""
-    return [
-        (("dropped-misses",), mk.mrr_dropping_misses(ranks)),
-        (("ranks-from-zero",), mk.mrr_ranks_from_zero(ranks)),
-        (("sum-not-mean",), mk.mrr_sum_instead_of_mean(ranks)),
-        (("hit-rate-for-mrr",), mk.hit_rate_instead_of_mrr(ranks)),
-    ]
-
-
-def dcg_cases() -> list[Case]:
-    """Hidden cases of ``dcg(gains)``: example B's orderings, example C, one result, none."""
-    good, _ = query_grades("B", "good", "b1")
-    swapped, _ = query_grades("B", "swapped", "b1")
-    pushed, _ = query_grades("B", "pushed_down", "b1")
-    sheet, _ = sheet_grades()
-    plain = [
-        (swapped, "example B, swapped"),
-        (good, "example B, good order"),
-        (pushed, "example B, pushed down"),
-        (sheet, "example C, all six results"),
-        ([1], "one result"),
-        ([0, 0, 0], "nothing relevant: DCG is 0"),
-        ([], "nothing returned: a sum of nothing is 0"),
-    ]
-    return [Case((gains,), m.dcg(gains), about, dcg_case_variants(gains)) for gains, about in plain]
-
-
-def dcg_case_variants(gains) -> list[tuple[tuple[str, ...], float]]:
-    """The values the DCG mistakes give for one list of gains."""
-    return [
-        (("no-discount",), mk.dcg_no_discount(gains)),
-        (("log2-rank",), mk.dcg_log2_rank(gains)),
-        (("log2-rank-first-undiscounted",), mk.dcg_log2_rank_first_undiscounted(gains)),
-        (("ranks-from-zero",), mk.dcg_ranks_from_zero(gains)),
-        (("exponential-for-linear",), m.dcg(gains, gain="exponential")),
-    ]
-
-
-def ndcg_cases() -> list[Case]:
-    """Hidden cases of ``ndcg(gains, k)`` (ideal: the same gains sorted), k past the end, all zeros."""
-    swapped, _ = query_grades("B", "swapped", "b1")
-    good, _ = query_grades("B", "good", "b1")
-    sheet, _ = sheet_grades()
-    plain = [
-        ([1, 0, 2], 3, "the practice list"),
-        (swapped, 5, "example B, swapped"),
-        (good, 5, "example B, good order: 1"),
-        (sheet, 5, "example C, ideal from the returned grades"),
-        ([1, 0, 2], 10, "k past the end of the list"),
-        ([1, 0, 2], 1, "k = 1"),
-        ([0, 0, 3], 2, "sort all the gains, then cut the ideal at k"),
-    ]
-    cases = [
-        Case((gains, k), m.ndcg(gains, k), about, ndcg_variants(gains, gains, k, "linear"))
-        for gains, k, about in plain
-    ]
-    return cases + [Case(([0, 0, 0], 3), UNDEFINED, "all grades 0: the ideal DCG is 0, nDCG undefined")]
-
-
-FUNCTION_EXERCISES: dict[str, FunctionExercise] = {
-    exercise.id: exercise
-    for exercise in [
-        FunctionExercise(
-            "mrr-function", "01",
-            "Write mrr(first_ranks): the mean of 1/rank over a list of first relevant ranks (0 = miss).",
-            "mrr", mrr_cases,
-        ),
-        FunctionExercise(
-            "dcg-function", "02",
-            "Write dcg(gains): the sum of gain / log2(rank + 1) over a list of gains in rank order.",
-            "dcg", dcg_cases,
-        ),
-        FunctionExercise(
-            "ndcg-function", "02",
-            "Write ndcg(gains, k): DCG@k / IDCG@k, the ideal made by sorting the same gains.",
-            "ndcg", ndcg_cases,
-        ),
-    ]
-}
-
-
-class Outcome(NamedTuple):
-    """What one run of the learner's function gave: kind 'value', 'error', 'timeout' or 'crash'."""
-
-    kind: str
-    value: object = None
-    error: str = ""
-    error_types: tuple[str, ...] = ()
-    mutated: bool = False
-
-
-def _plain(value):
-    """The function's return value in a form that can cross a process boundary."""
-    if isinstance(value, bool) or value is None:
-        return value
-    if getattr(value, "shape", None) == () and hasattr(value, "item"):
-        value = value.item()
-    if isinstance(value, Real):
-        return float(value)
-    return f"{type(value).__name__} {_short(value)}"
-
-
-def _call(fn, args) -> Outcome:
-    """Call fn(*args): its value (or error) and whether it changed the arguments it was given."""
-    saved = copy.deepcopy(args)
-    try:
-        value = fn(*args)
-    except BaseException as error:  # the learner's code may raise anything, SystemExit included
-        names = tuple(kind.__name__ for kind in type(error).__mro__)
-        return Outcome("error", error=f"{type(error).__name__}: {error}"[:300], error_types=names)
-    return Outcome("value", _plain(value), mutated=args != saved)
-
-
-def _child(fn, args, connection) -> None:
-    """Body of the forked process: run one case with its output silenced, send the outcome, exit."""
-    sys.stdout = sys.stderr = io.StringIO()
-    try:
-        connection.send(_call(fn, args))
-    finally:
-        connection.close()
-        os._exit(0)
-
-
-def run_with_timeout(fn, args: tuple, timeout: float) -> Outcome:
-    """Run fn(*args) in a forked process that is killed after ``timeout`` seconds.
-
-    Where fork is not available (Windows), a thread is used: it cannot be
-    killed, so a function that never returns keeps running in the background.
-    """
-    if "fork" not in multiprocessing.get_all_start_methods():
-        return run_in_thread(fn, args, timeout)
-    context = multiprocessing.get_context("fork")
-    reader, writer = context.Pipe(duplex=False)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        process = context.Process(target=_child, args=(fn, args, writer), daemon=True)
-        process.start()
-    writer.close()
-    try:
-        if not reader.poll(timeout):
-            return Outcome("timeout", error=f"still running after {timeout:g} s: stopped (an endless loop?)")
-        return reader.recv()
-    except (EOFError, OSError):
-        process.join(1)
-        error = f"the process running your function died (exit code {process.exitcode})"
-        return Outcome("crash", error=error)
-    finally:
-        reader.close()
-        if process.is_alive():
-            process.kill()
-        process.join()
-
-
-def run_in_thread(fn, args: tuple, timeout: float) -> Outcome:
-    """Run fn(*args) in a daemon thread and wait at most ``timeout`` seconds."""
-    box = []
-    thread = threading.Thread(target=lambda: box.append(_call(fn, args)), daemon=True)
-    thread.start()
-    thread.join(timeout)
-    if not box:
-        error = f"still running after {timeout:g} s (it keeps running: restart the kernel)"
-        return Outcome("timeout", error=error)
-    return box[0]
-
-
-# --- judging the cases of a function exercise ---------------------------------
-
-UNDEFINED_ERRORS = ("ValueError", "ZeroDivisionError")
-
-
-def judge_case(case: Case, outcome: Outcome) -> tuple[str, str, tuple[str, ...]]:
-    """The mark (✓, ✗ or note), a comment and the mistake codes of one case."""
-    if math.isnan(case.expected):
-        return judge_undefined_case(outcome)
-    if outcome.kind != "value":
-        codes = error_mistakes(case, outcome)
-        return "✗", _with_codes(outcome.error, codes), codes
-    value = outcome.value
-    if value is None:
-        return "✗", "returned None: is a return statement missing?", ()
-    if not isinstance(value, float):
-        return "✗", f"returned {value}, not a number", ()
-    mutated = " Your function changed the list it was given: sort a copy (sorted(...), not .sort())."
-    mutated = mutated if outcome.mutated else ""
-    if math.isclose(value, case.expected, rel_tol=1e-6, abs_tol=1e-9):
-        return "✓", mutated.strip(), ()
-    for decimals in (4, 3, 2):
-        if math.isclose(value, round(case.expected, decimals), abs_tol=1e-12):
-            comment = f"rounded to {decimals} decimals: return the full value, round when printing."
-            return "✓", comment + mutated, ()
-    codes = value_mistakes(case, value)
-    return "✗", _with_codes("", codes) + mutated, codes
-
-
-def judge_undefined_case(outcome: Outcome) -> tuple[str, str, tuple[str, ...]]:
-    """An undefined case: 0.0, nan, ValueError or ZeroDivisionError are all accepted, as a note."""
-    accepted = "undefined case: {what} is accepted; say so in your docstring."
-    if outcome.kind == "value" and isinstance(outcome.value, float):
-        if math.isnan(outcome.value):
-            return "note", accepted.format(what="returning nan"), ()
-        if outcome.value == 0:
-            return "note", accepted.format(what="returning 0.0 (as scikit-learn does)"), ()
-    if outcome.kind == "error" and any(name in UNDEFINED_ERRORS for name in outcome.error_types):
-        return "note", accepted.format(what=f"raising {outcome.error_types[0]}"), ()
-    got = outcome.error or f"returned {outcome.value}"
-    return "✗", f"{got}: expected 0.0, nan, or a ValueError / ZeroDivisionError", ()
-
-
-def value_mistakes(case: Case, value: float) -> tuple[str, ...]:
-    """Codes of the mistakes whose value for this case equals the learner's value."""
-    codes = []
-    for group, wrong in case.variants:
-        if not math.isfinite(wrong) or math.isclose(wrong, case.expected, rel_tol=1e-6, abs_tol=1e-9):
-            continue
-        if math.isclose(value, wrong, rel_tol=1e-6, abs_tol=1e-9):
-            codes.extend(group)
-    return tuple(dict.fromkeys(codes))
-
-
-def error_mistakes(case: Case, outcome: Outcome) -> tuple[str, ...]:
-    """A ZeroDivisionError where a mistake divides by zero (log2(rank) at rank 1) names that mistake."""
-    if "ZeroDivisionError" not in outcome.error_types:
-        return ()
-    codes = [code for group, wrong in case.variants if not math.isfinite(wrong) for code in group]
-    return tuple(dict.fromkeys(codes))
-
-
-def _with_codes(text: str, codes: tuple[str, ...]) -> str:
-    if not codes:
-        return text
-    looks = "; or ".join(mk.describe(code).title for code in codes)
-    return f"{text} (looks like: {looks})".strip()
-
-
-@dataclass(frozen=True)
-class FunctionReport:
-    """The outcome of ``check_function``: a table of cases plus ``.correct``, ``.mistake``, ``.message``."""
-
-    exercise: str
-    correct: bool
-    mistake: str | None
-    message: str
-    table: pd.DataFrame
-
-    def __repr__(self) -> str:
-        mark = "✓" if self.correct else "✗"
-        table = "" if self.table.empty else "\n" + self.table.to_string(index=False)
-        return f"{mark} {self.exercise}: {self.message}{table}"
-
-    def _repr_html_(self) -> str:
-        colour, mark = (GREEN, "✓") if self.correct else (RED, "✗")
-        line = (
-            f'<div style="color:{colour};font-weight:bold">{mark} {html.escape(self.exercise)}: '
-            f"{html.escape(self.message)}</div>"
-        )
-        table = "" if self.table.empty else self.table.to_html(index=False)
-        return f'<div style="border-left:4px solid {colour};padding-left:8px">{line}{table}</div>'
-
-
-def get_function_exercise(exercise_id) -> FunctionExercise:
-    """The function exercise with this id, or a clear error listing the ids."""
-    if not isinstance(exercise_id, str):
-        raise TypeError(f"an exercise id is a string such as 'mrr-function', got {_short(exercise_id)}")
-    if exercise_id not in FUNCTION_EXERCISES:
-        hint = " (an answer exercise: use check)" if exercise_id in EXERCISES else ""
-        raise ValueError(
-            f"unknown function exercise {exercise_id!r}{hint}; function exercises: "
-            f"{', '.join(FUNCTION_EXERCISES)}"
-        )
-    return FUNCTION_EXERCISES[exercise_id]
-
-
-def check_function(exercise_id: str, fn, timeout: float = 2.0) -> FunctionReport:
-    """Run a learner's function on the hidden cases of an exercise and show a table (lessons 01, 02).
-
-    Each case runs in its own forked process, stopped after ``timeout``
-    seconds, so an exception or an endless loop fails that case only. A case
-    whose value is undefined (no query, all grades 0) accepts 0.0, nan, or a
-    ValueError / ZeroDivisionError, shown as a note.
-
-    >>> check_function("mrr-function", lambda ranks: sum(1 / r for r in ranks if r) / len(ranks)).message
-    'All 6 cases right; 1 note.'
-    """
-    exercise = get_function_exercise(exercise_id)
-    if isinstance(timeout, bool) or not isinstance(timeout, Real) or not timeout > 0:
-        raise ValueError(f"timeout must be a number of seconds above 0, got {timeout!r}")
-    if fn is None:
-        message = f"No function yet: define {exercise.name} and pass it instead of None."
-        report = FunctionReport(exercise.id, False, "no-answer", message, pd.DataFrame())
-    elif not callable(fn):
-        report = FunctionReport(
-            exercise.id, False, "not-a-function",
-            f"expected your function {exercise.name}, got {type(fn).__name__} {_short(fn)}", pd.DataFrame(),
-        )
-    else:
-        report = run_cases(exercise, fn, float(timeout))
-    record({"event": "check_function", **_fields(report)})
-    return report
-
-
-def run_cases(exercise: FunctionExercise, fn, timeout: float) -> FunctionReport:
-    """Run every case and build the report."""
-    rows, all_codes = [], []
-    for case in exercise.cases():
-        outcome = run_with_timeout(fn, case.args, timeout)
-        mark, comment, codes = judge_case(case, outcome)
-        all_codes.extend(codes if mark == "✗" else ())
-        rows.append(
-            {
-                "input": f"{exercise.name}({', '.join(repr(arg) for arg in case.args)})",
-                "tests": case.about,
-                "expected": "undefined" if math.isnan(case.expected) else f"{case.expected:.4f}",
-                "got": _shown(outcome),
-                "result": mark,
-                "note": comment,
-            }
-        )
-    table = pd.DataFrame(rows)
-    failed = int((table["result"] == "✗").sum())
-    notes = int((table["result"] == "note").sum())
-    mistake = max(all_codes, key=all_codes.count) if all_codes else None
-    message = summary(len(rows), failed, notes, mistake)
-    return FunctionReport(exercise.id, failed == 0, mistake, message, table)
-
-
-def _shown(outcome: Outcome) -> str:
-    if outcome.kind != "value":
-        return outcome.error.split(":")[0] if outcome.kind == "error" else outcome.kind
-    return f"{outcome.value:.4f}" if isinstance(outcome.value, float) else str(outcome.value)
-
-
-def summary(cases: int, failed: int, notes: int, mistake: str | None) -> str:
-    """One line on a function check: how many cases passed, and the likeliest mistake."""
-    note = "" if not notes else f"; {notes} note{'s' * (notes > 1)}"
-    if failed == 0:
-        return f"All {cases - notes} cases right{note}."
-    text = f"{failed} of {cases} cases wrong{note}."
-    if mistake:
-        title, fix = mk.describe(mistake)
-        text += f" Most look like this mistake: {title}. Fix: {fix}"
-    return text

@@ -479,16 +479,20 @@ def test_function_check_errors():
 
 
 def test_thread_fallback_without_fork(monkeypatch):
-    monkeypatch.setattr(ex.multiprocessing, "get_all_start_methods", lambda: ["spawn"])
-    assert ex.run_with_timeout(good_mrr, ([1, 2],), 1).value == 0.75
-    outcome = ex.run_with_timeout(time.sleep, (0.5,), 0.05)
+    from helpers import code_exercises as runner
+
+    monkeypatch.setattr(runner.multiprocessing, "get_all_start_methods", lambda: ["spawn"])
+    assert runner.run_with_timeout(good_mrr, ([1, 2],), 1).value == 0.75
+    outcome = runner.run_with_timeout(time.sleep, (0.5,), 0.05)
     assert outcome.kind == "timeout" and "restart the kernel" in outcome.error
 
 
 def test_a_process_that_dies_is_reported():
     import os
 
-    outcome = ex.run_with_timeout(os._exit, (3,), 2)
+    from helpers import code_exercises as runner
+
+    outcome = runner.run_with_timeout(os._exit, (3,), 2)
     assert outcome.kind == "crash" and "exit code 3" in outcome.error
 
 
