@@ -1,0 +1,400 @@
+"""Compare two systems on the same queries: differences, significance, effect size, plots (lesson 09).
+
+The unit of comparison is the query. For every query both systems were scored
+on, ``difference = B - A``; everything else is computed from those differences:
+
+- a paired randomization (sign-flip permutation) test: if A and B were
+  interchangeable, each difference would be as likely to be +d as -d; the
+  p-value is the share of random sign flips whose mean difference is at least
+  as far from 0 as the observed one (two-sided);
+- a paired t-test (``scipy.stats.ttest_rel``);
+- Cohen's d of the differences (often written d_z): mean / standard deviation;
+- a bootstrap confidence interval of the mean difference: resample the
+  queries with replacement, take the percentile interval of the means.
+
+Every random step takes a ``seed``, so the same call gives the same numbers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+from scipy import stats
+
+from helpers.evaluate import Evaluation
+
+_CHUNK_CELLS = 2_000_000  # random draws held in memory at once
+
+
+# --- input checks ----------------------------------------------------------
+
+
+def _check_differences(differences) -> np.ndarray:
+    """Return the differences as a 1-D float array after checking they are finite numbers."""
+    if isinstance(differences, str | bytes | dict):
+        raise TypeError(f"differences must be a list or array of numbers, got {type(differences).__name__}")
+    values = np.asarray(differences, dtype="float64")
+    if values.ndim != 1:
+        raise ValueError(f"differences must be one number per query (1-D), got shape {values.shape}")
+    if len(values) == 0:
+        raise ValueError("differences is empty: a comparison needs at least one query")
+    if not np.isfinite(values).all():
+        raise ValueError("differences must be finite numbers (no NaN or infinity)")
+    return values
+
+
+def _check_resamples(n_resamples) -> int:
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int | np.integer) or n_resamples < 1:
+        raise ValueError(f"n_resamples must be a whole number >= 1, got {n_resamples!r}")
+    return int(n_resamples)
+
+
+def _check_seed(seed) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise TypeError(f"seed must be a whole number >= 0 (same seed, same result), got {seed!r}")
+    return int(seed)
+
+
+def _check_confidence(confidence) -> float:
+    if isinstance(confidence, bool) or not isinstance(confidence, int | float) or not 0 < confidence < 1:
+        raise ValueError(f"confidence must be a number between 0 and 1 (e.g. 0.95), got {confidence!r}")
+    return float(confidence)
+
+
+# --- the four statistics ---------------------------------------------------
+
+
+def randomization_test(differences, n_resamples: int = 10_000, seed: int = 0) -> float:
+    """Two-sided p-value of a paired randomization (sign-flip) test of mean difference 0 (lesson 09).
+
+    p = share of sign patterns s with |mean(s * d)| >= |mean(d)|. With at most
+    ``n_resamples`` possible patterns (2**n for n queries) every pattern is
+    tried and p is exact; otherwise ``n_resamples`` random patterns are drawn
+    and p = (hits + 1) / (n_resamples + 1), which is never 0. Identical
+    systems (all differences 0) give p = 1.
+
+    >>> randomization_test([1.0, 2.0, 3.0])  # 8 patterns; only +++ and --- reach |mean| 2
+    0.25
+    """
+    values = _check_differences(differences)
+    n_resamples, seed = _check_resamples(n_resamples), _check_seed(seed)
+    observed = abs(values.mean())
+    tolerance = 1e-12 * max(1.0, observed)  # equal means computed in a different order still count
+    if 2 ** len(values) <= n_resamples:
+        patterns = np.arange(2 ** len(values))[:, None] >> np.arange(len(values)) & 1
+        means = np.abs((1 - 2 * patterns) @ values) / len(values)
+        return float(np.mean(means >= observed - tolerance))
+    rng, hits, done = np.random.default_rng(seed), 0, 0
+    while done < n_resamples:
+        rows = min(n_resamples - done, max(1, _CHUNK_CELLS // len(values)))
+        flips = rng.integers(0, 2, size=(rows, len(values)), dtype=np.int8)  # 1 = this sign flips
+        flipped_sums = values.sum() - 2.0 * (flips @ values)  # sum of s * d with s = 1 - 2 * flip
+        hits += int(np.sum(np.abs(flipped_sums) / len(values) >= observed - tolerance))
+        done += rows
+    return (hits + 1) / (n_resamples + 1)
+
+
+def paired_t_test(differences) -> tuple[float, float]:
+    """t statistic and two-sided p-value of the paired t-test: t = mean(d) / (sd(d) / sqrt(n)) (lesson 09).
+
+    Same as ``scipy.stats.ttest_rel(b, a)``. When every difference is the
+    same (up to float rounding) the standard deviation is 0: all zero gives
+    (0.0, 1.0), a constant shift gives (+-inf, 0.0).
+
+    >>> t, p = paired_t_test([0.1, 0.2, 0.3])
+    >>> round(t, 3), round(p, 3)
+    (3.464, 0.074)
+    """
+    values = _check_differences(differences)
+    if len(values) < 2:
+        raise ValueError("the paired t-test needs at least 2 queries")
+    if _no_spread(values):
+        return (0.0, 1.0) if values.mean() == 0 else (float(np.sign(values.mean()) * np.inf), 0.0)
+    result = stats.ttest_1samp(values, 0.0)
+    return float(result.statistic), float(result.pvalue)
+
+
+def cohens_d(differences) -> float:
+    """Effect size of paired differences: d = mean(d) / sd(d), with sd using n - 1 (lesson 09).
+
+    Rough reading: 0.2 small, 0.5 medium, 0.8 large. All differences 0 gives
+    0.0; a constant non-zero shift (sd = 0) gives +-inf.
+
+    >>> round(cohens_d([0.1, 0.2, 0.3]), 3)
+    2.0
+    """
+    values = _check_differences(differences)
+    if len(values) < 2:
+        raise ValueError("Cohen's d needs at least 2 queries (the standard deviation uses n - 1)")
+    if _no_spread(values):
+        return 0.0 if values.mean() == 0 else float(np.sign(values.mean()) * np.inf)
+    return float(values.mean() / values.std(ddof=1))
+
+
+def _no_spread(values: np.ndarray) -> bool:
+    """True when every difference is the same number (up to float rounding, 1e-12)."""
+    return bool(np.ptp(values) <= 1e-12 * max(1.0, abs(values.mean())))
+
+
+def bootstrap_ci(
+    differences, confidence: float = 0.95, n_resamples: int = 10_000, seed: int = 0
+) -> tuple[float, float]:
+    """Percentile bootstrap interval of the mean difference (lesson 09).
+
+    Draw n queries with replacement ``n_resamples`` times, take each mean, and
+    return the (1 - confidence) / 2 and (1 + confidence) / 2 quantiles.
+
+    >>> bootstrap_ci([0.5, 0.5, 0.5])
+    (0.5, 0.5)
+    """
+    values = _check_differences(differences)
+    confidence = _check_confidence(confidence)
+    n_resamples, seed = _check_resamples(n_resamples), _check_seed(seed)
+    rng, means = np.random.default_rng(seed), []
+    rows = max(1, _CHUNK_CELLS // len(values))
+    for start in range(0, n_resamples, rows):
+        shape = (min(rows, n_resamples - start), len(values))
+        picks = rng.integers(0, len(values), size=shape, dtype=np.int32)  # query positions drawn
+        means.append(values[picks].mean(axis=1))
+    low, high = np.quantile(np.concatenate(means), [(1 - confidence) / 2, (1 + confidence) / 2])
+    return float(low), float(high)
+
+
+# --- pairing two systems -----------------------------------------------------
+
+
+def _scores(system, measure, name: str) -> pd.Series:
+    """One system's per-query scores for one measure as a Series indexed by query id."""
+    if isinstance(system, Evaluation):
+        system = system.per_query
+    if isinstance(system, pd.DataFrame):
+        if measure is None:
+            if system.shape[1] != 1:
+                raise ValueError(f"{name} has the measures {list(system.columns)}: pick one with measure=")
+            measure = system.columns[0]
+        if measure not in system.columns:
+            raise ValueError(f"{name} has no measure {measure!r}; it has {list(system.columns)}")
+        system = system[measure]
+    if not isinstance(system, pd.Series):
+        raise TypeError(
+            f"{name} must be an Evaluation, a per-query DataFrame or a Series of per-query scores, "
+            f"got {type(system).__name__}"
+        )
+    if not system.index.is_unique:
+        repeated = list(system.index[system.index.duplicated()][:3])
+        raise ValueError(f"{name} lists a query more than once: {repeated}")
+    return system.astype("float64")
+
+
+def paired_scores(a, b, measure: str | None = None, names=("A", "B")) -> pd.DataFrame:
+    """Both systems' per-query scores side by side, and ``difference`` = B - A (lesson 09).
+
+    ``a`` and ``b`` are :class:`~helpers.evaluate.Evaluation` results, per-query
+    DataFrames (pick a column with ``measure``) or Series indexed by query id.
+    Both must cover the same queries: a comparison on different query sets
+    raises ``ValueError`` (evaluate both runs against the same qrels with
+    ``missing="zero"``). Queries blank (NaN) for both systems, e.g. after
+    ``no_relevant="skip"``, are left out.
+
+    >>> a = pd.Series({"q1": 0.5, "q2": 1.0}); b = pd.Series({"q1": 1.0, "q2": 1.0})
+    >>> paired_scores(a, b)["difference"].tolist()
+    [0.5, 0.0]
+    """
+    names = _check_names(names)
+    first, second = _scores(a, measure, names[0]), _scores(b, measure, names[1])
+    only_first, only_second = first.index.difference(second.index), second.index.difference(first.index)
+    if len(only_first) or len(only_second):
+        raise ValueError(
+            f"the systems were scored on different queries: {len(only_first)} only in {names[0]} "
+            f"(e.g. {list(only_first[:3])}), {len(only_second)} only in {names[1]} "
+            f"(e.g. {list(only_second[:3])}); "
+            "compare on the same queries: evaluate both runs with the same qrels and missing='zero'"
+        )
+    table = pd.DataFrame({names[0]: first, names[1]: second.reindex(first.index)})
+    blank = table.isna()
+    if (blank.any(axis=1) & ~blank.all(axis=1)).any():
+        query = table.index[(blank.any(axis=1) & ~blank.all(axis=1)).to_numpy()][0]
+        raise ValueError(f"query {query!r} has a score for one system only (NaN for the other)")
+    table = table[~blank.all(axis=1)]
+    table["difference"] = table[names[1]] - table[names[0]]
+    return table
+
+
+def _check_names(names) -> tuple[str, str]:
+    if not isinstance(names, list | tuple) or len(names) != 2 or len(set(map(str, names))) != 2:
+        raise ValueError(f"names must be two different labels such as ('A', 'B'), got {names!r}")
+    if "difference" in names:
+        raise ValueError("'difference' is the name of the computed column; choose other system names")
+    return str(names[0]), str(names[1])
+
+
+# --- the whole comparison ----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """What :func:`compare` returns (lesson 09).
+
+    ``per_query``: one row per query with both scores and ``difference`` (B - A).
+    ``summary``: n_queries, mean of each system, mean_difference, ci_low and
+    ci_high (bootstrap), p_randomization, t_statistic, p_t_test, cohens_d,
+    wins / losses / ties (queries where B is above / below / equal to A).
+    """
+
+    per_query: pd.DataFrame
+    summary: pd.Series
+    measure: str
+    names: tuple[str, str]
+
+
+def compare(
+    a,
+    b,
+    measure: str | None = None,
+    *,
+    names=("A", "B"),
+    n_resamples: int = 10_000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> Comparison:
+    """Compare system B with system A query by query on one measure (lesson 09).
+
+    Parameters: ``a``, ``b`` and ``measure`` as in :func:`paired_scores`;
+    ``names`` label the two systems; ``n_resamples`` random draws for the
+    randomization test and the bootstrap; ``confidence`` of the interval;
+    ``seed`` makes both random procedures repeatable. Needs at least 2 queries.
+
+    >>> a = pd.Series({"q1": 0.2, "q2": 0.4, "q3": 0.6}); b = a + 0.1
+    >>> c = compare(a, b)
+    >>> round(float(c.summary["mean_difference"]), 3), float(c.summary["p_randomization"])
+    (0.1, 0.25)
+    """
+    table = paired_scores(a, b, measure, names)
+    if len(table) < 2:
+        raise ValueError(f"a comparison needs at least 2 queries scored for both systems, got {len(table)}")
+    differences = table["difference"].to_numpy()
+    low, high = bootstrap_ci(differences, confidence, n_resamples, seed)
+    t_statistic, p_t_test = paired_t_test(differences)
+    first, second = table.columns[:2]
+    summary = pd.Series(
+        {
+            "n_queries": len(table),
+            f"mean_{first}": table[first].mean(),
+            f"mean_{second}": table[second].mean(),
+            "mean_difference": differences.mean(),
+            "ci_low": low,
+            "ci_high": high,
+            "p_randomization": randomization_test(differences, n_resamples, seed),
+            "t_statistic": t_statistic,
+            "p_t_test": p_t_test,
+            "cohens_d": cohens_d(differences),
+            "wins": int(np.sum(differences > 0)),
+            "losses": int(np.sum(differences < 0)),
+            "ties": int(np.sum(differences == 0)),
+        },
+        name=str(measure or _only_measure(a)),
+    )
+    return Comparison(table, summary, summary.name, (first, second))
+
+
+def _only_measure(system) -> str:
+    if isinstance(system, Evaluation):
+        system = system.per_query
+    if isinstance(system, pd.DataFrame):
+        return str(system.columns[0])
+    return str(system.name) if system.name is not None else "score"
+
+
+def compare_all(a: Evaluation, b: Evaluation, measures=None, **options) -> pd.DataFrame:
+    """One summary row per measure (columns as in ``Comparison.summary``) (lesson 09).
+
+    ``measures`` defaults to every measure of ``a``; ``options`` go to :func:`compare`.
+    """
+    if not isinstance(a, Evaluation) or not isinstance(b, Evaluation):
+        raise TypeError("compare_all takes two Evaluation results of helpers.evaluate.evaluate")
+    measures = list(a.per_query.columns) if measures is None else list(measures)
+    rows = [compare(a, b, measure, **options).summary for measure in measures]
+    return pd.DataFrame(rows).rename_axis("measure")
+
+
+def differences_by_group(comparison: Comparison, groups) -> pd.DataFrame:
+    """Mean scores, mean difference, wins and losses per group of queries (lesson 09).
+
+    ``groups`` maps each query id to a label (a dict or a Series), e.g. the
+    query type; every compared query needs one.
+    """
+    if not isinstance(comparison, Comparison):
+        raise TypeError("comparison must be the result of compare()")
+    labels = pd.Series(groups) if isinstance(groups, dict) else groups
+    if not isinstance(labels, pd.Series):
+        raise TypeError("groups must be a dict or a Series: query id -> group label")
+    labels = labels.reindex(comparison.per_query.index)
+    if labels.isna().any():
+        raise ValueError(f"no group for the queries {list(labels.index[labels.isna()][:3])}")
+    table = comparison.per_query.assign(group=labels.to_numpy())
+    first, second = comparison.names
+    return table.groupby("group").agg(
+        n_queries=("difference", "size"),
+        **{f"mean_{first}": (first, "mean"), f"mean_{second}": (second, "mean")},
+        mean_difference=("difference", "mean"),
+        wins=("difference", lambda d: int((d > 0).sum())),
+        losses=("difference", lambda d: int((d < 0).sum())),
+    )
+
+
+# --- plots -------------------------------------------------------------------
+
+
+def plot_comparison(comparison: Comparison, bins: int = 20) -> Figure:
+    """Left: the per-query score distribution of both systems; right: every query's difference (lesson 09).
+
+    The right panel sorts the differences from B's best win to its worst loss
+    and draws the mean difference with its bootstrap interval.
+    """
+    if not isinstance(comparison, Comparison):
+        raise TypeError("comparison must be the result of compare()")
+    figure, (left, right) = plt.subplots(1, 2, figsize=(10, 3.4), layout="constrained")
+    first, second = comparison.names
+    table, summary = comparison.per_query, comparison.summary
+    scores = table[[first, second]].to_numpy()
+    edges = np.linspace(min(scores.min(), 0), max(scores.max(), 1), bins + 1)
+    for name in (first, second):
+        left.hist(table[name], bins=edges, histtype="step", linewidth=1.8,
+                  label=f"{name} (mean {table[name].mean():.3f})")
+    left.set(xlabel=comparison.measure, ylabel="queries", title=f"{comparison.measure} per query")
+    left.legend()
+    ordered = table["difference"].sort_values(ascending=False).to_numpy()
+    right.stairs(np.maximum(ordered, 0), fill=True, color="tab:green", label=f"{second} better")
+    right.stairs(np.minimum(ordered, 0), fill=True, color="tab:red", label=f"{first} better")
+    right.axhline(summary["mean_difference"], color="black", linewidth=1,
+                  label=f"mean {summary['mean_difference']:+.3f}")
+    right.axhspan(summary["ci_low"], summary["ci_high"], color="black", alpha=0.15, label="bootstrap CI")
+    counts = f"{summary['wins']:.0f} wins, {summary['losses']:.0f} losses, {summary['ties']:.0f} ties"
+    right.set(xlabel="queries, sorted by difference", ylabel=f"{second} - {first}", title=counts)
+    right.legend(loc="upper right")
+    return figure
+
+
+def plot_by_group(comparison: Comparison, groups) -> Figure:
+    """Mean score of each system per group of queries, next to the overall mean (lesson 09).
+
+    Shows what an overall average hides when B wins one kind of query and
+    loses another.
+    """
+    table = differences_by_group(comparison, groups)
+    first, second = comparison.names
+    overall = comparison.per_query[[first, second]].mean()
+    labels = [*map(str, table.index), "all queries"]
+    heights = {name: [*table[f"mean_{name}"], overall[name]] for name in (first, second)}
+    figure, axes = plt.subplots(figsize=(7, 3.4), layout="constrained")
+    positions = np.arange(len(labels))
+    for offset, name in zip((-0.2, 0.2), (first, second), strict=True):
+        axes.bar(positions + offset, heights[name], width=0.4, label=name)
+    axes.set_xticks(positions, labels)
+    axes.set(ylabel=f"mean {comparison.measure}", title=f"Mean {comparison.measure} by query group")
+    axes.legend()
+    return figure

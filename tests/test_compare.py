@@ -1,0 +1,286 @@
+"""helpers.compare: paired differences, randomization test, t-test, Cohen's d, bootstrap, plots."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+from scipy import stats  # noqa: E402
+
+from helpers.compare import (  # noqa: E402
+    Comparison,
+    bootstrap_ci,
+    cohens_d,
+    compare,
+    compare_all,
+    differences_by_group,
+    paired_scores,
+    paired_t_test,
+    plot_by_group,
+    plot_comparison,
+    randomization_test,
+)
+from helpers.evaluate import evaluate  # noqa: E402
+
+TREC_EVAL = Path(__file__).resolve().parent / "data" / "trec_eval"
+
+
+@pytest.fixture(autouse=True)
+def close_figures():
+    yield
+    plt.close("all")
+
+
+def scores(values, prefix="q") -> pd.Series:
+    return pd.Series(values, index=[f"{prefix}{i}" for i in range(len(values))], dtype="float64")
+
+
+def random_scores(n: int, seed: int) -> pd.Series:
+    return scores(np.random.default_rng(seed).random(n))
+
+
+# --- identical systems, a constant shift, known answers ---------------------
+
+
+def test_identical_systems_give_p_1_and_no_effect():
+    a = random_scores(40, seed=1)
+    summary = compare(a, a.copy()).summary
+    assert summary["p_randomization"] == 1.0
+    assert (summary["t_statistic"], summary["p_t_test"]) == (0.0, 1.0)
+    assert summary["cohens_d"] == 0.0
+    assert (summary["ci_low"], summary["ci_high"]) == (0.0, 0.0)
+    assert (summary["wins"], summary["losses"], summary["ties"]) == (0, 0, 40)
+
+
+def test_identical_systems_give_p_1_also_when_every_pattern_is_enumerated():
+    a = random_scores(5, seed=2)
+    assert randomization_test(paired_scores(a, a)["difference"]) == 1.0
+
+
+def test_a_constant_large_shift_is_significant():
+    a = scores(np.arange(30) / 60)  # multiples of 1/60: a + 0.5 - a is exactly 0.5
+    summary = compare(a, a + 0.5).summary
+    assert summary["p_randomization"] == pytest.approx(1 / 10_001)  # no random pattern reaches the mean
+    assert summary["p_t_test"] == 0.0 and summary["t_statistic"] == np.inf
+    assert summary["cohens_d"] == np.inf
+    assert summary["ci_low"] == summary["ci_high"] == pytest.approx(0.5)
+    assert summary["wins"] == 30
+
+
+def test_a_constant_loss_is_significant_in_the_other_direction():
+    a = scores(np.arange(20) / 40)
+    summary = compare(a, a - 0.25).summary
+    assert summary["t_statistic"] == -np.inf and summary["cohens_d"] == -np.inf
+    assert summary["mean_difference"] == pytest.approx(-0.25) and summary["losses"] == 20
+
+
+@pytest.mark.parametrize(
+    ("differences", "expected"),
+    [
+        ([1.0, 2.0, 3.0], 2 / 8),  # only +++ and --- reach |mean| 2
+        ([1.0, 1.0, 1.0, 1.0], 2 / 16),
+        ([3.0, 1.0], 2 / 4),  # ++ and -- give |mean| 2, +- and -+ give 1
+        ([1.0, -1.0], 1.0),  # observed mean 0: every pattern is at least as extreme
+        ([0.5], 1.0),  # one query: +0.5 and -0.5 are equally extreme
+        ([2.0, 1.0, 1.0], 2 / 8),  # sums +-4, +-2, +-2, +-0: only +++ and --- reach 4
+        ([1.0, 0.0, 0.0], 8 / 8),  # a zero difference flips to itself: every pattern reaches |mean| 1/3
+    ],
+)
+def test_exact_randomization_p_values(differences, expected):
+    assert brute_force_p(differences) == pytest.approx(expected)
+    assert randomization_test(differences) == pytest.approx(expected)
+
+
+def brute_force_p(differences) -> float:
+    """Every sign pattern, written with itertools: the definition of the exact test."""
+    from itertools import product
+
+    observed = abs(sum(differences) / len(differences))
+    patterns = list(product([1, -1], repeat=len(differences)))
+    extreme = sum(
+        abs(sum(sign * d for sign, d in zip(signs, differences, strict=True))) / len(differences)
+        >= observed - 1e-12
+        for signs in patterns
+    )
+    return extreme / len(patterns)
+
+
+def test_random_patterns_approach_the_exact_p_value():
+    differences = np.random.default_rng(3).normal(0.1, 0.3, 12)
+    exact = randomization_test(differences, n_resamples=4096)  # 2**12 = 4096: every pattern
+    assert exact == pytest.approx(brute_force_p(list(differences)))
+    sampled = randomization_test(differences, n_resamples=4095, seed=7)  # one less: random draws
+    assert sampled == pytest.approx(exact, abs=0.03)
+
+
+def test_randomization_is_repeatable_with_a_seed():
+    differences = np.random.default_rng(4).normal(0.02, 0.2, 60)
+    assert randomization_test(differences, seed=11) == randomization_test(differences, seed=11)
+    assert bootstrap_ci(differences, seed=11) == bootstrap_ci(differences, seed=11)
+    assert bootstrap_ci(differences, seed=11) != bootstrap_ci(differences, seed=12)
+
+
+def test_t_test_matches_scipy_ttest_rel():
+    a, b = random_scores(25, seed=5), random_scores(25, seed=6)
+    expected = stats.ttest_rel(b, a)
+    t, p = paired_t_test(b - a)
+    assert (t, p) == (pytest.approx(expected.statistic), pytest.approx(expected.pvalue))
+
+
+def test_cohens_d_known_answer():
+    assert cohens_d([0.1, 0.2, 0.3]) == pytest.approx(2.0)  # mean 0.2, sd 0.1
+    assert cohens_d([1.0, -1.0, 1.0, -1.0]) == 0.0
+
+
+def test_bootstrap_interval_contains_the_mean_and_is_close_to_the_normal_one():
+    differences = np.random.default_rng(8).normal(0.05, 0.2, 400)
+    low, high = bootstrap_ci(differences, confidence=0.95, n_resamples=4000, seed=1)
+    half_width = 1.96 * differences.std(ddof=1) / np.sqrt(len(differences))
+    assert low < differences.mean() < high
+    assert (high - low) / 2 == pytest.approx(half_width, rel=0.1)
+    narrow = bootstrap_ci(differences, confidence=0.5, n_resamples=4000, seed=1)
+    assert low < narrow[0] < narrow[1] < high
+
+
+def test_bootstrap_of_a_single_value_is_that_value():
+    assert bootstrap_ci([0.25]) == (0.25, 0.25)
+
+
+# --- pairing and what is refused ---------------------------------------------
+
+
+def test_paired_scores_lines_up_queries_by_id_not_by_position():
+    a = pd.Series({"q1": 0.2, "q2": 0.9})
+    b = pd.Series({"q2": 1.0, "q1": 0.1})
+    table = paired_scores(a, b, names=("old", "new"))
+    assert list(table.columns) == ["old", "new", "difference"]
+    assert table.loc["q1", "difference"] == pytest.approx(-0.1)
+    assert table.loc["q2", "difference"] == pytest.approx(0.1)
+
+
+def test_different_query_sets_are_refused():
+    a, b = scores([0.1, 0.2, 0.3]), scores([0.1, 0.2])
+    with pytest.raises(ValueError, match=r"different queries: 1 only in A \(e.g. \['q2'\]\)"):
+        compare(a, b)
+
+
+def test_queries_blank_for_both_are_left_out_and_blank_for_one_is_refused():
+    a = pd.Series({"q1": 0.5, "q2": np.nan, "q3": 0.1})
+    b = pd.Series({"q1": 0.7, "q2": np.nan, "q3": 0.2})
+    assert list(paired_scores(a, b).index) == ["q1", "q3"]
+    with pytest.raises(ValueError, match="one system only"):
+        paired_scores(a, b.fillna(0.3))
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "options", "error", "message"),
+    [
+        ([0.1, 0.2], scores([0.1, 0.2]), {}, TypeError, "must be an Evaluation, a per-query DataFrame"),
+        (pd.Series([0.1, 0.2], index=["q", "q"]), scores([1, 2]), {}, ValueError, "more than once"),
+        (scores([0.1]), scores([0.2]), {}, ValueError, "at least 2 queries"),
+        (scores([0.1, 0.2]), scores([0.1, 0.2]), {"names": ("A", "A")}, ValueError, "two different labels"),
+        (scores([0.1, 0.2]), scores([0.1, 0.2]), {"names": ("A", "difference")}, ValueError, "computed"),
+        (scores([0.1, 0.2]), scores([0.1, 0.2]), {"n_resamples": 0}, ValueError, "n_resamples"),
+        (scores([0.1, 0.2]), scores([0.1, 0.2]), {"seed": -1}, TypeError, "seed must be"),
+        (scores([0.1, 0.2]), scores([0.1, 0.2]), {"seed": "x"}, TypeError, "seed must be"),
+        (scores([0.1, 0.2]), scores([0.1, 0.2]), {"confidence": 95}, ValueError, "between 0 and 1"),
+        (pd.DataFrame({"AP": [0.1], "RR": [0.2]}), scores([0.1]), {}, ValueError, "pick one with measure="),
+        (pd.DataFrame({"AP": [0.1]}), scores([0.1]), {"measure": "RR"}, ValueError, "has no measure 'RR'"),
+    ],
+)
+def test_bad_comparisons_are_refused(a, b, options, error, message):
+    with pytest.raises(error, match=message):
+        compare(a, b, **options)
+
+
+@pytest.mark.parametrize(
+    ("differences", "error", "message"),
+    [
+        ([], ValueError, "empty"),
+        ([0.1, np.nan], ValueError, "finite"),
+        ([[0.1, 0.2]], ValueError, "1-D"),
+        ("0.1", TypeError, "list or array"),
+    ],
+)
+def test_bad_differences_are_refused(differences, error, message):
+    for function in (randomization_test, bootstrap_ci, cohens_d, paired_t_test):
+        with pytest.raises(error, match=message):
+            function(differences)
+
+
+def test_t_test_and_cohens_d_need_two_queries():
+    for function in (paired_t_test, cohens_d):
+        with pytest.raises(ValueError, match="at least 2 queries"):
+            function([0.3])
+
+
+# --- with helpers.evaluate ---------------------------------------------------
+
+
+def test_compare_two_evaluations_and_every_measure():
+    qrels = TREC_EVAL / "qrels.test"
+    full = evaluate(qrels, TREC_EVAL / "results.test", ["AP", "nDCG@10"])
+    cut = evaluate(qrels, TREC_EVAL / "results.test", ["AP", "nDCG@10"], depth=20)
+    comparison = compare(full, cut, "AP", names=("full", "top20"), n_resamples=2000)
+    assert isinstance(comparison, Comparison) and comparison.measure == "AP"
+    assert comparison.summary["mean_full"] == pytest.approx(full.means["AP"])
+    assert comparison.summary["losses"] == 3  # cutting the run can only lower AP here
+    table = compare_all(full, cut, n_resamples=2000)
+    assert list(table.index) == ["AP", "nDCG@10"] and table.index.name == "measure"
+    assert table.loc["AP", "mean_difference"] == pytest.approx(comparison.summary["mean_difference"])
+
+
+def test_compare_all_takes_evaluations():
+    with pytest.raises(TypeError, match="two Evaluation results"):
+        compare_all(scores([0.1, 0.2]), scores([0.1, 0.2]))
+
+
+def test_differences_by_group_shows_what_the_mean_hides():
+    a = scores([0.5, 0.5, 0.5, 0.5])
+    b = scores([0.9, 0.9, 0.1, 0.1])  # B wins the first type and loses the second
+    comparison = compare(a, b)
+    groups = {"q0": "lookup", "q1": "lookup", "q2": "how-to", "q3": "how-to"}
+    table = differences_by_group(comparison, groups)
+    assert comparison.summary["mean_difference"] == pytest.approx(0.0)
+    assert table.loc["lookup", "mean_difference"] == pytest.approx(0.4)
+    assert table.loc["how-to", "mean_difference"] == pytest.approx(-0.4)
+    assert table.loc["how-to", ["wins", "losses"]].tolist() == [0, 2]
+    with pytest.raises(ValueError, match="no group for the queries"):
+        differences_by_group(comparison, {"q0": "lookup"})
+
+
+# --- plots ---------------------------------------------------------------------
+
+
+def test_plot_comparison_draws_both_distributions_and_every_difference():
+    a, b = random_scores(30, seed=9), random_scores(30, seed=10)
+    comparison = compare(a, b, names=("BM25", "dense"))
+    figure = plot_comparison(comparison)
+    assert isinstance(figure, Figure) and len(figure.axes) == 2
+    left, right = figure.axes
+    assert [text.get_text().split(" ")[0] for text in left.get_legend().get_texts()] == ["BM25", "dense"]
+    wins, losses = (patch.get_data().values for patch in right.patches[:2])
+    assert wins + losses == pytest.approx(sorted(b - a, reverse=True))  # one column per query, best first
+    assert min(wins) >= 0 >= max(losses)
+    assert right.get_ylabel() == "dense - BM25"
+
+
+def test_plot_by_group_has_one_bar_pair_per_group_and_the_overall_mean():
+    a, b = scores([0.5, 0.5, 0.5, 0.5]), scores([0.9, 0.9, 0.1, 0.1])
+    figure = plot_by_group(compare(a, b), {"q0": "x", "q1": "x", "q2": "y", "q3": "y"})
+    axes = figure.axes[0]
+    assert [label.get_text() for label in axes.get_xticklabels()] == ["x", "y", "all queries"]
+    assert [patch.get_height() for patch in axes.patches] == pytest.approx([0.5, 0.5, 0.5, 0.9, 0.1, 0.5])
+
+
+def test_plots_take_a_comparison():
+    with pytest.raises(TypeError, match="result of compare"):
+        plot_comparison(scores([0.1, 0.2]))
