@@ -204,8 +204,9 @@ def ndcg_worksheet(grades, missed=(), k: int = 5, gain: str = "linear", show_for
     """The nDCG worksheet of example C: rows of results, missed documents, k, DCG@k, IDCG@k, NDCG@k.
 
     Row 1 holds the headers; the returned results fill the next rows (grades are
-    input cells), the judged documents the search missed follow with the label
-    "missed", then the cut-off k, DCG@k, IDCG@k and NDCG@k one row each after a
+    input cells; when k reaches past the returned list, rank rows with no result
+    carry the rest of the ideal), the judged documents the search missed follow
+    with the label "missed", then the cut-off k, DCG@k, IDCG@k and NDCG@k one row each after a
     blank row. Values come from :mod:`helpers.metrics`; the formulas say how a
     spreadsheet would compute them.
     """
@@ -214,31 +215,30 @@ def ndcg_worksheet(grades, missed=(), k: int = 5, gain: str = "linear", show_for
     metrics.check_choice(gain, metrics.GAINS, "gain")
     if not grades:
         raise ValueError("grades is empty: the worksheet needs at least one returned result")
-    table = metrics.arithmetic_table(grades, k=None, ideal=grades + missed, gain=gain)
-    table = table.iloc[: len(grades)]
+    # one row per returned result; when k reaches past them and the ideal still has
+    # judged documents there, rank rows with no result follow so IDCG@k sees them
+    table = metrics.arithmetic_table(grades, k=k, ideal=grades + missed, gain=gain)
     sheet = Sheet("nDCG worksheet", show_formulas)
     for letter, header in zip(
         "ABCDE", ["Rank", "Relevance (0–3)", "Discounted gain", "Ideal relevance", "Ideal DG"], strict=True
     ):
         sheet.set(f"{letter}1", header)
-    last = len(grades) + len(missed) + 1
+    final = len(table) + 1
+    last = final + len(missed)
     for row, line in enumerate(table.itertuples(), start=2):
         sheet.set(f"A{row}", line.rank)
-        sheet.set(f"B{row}", _number(line.grade), is_input=True)
-        sheet.set(
-            f"C{row}",
-            line.discounted_gain,
-            f"={GAIN_FORMULA[gain].format(row=row)}/LOG(A{row}+1,2)",
-            decimals=3,
-        )
+        if line.rank <= len(grades):
+            sheet.set(f"B{row}", _number(line.grade), is_input=True)
+            gain_formula = f"={GAIN_FORMULA[gain].format(row=row)}/LOG(A{row}+1,2)"
+            sheet.set(f"C{row}", line.discounted_gain, gain_formula, decimals=3)
         sheet.set(f"D{row}", _number(line.ideal_grade), f"=LARGE($B$2:$B${last},A{row})")
         ideal_formula = f"={IDEAL_GAIN_FORMULA[gain].format(row=row)}/LOG(A{row}+1,2)"
         sheet.set(f"E{row}", line.ideal_discounted_gain, ideal_formula, decimals=3)
-    for row, grade in enumerate(missed, start=len(grades) + 2):
+    for row, grade in enumerate(missed, start=final + 1):
         sheet.set(f"A{row}", "missed")
         sheet.set(f"B{row}", _number(grade), is_input=True)
     k_row = last + 2
-    first, final = 2, len(grades) + 1
+    first = 2
     sheet.set(f"A{k_row}", "Cut-off k")
     sheet.set(f"B{k_row}", k, is_input=True)
     dcg_value = metrics.dcg(grades, k, gain)

@@ -114,3 +114,16 @@ def test_frame_to_sheet_puts_the_header_in_row_1():
     assert sheet.to_frame().loc[3, "C"] == pytest.approx(2 / metrics.discount(2))
     with pytest.raises(ValueError, match="no column named 'gian'"):
         frame_to_sheet(table, input_columns=["gian"])
+
+
+def test_a_cutoff_past_the_returned_list_still_counts_the_whole_ideal():
+    sheet = ndcg_worksheet([2, 0], missed=[3, 3], k=4)
+    assert [sheet.value(f"A{row}") for row in range(2, 8)] == [1, 2, 3, 4, "missed", "missed"]
+    assert sheet.value("B4") is None and sheet.value("C4") is None  # rank 3: nothing was returned there
+    assert [sheet.value(f"D{row}") for row in range(2, 6)] == [3, 3, 2, 0]
+    assert sheet.formula("D5") == "=LARGE($B$2:$B$7,A5)"
+    assert (sheet.value("A9"), sheet.value("B9")) == ("Cut-off k", 4)
+    assert sheet.formula("B11") == "=SUMPRODUCT((A2:A5<=B9)*E2:E5)"
+    assert sheet.value("B11") == pytest.approx(metrics.ideal_dcg([2, 0, 3, 3], 4))
+    assert sheet.value("B12") == pytest.approx(metrics.ndcg([2, 0], 4, ideal=[2, 0, 3, 3]))
+    assert sheet.input_refs() == ["B2", "B3", "B6", "B7", "B9"]
