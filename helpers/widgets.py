@@ -23,6 +23,7 @@ it returns. A metric with no defined value is shown as "undefined — ..."
 
 from __future__ import annotations
 
+import contextlib
 import html
 import io
 from collections.abc import Sequence
@@ -319,7 +320,29 @@ def dcg_formula(rows: Sequence[dict], gain: str, ideal: bool = False) -> str:
 # --- lesson 05: the metrics lab ----------------------------------------------
 
 
-class MetricsLab(widgets.VBox):
+class _Control(widgets.VBox):
+    """A lesson widget whose controls all call ``refresh``; code that sets several controls holds it back."""
+
+    _quiet = False
+
+    @contextlib.contextmanager
+    def _quietly(self):
+        """Set several controls at once, recomputing only when asked afterwards."""
+        self._quiet = True
+        try:
+            yield
+        finally:
+            self._quiet = False
+
+    def _on_change(self, _change) -> None:
+        if not self._quiet:
+            self.refresh()
+
+    def refresh(self) -> None:
+        raise NotImplementedError
+
+
+class MetricsLab(_Control):
     """The metrics lab of lesson 05: clickable grades, K and conventions; Recall@K, MRR and nDCG@K live.
 
     ``results`` are (doc_id, title, grade) in rank order (the fixed list);
@@ -445,7 +468,6 @@ class MetricsLab(widgets.VBox):
         self.add_class("metrics-lab")
         self._grades = list(self.initial_grades)
         self._missed = list(self.initial_missed)
-        self._quiet = False
         self.refresh()
 
     # -- state ---------------------------------------------------------------
@@ -477,14 +499,11 @@ class MetricsLab(widgets.VBox):
 
     def reset(self) -> None:
         """Back to the data's grades and the lab's opening conventions."""
-        self._quiet = True
-        try:
+        with self._quietly():
             self.k_slider.value = self.initial["k"]
             self.gain_toggle.value = self.initial["gain"]
             self.ideal_toggle.value = self.initial["ideal"]
             self.threshold_toggle.value = self.initial["threshold"]
-        finally:
-            self._quiet = False
         self.set_grades(self.initial_grades, self.initial_missed)
 
     def _grade_button(self, css: str) -> widgets.Button:
@@ -500,10 +519,6 @@ class MetricsLab(widgets.VBox):
             grades, index = self._missed, self.missed_buttons.index(button)
         grades[index] = (grades[index] + 1) % (self.max_grade + 1)
         self.refresh()
-
-    def _on_change(self, _change) -> None:
-        if not self._quiet:
-            self.refresh()
 
     # -- recompute and show --------------------------------------------------
 
@@ -729,7 +744,7 @@ def move_to(ranking: Sequence[str], doc_id: str, rank: int) -> list[str]:
     return rest[: rank - 1] + [doc_id] + rest[rank - 1 :]
 
 
-class MrrControl(widgets.VBox):
+class MrrControl(_Control):
     """Lesson 01: move each question's first relevant passage in OLD and NEW; RR, MRR and hit rate@k live.
 
     Each dropdown moves the passage that is the question's first relevant one in
@@ -805,7 +820,6 @@ class MrrControl(widgets.VBox):
             ]
         )
         self.add_class("mrr-control")
-        self._quiet = False
         self.refresh()
 
     def ranking(self, system: str, query: str) -> list[str]:
@@ -818,17 +832,10 @@ class MrrControl(widgets.VBox):
 
     def reset(self) -> None:
         """Every passage back where the data has it."""
-        self._quiet = True
-        try:
+        with self._quietly():
             for key, picker in self.rank_pickers.items():
                 picker.value = self.start[key]
-        finally:
-            self._quiet = False
         self.refresh()
-
-    def _on_change(self, _change) -> None:
-        if not self._quiet:
-            self.refresh()
 
     def refresh(self) -> None:
         """Recompute every reciprocal rank, MRR and hit rate and update the labels."""
@@ -887,7 +894,7 @@ def mrr_control(example: str = "A") -> MrrControl:
 # --- lesson 02: positions and grades of the relevant passages (example B) ----
 
 
-class NdcgControl(widgets.VBox):
+class NdcgControl(_Control):
     """Lesson 02: choose where the relevant passages sit and their grades; DCG, ideal DCG and nDCG live.
 
     The passages judged relevant in the data (D11 and D4 in example B) each get a
@@ -937,7 +944,6 @@ class NdcgControl(widgets.VBox):
         self.plot = DiscountedGainPlot(self.n)
         self.plot_image = self.plot.image
         self.metric_values: dict = {}
-        self._quiet = False
         self._order: list[str] = []
         self._load_start()
         self.start_picker.observe(self._on_start, names="value")
@@ -974,13 +980,10 @@ class NdcgControl(widgets.VBox):
         self._sync_pickers()
 
     def _sync_pickers(self) -> None:
-        self._quiet = True
-        try:
+        with self._quietly():
             for doc_id in self.movable:
                 rank = self._order.index(doc_id) + 1 if doc_id in self._order else 0
                 self.position_pickers[doc_id].value = rank
-        finally:
-            self._quiet = False
 
     def _on_start(self, _change) -> None:
         self._load_start()
@@ -999,10 +1002,6 @@ class NdcgControl(widgets.VBox):
         self._order = order
         self._sync_pickers()
         self.refresh()
-
-    def _on_change(self, _change) -> None:
-        if not self._quiet:
-            self.refresh()
 
     def refresh(self) -> None:
         """Recompute DCG, ideal DCG and nDCG for the current list and update everything in place."""
@@ -1065,7 +1064,7 @@ def ndcg_control(example: str = "B") -> NdcgControl:
 # --- lesson 03: the worksheet of example C ----------------------------------
 
 
-class WorksheetControl(widgets.VBox):
+class WorksheetControl(_Control):
     """Lesson 03: edit the worksheet's grades (six results and the missed document) and k.
 
     The sheet is :func:`helpers.sheetview.ndcg_worksheet` (example C's layout)
@@ -1143,9 +1142,6 @@ class WorksheetControl(widgets.VBox):
         )
         box.add_class(css)
         return box
-
-    def _on_change(self, _change) -> None:
-        self.refresh()
 
     def refresh(self) -> None:
         """Redraw the worksheet and the three numbers for the grades and k set now."""
