@@ -69,6 +69,11 @@ def shown(value, decimals: int = 4, undefined: str = "undefined") -> str:
     return undefined if value is None else f"{value:.{decimals}f}"
 
 
+def metric_label(name: str, value, undefined: str, decimals: int = 4) -> str:
+    """The bold label of one metric: ``nDCG@3 = 0.7003``, or ``nDCG@3: undefined — ...`` for None."""
+    return f"<b>{name} = {value:.{decimals}f}</b>" if value is not None else f"<b>{name}: {undefined}</b>"
+
+
 def pre_lines(lines: Sequence[str]) -> str:
     """Lines of text as one preformatted HTML block (monospace, so the sums line up)."""
     return f"<pre style='{MONO};margin:4px 0'>" + "\n".join(html.escape(line) for line in lines) + "</pre>"
@@ -651,18 +656,10 @@ class MetricsLab(_Control):
 
     def _show_metrics(self, values: dict) -> None:
         k = values["k"]
-        self.metric_labels["recall"].value = (
-            f"<b>Recall@{k} = {values['recall']:.4f}</b>"
-            if values["recall"] is not None
-            else f"<b>Recall@{k}: {UNDEFINED_RECALL}</b>"
-        )
+        self.metric_labels["recall"].value = metric_label(f"Recall@{k}", values["recall"], UNDEFINED_RECALL)
         self.metric_labels["mrr"].value = f"<b>MRR = {values['mrr']:.4f}</b>"
         self.metric_labels["mrr-k"].value = f"<b>MRR@{k} = {values['mrr_at_k']:.4f}</b>"
-        self.metric_labels["ndcg"].value = (
-            f"<b>nDCG@{k} = {values['ndcg']:.4f}</b>"
-            if values["ndcg"] is not None
-            else f"<b>nDCG@{k}: {UNDEFINED_NDCG}</b>"
-        )
+        self.metric_labels["ndcg"].value = metric_label(f"nDCG@{k}", values["ndcg"], UNDEFINED_NDCG)
 
     def _formula_html(self, rows: Sequence[dict], values: dict) -> str:
         k, gain = values["k"], values["gain"]
@@ -1033,11 +1030,7 @@ class NdcgControl(_Control):
             )
             self.metric_labels["dcg"].value = f"<b>DCG@{k} = {values['dcg']:.4f}</b>"
             self.metric_labels["idcg"].value = f"<b>ideal DCG@{k} = {values['idcg']:.4f}</b>"
-            self.metric_labels["ndcg"].value = (
-                f"<b>nDCG@{k} = {values['ndcg']:.4f}</b>"
-                if values["ndcg"] is not None
-                else f"<b>nDCG@{k}: {UNDEFINED_NDCG}</b>"
-            )
+            self.metric_labels["ndcg"].value = metric_label(f"nDCG@{k}", values["ndcg"], UNDEFINED_NDCG)
             ndcg_text = (
                 f"{values['dcg']:.4f} / {values['idcg']:.4f} = {values['ndcg']:.4f}"
                 if values["ndcg"] is not None
@@ -1165,11 +1158,7 @@ class WorksheetControl(_Control):
             self.sheet_html.value = self.sheet.to_html()
             self.metric_labels["dcg"].value = f"<b>DCG@{k} = {values['dcg']:.3f}</b>"
             self.metric_labels["idcg"].value = f"<b>IDCG@{k} = {values['idcg']:.3f}</b>"
-            self.metric_labels["ndcg"].value = (
-                f"<b>NDCG@{k} = {values['ndcg']:.3f}</b>"
-                if values["ndcg"] is not None
-                else f"<b>NDCG@{k}: {UNDEFINED_NDCG}</b>"
-            )
+            self.metric_labels["ndcg"].value = metric_label(f"NDCG@{k}", values["ndcg"], UNDEFINED_NDCG, 3)
             self.metric_labels["ndcg-returned"].value = (
                 f"<small>ideal from returned results only (the mistake): "
                 f"{shown(values['ndcg_returned_only'], 3, 'undefined')}</small>"
