@@ -40,8 +40,8 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from helpers.evaluate import evaluate  # noqa: E402
-from helpers.trec_io import read_qrels, read_run, write_qrels, write_run  # noqa: E402
+from helpers.batch.evaluation import evaluate  # noqa: E402
+from helpers.batch.trec_io import read_qrels, read_run, write_qrels, write_run  # noqa: E402
 
 MEASURES = ["nDCG@10", "RR@10", "AP", "P@10", "R@100"]
 PYTREC_KEYS = {

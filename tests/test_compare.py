@@ -15,7 +15,7 @@ import pytest  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from scipy import stats  # noqa: E402
 
-from helpers.compare import (  # noqa: E402
+from helpers.batch.comparison import (  # noqa: E402
     Comparison,
     bootstrap_ci,
     cohens_d,
@@ -28,7 +28,7 @@ from helpers.compare import (  # noqa: E402
     plot_comparison,
     randomization_test,
 )
-from helpers.evaluate import evaluate  # noqa: E402
+from helpers.batch.evaluation import evaluate  # noqa: E402
 
 TREC_EVAL = Path(__file__).resolve().parent / "data" / "trec_eval"
 

@@ -14,11 +14,11 @@ import pytrec_eval
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import helpers.evaluate as evaluate_module
+import helpers.batch.evaluation as evaluate_module
 from helpers import metrics
-from helpers.evaluate import MEASURES, Evaluation, evaluate, parse_measure, parse_measures, rank_run
+from helpers.batch.evaluation import MEASURES, Evaluation, evaluate, parse_measure, parse_measures, rank_run
+from helpers.batch.trec_io import read_qrels, read_run, write_qrels, write_run
 from helpers.metrics import UndefinedMetricError
-from helpers.trec_io import read_qrels, read_run, write_qrels, write_run
 
 TREC_EVAL = Path(__file__).resolve().parent / "data" / "trec_eval"
 PRINT_ROUNDING = 5e-5  # trec_eval prints 4 decimals

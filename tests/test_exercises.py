@@ -14,9 +14,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from helpers import exercises as ex
 from helpers import mistakes as mk
 from helpers.data import DATA_DIR, load_example
+from helpers.exercises import registry as ex
 
 # The figures of shared/WORKED_EXAMPLES.md, at the precision each exercise asks for.
 EXPECTED = {
@@ -479,7 +479,7 @@ def test_function_check_errors():
 
 
 def test_thread_fallback_without_fork(monkeypatch):
-    from helpers import code_exercises as runner
+    from helpers.exercises import runner
 
     monkeypatch.setattr(runner.multiprocessing, "get_all_start_methods", lambda: ["spawn"])
     assert runner.run_with_timeout(good_mrr, ([1, 2],), 1).value == 0.75
@@ -490,7 +490,7 @@ def test_thread_fallback_without_fork(monkeypatch):
 def test_a_process_that_dies_is_reported():
     import os
 
-    from helpers import code_exercises as runner
+    from helpers.exercises import runner
 
     outcome = runner.run_with_timeout(os._exit, (3,), 2)
     assert outcome.kind == "crash" and "exit code 3" in outcome.error

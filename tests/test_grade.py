@@ -13,8 +13,8 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from helpers import grade
-from helpers.grade import NOTEBOOK, Row
+from helpers.teacher import grade
+from helpers.teacher.grade import NOTEBOOK, Row
 
 PROJECT = Path(__file__).resolve().parent.parent
 TIMEOUT = 5  # seconds per notebook (the others need about 1 s): the endless one is stopped after this

@@ -12,8 +12,8 @@ import pytest
 from nbclient import NotebookClient
 
 from helpers import load_example, metrics
-from helpers.compare import compare
-from helpers.evaluate import evaluate
+from helpers.batch.comparison import compare
+from helpers.batch.evaluation import evaluate
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "09_from_golden_set_to_benchmark.ipynb"
 VARIABLES = [

@@ -19,7 +19,6 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from helpers import sheets
 from helpers.data import load_example
 from helpers.metrics import (
     dcg,
@@ -29,6 +28,7 @@ from helpers.metrics import (
     mean_reciprocal_rank,
     ndcg,
 )
+from helpers.sheet import xlsx as sheets
 
 ROOT = Path(__file__).resolve().parent.parent
 SOFFICE = shutil.which("soffice")
@@ -517,7 +517,7 @@ def test_cli_check_exit_status_1_on_disagreement(written, tmp_path):
 
 
 def test_cached_values_fill_both_empty_value_forms_openpyxl_writes():
-    from helpers.sheets import _fill_values
+    from helpers.sheet.xlsx import _fill_values
 
     xml = '<c r="A1"><f>1+1</f><v/></c><c r="A2" s="3"><f>2+2</f><v></v></c><c r="A3"><f>"x"</f><v /></c>'
     filled = _fill_values(xml, {"A1": 2.0, "A2": 4.0, "A3": "undefined"}, "Sheet")

@@ -3,7 +3,7 @@
 import pytest
 
 from helpers import load_example, metrics
-from helpers.sheetview import Sheet, column_letter, frame_to_sheet, mrr_worksheet, ndcg_worksheet, split_ref
+from helpers.sheet import Sheet, column_letter, frame_to_sheet, mrr_worksheet, ndcg_worksheet, split_ref
 
 
 def test_column_letters_and_references():

@@ -20,16 +20,8 @@ from PIL import Image
 
 from helpers import metrics
 from helpers.data import load_example
-from helpers.widgets import (
-    MetricsLab,
-    metrics_lab,
-    move_to,
-    mrr_control,
-    ndcg_control,
-    png_bytes,
-    short_number,
-    worksheet_control,
-)
+from helpers.widgets import MetricsLab, metrics_lab, mrr_control, ndcg_control, worksheet_control
+from helpers.widgets.lab import move_to, png_bytes, short_number
 
 UNDEFINED = "undefined — no relevant document"
 

@@ -26,7 +26,7 @@ from typing import NamedTuple
 import pandas as pd
 
 from helpers import mistakes as mk
-from helpers.answers import GREEN, RED, short_text
+from helpers.exercises.answers import GREEN, RED, short_text
 
 UNDEFINED = math.nan
 

@@ -40,7 +40,8 @@ import pandas as pd
 
 from helpers import metrics as m
 from helpers import mistakes as mk
-from helpers.answers import (
+from helpers.data import load_example
+from helpers.exercises.answers import (
     GREEN,
     GREY,
     RED,
@@ -51,9 +52,8 @@ from helpers.answers import (
     read_answer,
     short_text,
 )
-from helpers.checklog import LOG_ENV, record, result_fields  # noqa: F401 (LOG_ENV: the grader reads it here)
-from helpers.code_exercises import UNDEFINED, Case, FunctionExercise, FunctionReport, run_cases
-from helpers.data import load_example
+from helpers.exercises.checklog import LOG_ENV, record, result_fields  # noqa: F401 (LOG_ENV: the grader reads it here)
+from helpers.exercises.runner import UNDEFINED, Case, FunctionExercise, FunctionReport, run_cases
 
 # Codes about the form of an answer rather than about the metric.
 ANSWER_ISSUES = {

@@ -25,7 +25,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from scipy import stats
 
-from helpers.evaluate import Evaluation
+from helpers.batch.evaluation import Evaluation
 
 _CHUNK_CELLS = 2_000_000  # random draws held in memory at once
 

@@ -40,8 +40,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from helpers.batch.trec_io import read_qrels, read_run
 from helpers.metrics import UndefinedMetricError
-from helpers.trec_io import read_qrels, read_run
 
 # --- measures: names, parameters, parsing ----------------------------------
 

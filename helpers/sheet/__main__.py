@@ -1,0 +1,7 @@
+"""``python -m helpers.sheet C example_c.xlsx``: save an example as a spreadsheet (or ``helpers.sheets``)."""
+
+import sys
+
+from helpers.sheet.xlsx import main
+
+sys.exit(main())

@@ -1,0 +1,1 @@
+"""The teacher's commands: ``python -m helpers.teacher.grade`` (also ``python -m helpers.grade``)."""
