@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from helpers.metrics import check_threshold
+from helpers._checks import check_threshold
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 
@@ -55,7 +55,7 @@ class Example:
     def query_text(self, query_id: str) -> str:
         """The text of one query."""
         self._check_query(query_id)
-        return self.queries.set_index("query_id").at[query_id, "text"]
+        return str(self.queries.set_index("query_id").at[query_id, "text"])
 
     def title(self, doc_id: str) -> str:
         """The title of one document."""
@@ -161,20 +161,18 @@ def parse_row(path: Path, line: int, values: list[str], expected: list[str]) -> 
         raise DataFileError(
             f"{path}, line {line}: expected {len(expected)} fields ({','.join(expected)}), got {len(values)}"
         )
-    row = dict(zip(expected, (value.strip() for value in values), strict=True))
+    row: dict[str, str | float | int] = dict(zip(expected, (value.strip() for value in values), strict=True))
     for column in ("query_id", "doc_id", "system"):
         if column in row and not row[column]:
             raise DataFileError(f"{path}, line {line}: {column} is empty")
     if "grade" in row:
-        row["grade"] = parse_number(path, line, "grade", row["grade"])
-        if row["grade"] < 0:
-            raise DataFileError(
-                f"{path}, line {line}: grade {row['grade']:g} is negative (use 0 for not relevant)"
-            )
+        grade = row["grade"] = parse_number(path, line, "grade", str(row["grade"]))
+        if grade < 0:
+            raise DataFileError(f"{path}, line {line}: grade {grade:g} is negative (use 0 for not relevant)")
     if "score" in row:
-        row["score"] = parse_number(path, line, "score", row["score"])
+        row["score"] = parse_number(path, line, "score", str(row["score"]))
     if "rank" in row:
-        rank = row["rank"]
+        rank = str(row["rank"])
         if not rank.isdigit() or int(rank) < 1:
             raise DataFileError(f"{path}, line {line}: rank must be a whole number >= 1, got {rank!r}")
         row["rank"] = int(rank)

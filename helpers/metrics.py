@@ -19,115 +19,50 @@ Every function validates its input first and raises ``ValueError`` or
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Iterable, Mapping, Sequence
-from numbers import Integral, Real
+from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
+from typing import Literal, get_args
 
 import pandas as pd
 
-GAINS = ("linear", "exponential")
-IDEALS = ("judged", "returned")
-DENOMINATORS = ("R", "min_k_R")
+from helpers._checks import (
+    check_choice,
+    check_exponential_grades,
+    check_first_rank,
+    check_first_ranks,
+    check_grades,
+    check_ideal_holds_returned,
+    check_judgments,
+    check_k,
+    check_ranking,
+    check_relevant,
+    check_threshold,
+    check_whole,
+)
+
+# The options of the metrics, named once: a type checker sees a typo such as gain="exp".
+Gain = Literal["linear", "exponential"]
+Ideal = Literal["judged", "returned"]
+Denominator = Literal["R", "min_k_R"]
+GAINS: tuple[str, ...] = get_args(Gain)
+IDEALS: tuple[str, ...] = get_args(Ideal)
+DENOMINATORS: tuple[str, ...] = get_args(Denominator)
+
+DocId = Hashable
+Ranking = Sequence[DocId]
+Grades = Iterable[float]
+
+__all__ = [
+    "DENOMINATORS", "GAINS", "IDEALS", "Denominator", "Gain", "Ideal", "UndefinedMetricError",
+    "arithmetic_table", "average_precision", "check_first_rank", "check_first_ranks", "check_grades",
+    "check_k", "check_ranking", "check_relevant", "check_threshold", "cumulative_gain", "cut", "dcg",
+    "discount", "first_relevant_rank", "gain_of", "grades_in_rank_order", "hit_at_k", "ideal_dcg",
+    "mean_hit_rate", "mean_reciprocal_rank", "ndcg", "precision_at_k", "query_ndcg", "recall_at_k",
+    "reciprocal_rank", "reciprocal_rank_of", "relevant_ids",
+]
 
 
 class UndefinedMetricError(ValueError):
     """Raised when a metric has no defined value, e.g. nDCG of a query with no relevant document."""
-
-
-# --- validation -----------------------------------------------------------
-
-
-def check_k(k, *, allow_none: bool = True) -> int | None:
-    """Return k after checking it is a whole number >= 1 (or None when allowed)."""
-    if k is None:
-        if allow_none:
-            return None
-        raise TypeError("k is required here: give the cutoff as a whole number >= 1")
-    if isinstance(k, bool) or not isinstance(k, Integral):
-        if isinstance(k, float) and k.is_integer():
-            raise TypeError(f"k must be a whole number (int), got the float {k!r}; write {int(k)}")
-        raise TypeError(f"k must be a whole number (int) >= 1, got {type(k).__name__} {k!r}")
-    k = int(k)
-    if k < 1:
-        raise ValueError(f"k must be at least 1 (ranks count from 1), got {k}")
-    return k
-
-
-def check_ranking(ranked) -> list:
-    """Return the ranking as a list after checking it is a sequence of distinct ids."""
-    if isinstance(ranked, str | bytes):
-        raise TypeError(
-            "ranked must be a list of document ids in rank order, not a single string "
-            f"({ranked!r}); write e.g. ['D1', 'D2']"
-        )
-    if isinstance(ranked, Mapping | set | frozenset) or not isinstance(ranked, Iterable):
-        raise TypeError(
-            f"ranked must be an ordered sequence (list or tuple) of document ids, got {type(ranked).__name__}"
-        )
-    ranked = list(ranked)
-    seen = set()
-    for position, doc_id in enumerate(ranked, start=1):
-        if doc_id in seen:
-            raise ValueError(
-                f"duplicate id {doc_id!r} in the ranking (again at rank {position}): "
-                "a document can appear only once in a ranked list"
-            )
-        seen.add(doc_id)
-    return ranked
-
-
-def check_relevant(relevant) -> frozenset:
-    """Return the relevant ids as a frozenset after checking they are a collection, not a string."""
-    if isinstance(relevant, str | bytes):
-        raise TypeError(
-            f"relevant must be a set of document ids, not a string ({relevant!r}); write e.g. {{'D8'}}"
-        )
-    if isinstance(relevant, Mapping):
-        raise TypeError(
-            "relevant must be a set of ids; for graded judgments use relevant_ids(judgments, threshold=1)"
-        )
-    if not isinstance(relevant, Collection):
-        raise TypeError(f"relevant must be a set of document ids, got {type(relevant).__name__}")
-    return frozenset(relevant)
-
-
-def check_grades(grades, name: str = "grades") -> list[float]:
-    """Return the grades as floats after checking each is a finite number >= 0."""
-    if isinstance(grades, str | bytes) or not isinstance(grades, Iterable):
-        raise TypeError(f"{name} must be a list of numbers in rank order, got {type(grades).__name__}")
-    values = []
-    for position, grade in enumerate(grades, start=1):
-        if isinstance(grade, bool) or not isinstance(grade, Real):
-            raise TypeError(
-                f"{name}: the value at rank {position} is {grade!r} ({type(grade).__name__}); "
-                "every grade must be a number"
-            )
-        grade = float(grade)
-        if math.isnan(grade) or math.isinf(grade):
-            raise ValueError(f"{name}: the value at rank {position} is {grade}; grades must be finite")
-        if grade < 0:
-            raise ValueError(
-                f"{name}: the value at rank {position} is {grade:g}; grades cannot be negative "
-                "(0 means not relevant)"
-            )
-        values.append(grade)
-    return values
-
-
-def check_choice(value, options: Sequence[str], name: str) -> str:
-    """Return value after checking it is one of the named options."""
-    if value not in options:
-        names = ", ".join(repr(option) for option in options)
-        raise ValueError(f"unknown {name} {value!r}: choose one of {names}")
-    return value
-
-
-def check_threshold(threshold) -> float:
-    """Return the relevance threshold after checking it is a number > 0."""
-    if isinstance(threshold, bool) or not isinstance(threshold, Real):
-        raise TypeError(f"threshold must be a number, got {threshold!r}")
-    if not threshold > 0:
-        raise ValueError(f"threshold must be above 0 (grade 0 means not relevant), got {threshold!r}")
-    return float(threshold)
 
 
 def cut(values: list, k: int | None) -> list:
@@ -138,7 +73,7 @@ def cut(values: list, k: int | None) -> list:
 # --- from judgments to grades ---------------------------------------------
 
 
-def grades_in_rank_order(ranked, judgments: Mapping) -> list[float]:
+def grades_in_rank_order(ranked: Ranking, judgments: Mapping[DocId, float]) -> list[float]:
     """Grades of the ranked ids, looked up in the judgments; unjudged ids get 0 (lessons 02, 03).
 
     Parameters: ``ranked`` ids in rank order, ``judgments`` a mapping id -> grade.
@@ -146,34 +81,24 @@ def grades_in_rank_order(ranked, judgments: Mapping) -> list[float]:
     >>> grades_in_rank_order(["D4", "D9", "D11"], {"D11": 3, "D4": 2})
     [2.0, 0.0, 3.0]
     """
-    ranked = check_ranking(ranked)
-    if not isinstance(judgments, Mapping):
-        raise TypeError(
-            f"judgments must be a mapping of id -> grade (a dict), got {type(judgments).__name__}"
-        )
-    check_grades(judgments.values(), name="judgments")
+    ranked, judgments = check_ranking(ranked), check_judgments(judgments)
     return [float(judgments.get(doc_id, 0)) for doc_id in ranked]
 
 
-def relevant_ids(judgments: Mapping, threshold: float = 1) -> frozenset:
+def relevant_ids(judgments: Mapping[DocId, float], threshold: float = 1) -> frozenset:
     """The ids whose grade is at least ``threshold`` (lessons 01, 06).
 
     >>> sorted(relevant_ids({"D1": 0, "D2": 1, "D3": 2}, threshold=2))
     ['D3']
     """
-    if not isinstance(judgments, Mapping):
-        raise TypeError(
-            f"judgments must be a mapping of id -> grade (a dict), got {type(judgments).__name__}"
-        )
-    threshold = check_threshold(threshold)
-    check_grades(judgments.values(), name="judgments")
+    judgments, threshold = check_judgments(judgments), check_threshold(threshold)
     return frozenset(doc_id for doc_id, grade in judgments.items() if grade >= threshold)
 
 
 # --- first hit: hit rate and reciprocal rank (lessons 01 and 04) ----------
 
 
-def first_relevant_rank(ranked, relevant, k: int | None = None) -> int:
+def first_relevant_rank(ranked: Ranking, relevant: Collection[DocId], k: int | None = None) -> int:
     """Rank of the first relevant id, 0 for a miss; with k, a first hit past k is a miss (lesson 01).
 
     >>> first_relevant_rank(["D3", "D8", "D1"], {"D8"})
@@ -184,26 +109,6 @@ def first_relevant_rank(ranked, relevant, k: int | None = None) -> int:
         if doc_id in relevant:
             return rank
     return 0
-
-
-def check_first_rank(first_rank) -> int:
-    """Return a first relevant rank after checking it is a whole number >= 0 (0 = miss)."""
-    if isinstance(first_rank, bool) or not isinstance(first_rank, Integral):
-        raise TypeError(f"a first relevant rank must be a whole number (0 for a miss), got {first_rank!r}")
-    first_rank = int(first_rank)
-    if first_rank < 0:
-        raise ValueError(f"a first relevant rank cannot be negative, got {first_rank} (use 0 for a miss)")
-    return first_rank
-
-
-def check_first_ranks(first_ranks) -> list[int]:
-    """Return a non-empty list of first relevant ranks, one per query (0 = miss)."""
-    if isinstance(first_ranks, str | bytes) or not isinstance(first_ranks, Iterable):
-        raise TypeError("first_ranks must be a list of whole numbers, one per query (0 = miss)")
-    first_ranks = [check_first_rank(rank) for rank in first_ranks]
-    if not first_ranks:
-        raise ValueError("first_ranks is empty: a mean needs at least one query")
-    return first_ranks
 
 
 def reciprocal_rank_of(first_rank: int, k: int | None = None) -> float:
@@ -218,7 +123,7 @@ def reciprocal_rank_of(first_rank: int, k: int | None = None) -> float:
     return 1.0 / first_rank
 
 
-def reciprocal_rank(ranked, relevant, k: int | None = None) -> float:
+def reciprocal_rank(ranked: Ranking, relevant: Collection[DocId], k: int | None = None) -> float:
     """RR = 1 / rank of the first relevant id, 0 for a miss; RR@k ignores hits past k (lesson 01).
 
     >>> reciprocal_rank(["D3", "D8", "D1"], {"D8"})
@@ -227,7 +132,7 @@ def reciprocal_rank(ranked, relevant, k: int | None = None) -> float:
     return reciprocal_rank_of(first_relevant_rank(ranked, relevant, k))
 
 
-def mean_reciprocal_rank(first_ranks, k: int | None = None) -> float:
+def mean_reciprocal_rank(first_ranks: Iterable[int], k: int | None = None) -> float:
     """MRR = mean of 1/rank over all queries; a miss (rank 0) counts as 0 in the mean (lesson 01).
 
     ``first_ranks`` holds one first relevant rank per query, 0 for a miss.
@@ -240,7 +145,7 @@ def mean_reciprocal_rank(first_ranks, k: int | None = None) -> float:
     return sum(reciprocal_rank_of(rank, k) for rank in first_ranks) / len(first_ranks)
 
 
-def hit_at_k(ranked, relevant, k: int) -> float:
+def hit_at_k(ranked: Ranking, relevant: Collection[DocId], k: int) -> float:
     """Hit@k = 1.0 if any relevant id is in the top k, else 0.0 (lesson 01).
 
     >>> hit_at_k(["D3", "D8", "D1"], {"D1"}, k=2)
@@ -249,7 +154,7 @@ def hit_at_k(ranked, relevant, k: int) -> float:
     return 1.0 if first_relevant_rank(ranked, relevant, check_k(k, allow_none=False)) else 0.0
 
 
-def mean_hit_rate(first_ranks, k: int) -> float:
+def mean_hit_rate(first_ranks: Iterable[int], k: int) -> float:
     """Hit rate@k = share of queries whose first relevant rank is 1..k (0 = miss) (lesson 01).
 
     >>> mean_hit_rate([1, 2, 1, 4, 1], k=3)
@@ -262,7 +167,7 @@ def mean_hit_rate(first_ranks, k: int) -> float:
 # --- counting relevant ids: precision, recall, AP (lesson 06) --------------
 
 
-def precision_at_k(ranked, relevant, k: int) -> float:
+def precision_at_k(ranked: Ranking, relevant: Collection[DocId], k: int) -> float:
     """P@k = (relevant ids in the top k) / k; a list shorter than k still divides by k (lesson 06).
 
     >>> precision_at_k(["D1", "D2", "D3", "D4"], {"D1", "D3"}, k=4)
@@ -273,7 +178,9 @@ def precision_at_k(ranked, relevant, k: int) -> float:
     return sum(1 for doc_id in ranked[:k] if doc_id in relevant) / k
 
 
-def recall_at_k(ranked, relevant, k: int, denominator: str = "R") -> float:
+def recall_at_k(
+    ranked: Ranking, relevant: Collection[DocId], k: int, denominator: Denominator = "R"
+) -> float:
     """R@k = (relevant ids in the top k) / R, or / min(k, R) with denominator="min_k_R" (lesson 06).
 
     R is the number of relevant ids. Recall is undefined when R = 0.
@@ -291,7 +198,9 @@ def recall_at_k(ranked, relevant, k: int, denominator: str = "R") -> float:
     return found / total
 
 
-def average_precision(ranked, relevant, k: int | None = None, denominator: str = "R") -> float:
+def average_precision(
+    ranked: Ranking, relevant: Collection[DocId], k: int | None = None, denominator: Denominator = "R"
+) -> float:
     """AP@k = sum over ranks i <= k of P@i * rel(i), divided by R (or min(k, R)) (lesson 06).
 
     R is the number of relevant ids (judged, returned or not). With k None the
@@ -317,7 +226,7 @@ def average_precision(ranked, relevant, k: int | None = None, denominator: str =
 # --- graded metrics: CG, DCG, nDCG (lessons 02, 03, 06) --------------------
 
 
-def gain_of(grade: float, gain: str = "linear") -> float:
+def gain_of(grade: float, gain: Gain = "linear") -> float:
     """Gain of one grade: linear = grade, exponential = 2**grade - 1 (lesson 02).
 
     >>> gain_of(3, "exponential")
@@ -325,7 +234,10 @@ def gain_of(grade: float, gain: str = "linear") -> float:
     """
     check_choice(gain, GAINS, "gain")
     (grade,) = check_grades([grade], name="grade")
-    return grade if gain == "linear" else 2.0**grade - 1.0
+    if gain == "linear":
+        return grade
+    (grade,) = check_exponential_grades([grade], name="grade")
+    return 2.0**grade - 1.0
 
 
 def discount(rank: int) -> float:
@@ -334,15 +246,10 @@ def discount(rank: int) -> float:
     >>> round(discount(2), 3)
     1.585
     """
-    if isinstance(rank, bool) or not isinstance(rank, Integral):
-        raise TypeError(f"rank must be a whole number >= 1, got {rank!r}")
-    rank = int(rank)
-    if rank < 1:
-        raise ValueError(f"rank must be at least 1 (ranks count from 1), got {rank}")
-    return math.log2(rank + 1)
+    return math.log2(check_whole(rank, "rank") + 1)
 
 
-def cumulative_gain(grades, k: int | None = None) -> float:
+def cumulative_gain(grades: Grades, k: int | None = None) -> float:
     """CG@k = sum of the grades of the top k, no discount (lesson 06).
 
     >>> cumulative_gain([2, 0, 3, 1, 0, 2], k=5)
@@ -352,7 +259,7 @@ def cumulative_gain(grades, k: int | None = None) -> float:
     return float(sum(cut(grades, k)))
 
 
-def dcg(grades, k: int | None = None, gain: str = "linear") -> float:
+def dcg(grades: Grades, k: int | None = None, gain: Gain = "linear") -> float:
     """DCG@k = sum over ranks i <= k of gain(grade_i) / log2(i + 1) (lesson 02).
 
     >>> round(dcg([2, 0, 3, 0, 0]), 4)
@@ -360,10 +267,12 @@ def dcg(grades, k: int | None = None, gain: str = "linear") -> float:
     """
     grades, k = check_grades(grades), check_k(k)
     check_choice(gain, GAINS, "gain")
+    if gain == "exponential":
+        check_exponential_grades(grades)
     return sum(gain_of(grade, gain) / discount(rank) for rank, grade in enumerate(cut(grades, k), start=1))
 
 
-def ideal_dcg(ideal, k: int | None = None, gain: str = "linear") -> float:
+def ideal_dcg(ideal: Grades, k: int | None = None, gain: Gain = "linear") -> float:
     """IDCG@k = DCG@k of the ideal grades sorted from high to low (lesson 02).
 
     >>> round(ideal_dcg([0, 2, 3]), 4)
@@ -373,14 +282,15 @@ def ideal_dcg(ideal, k: int | None = None, gain: str = "linear") -> float:
     return dcg(sorted(ideal, reverse=True), k, gain)
 
 
-def ndcg(grades, k: int | None = None, ideal=None, gain: str = "linear") -> float:
+def ndcg(grades: Grades, k: int | None = None, ideal: Grades | None = None, gain: Gain = "linear") -> float:
     """nDCG@k = DCG@k / IDCG@k (lesson 02).
 
     ``grades`` are the grades of the returned list in rank order; ``ideal`` the
     grades of every judged document of the query (any order; default: the same
     grades, i.e. the ideal from the returned list only). A query whose ideal DCG
     is 0 has no relevant document: nDCG is undefined and ``UndefinedMetricError``
-    (a ``ValueError``) is raised, never a silent 0 or NaN.
+    (a ``ValueError``) is raised, never a silent 0 or NaN. An ideal that lacks a
+    relevant grade of the returned list is refused with a ``ValueError``.
 
     >>> round(ndcg([2, 0, 3, 1, 0, 2], k=5, ideal=[2, 0, 3, 1, 0, 2, 3]), 3)
     0.55
@@ -393,6 +303,7 @@ def ndcg(grades, k: int | None = None, ideal=None, gain: str = "linear") -> floa
         ideal = check_grades(ideal, name="ideal")
         if not ideal:
             raise ValueError("ideal is empty: give the grades of every judged document")
+        check_ideal_holds_returned(grades, ideal)
     best = ideal_dcg(ideal, k, gain)
     if best == 0:
         raise UndefinedMetricError("nDCG is undefined: no relevant document (the ideal DCG is 0)")
@@ -400,7 +311,11 @@ def ndcg(grades, k: int | None = None, ideal=None, gain: str = "linear") -> floa
 
 
 def query_ndcg(
-    ranked, judgments: Mapping, k: int | None = None, gain: str = "linear", ideal: str = "judged"
+    ranked: Ranking,
+    judgments: Mapping[DocId, float],
+    k: int | None = None,
+    gain: Gain = "linear",
+    ideal: Ideal = "judged",
 ) -> float:
     """nDCG@k of a ranked list of ids against graded judgments (lessons 03, 05).
 
@@ -421,7 +336,11 @@ def query_ndcg(
 
 
 def arithmetic_table(
-    grades, k: int | None = None, ideal=None, gain: str = "linear", ids=None
+    grades: Grades,
+    k: int | None = None,
+    ideal: Grades | None = None,
+    gain: Gain = "linear",
+    ids: Ranking | None = None,
 ) -> pd.DataFrame:
     """Every step of DCG, IDCG and nDCG for one query, one row per rank (lessons 02, 03).
 
@@ -438,13 +357,16 @@ def arithmetic_table(
     grades, k = check_grades(grades), check_k(k)
     check_choice(gain, GAINS, "gain")
     ideal_sorted = sorted(grades if ideal is None else check_grades(ideal, name="ideal"), reverse=True)
+    if gain == "exponential":
+        check_exponential_grades(grades)
+        check_exponential_grades(ideal_sorted, name="ideal")
     if ids is None:
-        ids = [""] * len(grades)
+        row_ids: list = [""] * len(grades)
     else:
-        ids = check_ranking(ids)
-        if len(ids) != len(grades):
+        row_ids = check_ranking(ids)
+        if len(row_ids) != len(grades):
             raise ValueError(
-                f"ids and grades must have the same length: {len(ids)} ids, {len(grades)} grades"
+                f"ids and grades must have the same length: {len(row_ids)} ids, {len(grades)} grades"
             )
     ideal_rows = len(ideal_sorted) if k is None else min(k, len(ideal_sorted))
     n_rows = max(len(grades), ideal_rows)
@@ -462,7 +384,7 @@ def arithmetic_table(
         rows.append(
             {
                 "rank": rank,
-                "id": ids[rank - 1] if rank <= len(ids) else "",
+                "id": row_ids[rank - 1] if rank <= len(row_ids) else "",
                 "grade": grade,
                 "gain": row_gain,
                 "discount": rank_discount,

@@ -29,6 +29,7 @@ from typing import NamedTuple
 import pandas as pd
 
 from helpers import metrics as m
+from helpers.metrics import Gain
 
 
 class Mistake(NamedTuple):
@@ -205,7 +206,7 @@ def is_undefined(value: float) -> bool:
 # --- nDCG: the ideal ---------------------------------------------------------
 
 
-def ndcg_retrieved_only_ideal(grades, k: int | None = None, gain: str = "linear") -> float:
+def ndcg_retrieved_only_ideal(grades, k: int | None = None, gain: Gain = "linear") -> float:
     """nDCG@k with the ideal sorted from the *returned* grades only (mistake "retrieved-only-ideal").
 
     Example C (k = 5) gives 0.690 instead of 0.550 (exponential gain: 0.640
@@ -217,7 +218,7 @@ def ndcg_retrieved_only_ideal(grades, k: int | None = None, gain: str = "linear"
     return m.ndcg(grades, k, ideal=None, gain=gain)
 
 
-def ndcg_stale_ideal(grades, old_ideal, k: int | None = None, gain: str = "linear") -> float:
+def ndcg_stale_ideal(grades, old_ideal, k: int | None = None, gain: Gain = "linear") -> float:
     """nDCG@k divided by the ideal of the grades *before* a change (mistake "stale-ideal").
 
     Example B with D4's grade lowered to 1: the swapped order is 1, 0, 3, 0, 0;
@@ -247,7 +248,7 @@ def undefined_as_zero(metric, *args, **kwargs) -> float:
 # --- DCG: the discount -------------------------------------------------------
 
 
-def _discounted_sum(grades, k, gain: str, discount) -> float:
+def _discounted_sum(grades, k, gain: Gain, discount) -> float:
     """Sum of gain(grade) / discount(rank) over the top k, with a division by zero made explicit."""
     grades, k = m.check_grades(grades), m.check_k(k)
     total = 0.0
@@ -260,7 +261,7 @@ def _discounted_sum(grades, k, gain: str, discount) -> float:
     return total
 
 
-def _normalised(dcg_of, grades, k, ideal, gain: str) -> float:
+def _normalised(dcg_of, grades, k, ideal, gain: Gain) -> float:
     """A wrong DCG divided by the same wrong DCG of the sorted ideal (nan when undefined)."""
     ideal = m.check_grades(grades if ideal is None else ideal, name="ideal")
     best = dcg_of(sorted(ideal, reverse=True), k, gain)
@@ -270,7 +271,7 @@ def _normalised(dcg_of, grades, k, ideal, gain: str) -> float:
     return actual / best
 
 
-def dcg_log2_rank(grades, k: int | None = None, gain: str = "linear") -> float:
+def dcg_log2_rank(grades, k: int | None = None, gain: Gain = "linear") -> float:
     """DCG with the discount log2(rank): rank 1 divides by 0 (mistake "log2-rank").
 
     Returns ``math.inf`` when the grade at rank 1 is above 0 and ``math.nan``
@@ -282,7 +283,7 @@ def dcg_log2_rank(grades, k: int | None = None, gain: str = "linear") -> float:
     return _discounted_sum(grades, k, gain, lambda rank: math.log2(rank))
 
 
-def ndcg_log2_rank(grades, k: int | None = None, ideal=None, gain: str = "linear") -> float:
+def ndcg_log2_rank(grades, k: int | None = None, ideal=None, gain: Gain = "linear") -> float:
     """nDCG with the discount log2(rank): undefined (``nan``) as soon as rank 1 holds a gain.
 
     >>> is_undefined(ndcg_log2_rank([2, 0, 3, 1, 0, 2], k=5, ideal=[2, 0, 3, 1, 0, 2, 3]))
@@ -291,7 +292,7 @@ def ndcg_log2_rank(grades, k: int | None = None, ideal=None, gain: str = "linear
     return _normalised(dcg_log2_rank, grades, k, ideal, gain)
 
 
-def dcg_log2_rank_first_undiscounted(grades, k: int | None = None, gain: str = "linear") -> float:
+def dcg_log2_rank_first_undiscounted(grades, k: int | None = None, gain: Gain = "linear") -> float:
     """DCG dividing by log2(rank) from rank 2 on, rank 1 undivided ("log2-rank-first-undiscounted").
 
     This is how the division by zero of log2(rank) is often patched (and the
@@ -305,7 +306,7 @@ def dcg_log2_rank_first_undiscounted(grades, k: int | None = None, gain: str = "
 
 
 def ndcg_log2_rank_first_undiscounted(
-    grades, k: int | None = None, ideal=None, gain: str = "linear"
+    grades, k: int | None = None, ideal=None, gain: Gain = "linear"
 ) -> float:
     """nDCG with the patched log2(rank) discount on both DCG and ideal (example C: 0.505).
 
@@ -315,7 +316,7 @@ def ndcg_log2_rank_first_undiscounted(
     return _normalised(dcg_log2_rank_first_undiscounted, grades, k, ideal, gain)
 
 
-def dcg_no_discount(grades, k: int | None = None, gain: str = "linear") -> float:
+def dcg_no_discount(grades, k: int | None = None, gain: Gain = "linear") -> float:
     """The gains of the top k added up with no discount: CG@k (mistake "no-discount").
 
     Example B: every ordering of grades 3 and 2 gives 5.0; example C: 6.0.
@@ -326,7 +327,7 @@ def dcg_no_discount(grades, k: int | None = None, gain: str = "linear") -> float
     return _discounted_sum(grades, k, gain, lambda rank: 1.0)
 
 
-def ndcg_no_discount(grades, k: int | None = None, ideal=None, gain: str = "linear") -> float:
+def ndcg_no_discount(grades, k: int | None = None, ideal=None, gain: Gain = "linear") -> float:
     """CG@k divided by the ideal CG@k: example B gives 1.0 for every ordering, example C 0.545.
 
     >>> ndcg_no_discount([0, 0, 0, 2, 3], k=5)
@@ -335,7 +336,7 @@ def ndcg_no_discount(grades, k: int | None = None, ideal=None, gain: str = "line
     return _normalised(dcg_no_discount, grades, k, ideal, gain)
 
 
-def dcg_ranks_from_zero(grades, k: int | None = None, gain: str = "linear") -> float:
+def dcg_ranks_from_zero(grades, k: int | None = None, gain: Gain = "linear") -> float:
     """DCG with the discount log2(rank + 2): one added twice to the rank (mistake "ranks-from-zero").
 
     log2(i + 2) is right for a position i counted from 0, wrong for a rank
@@ -347,7 +348,7 @@ def dcg_ranks_from_zero(grades, k: int | None = None, gain: str = "linear") -> f
     return _discounted_sum(grades, k, gain, lambda rank: math.log2(rank + 2))
 
 
-def ndcg_ranks_from_zero(grades, k: int | None = None, ideal=None, gain: str = "linear") -> float:
+def ndcg_ranks_from_zero(grades, k: int | None = None, ideal=None, gain: Gain = "linear") -> float:
     """nDCG with the discount log2(rank + 2) on both DCG and ideal (example B swapped: 0.8828).
 
     >>> round(ndcg_ranks_from_zero([2, 0, 3, 0, 0], k=5, ideal=[3, 2]), 4)
@@ -356,7 +357,7 @@ def ndcg_ranks_from_zero(grades, k: int | None = None, ideal=None, gain: str = "
     return _normalised(dcg_ranks_from_zero, grades, k, ideal, gain)
 
 
-def dcg_instead_of_ndcg(grades, k: int | None = None, gain: str = "linear") -> float:
+def dcg_instead_of_ndcg(grades, k: int | None = None, gain: Gain = "linear") -> float:
     """The DCG, reported as if it were the nDCG (mistake "dcg-for-ndcg"; example B swapped: 3.5).
 
     >>> dcg_instead_of_ndcg([2, 0, 3, 0, 0], k=5)
@@ -365,7 +366,7 @@ def dcg_instead_of_ndcg(grades, k: int | None = None, gain: str = "linear") -> f
     return m.dcg(grades, k, gain)
 
 
-def mean_dcg_instead_of_ndcg(queries, k: int | None = None, gain: str = "linear") -> float:
+def mean_dcg_instead_of_ndcg(queries, k: int | None = None, gain: Gain = "linear") -> float:
     """The mean DCG@k over queries instead of the mean nDCG@k (mistake "mean-dcg").
 
     ``queries`` is a list with the grades in rank order of each query. The
@@ -380,7 +381,7 @@ def mean_dcg_instead_of_ndcg(queries, k: int | None = None, gain: str = "linear"
     return sum(m.dcg(grades, k, gain) for grades in queries) / len(queries)
 
 
-def ndcg_ignoring_cutoff(grades, ideal=None, gain: str = "linear") -> float:
+def ndcg_ignoring_cutoff(grades, ideal=None, gain: Gain = "linear") -> float:
     """nDCG over the whole list and the whole ideal, k forgotten (mistake "ignored-cutoff").
 
     Example C: all six results count, 0.650 instead of NDCG@5 0.550.

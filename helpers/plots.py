@@ -9,6 +9,8 @@ import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
 from helpers import metrics
+from helpers._checks import check_whole
+from helpers.metrics import Gain
 
 
 def _new_figure(width: float = 6.0, height: float = 3.2) -> tuple[Figure, plt.Axes]:
@@ -18,7 +20,7 @@ def _new_figure(width: float = 6.0, height: float = 3.2) -> tuple[Figure, plt.Ax
 
 def plot_discount(max_rank: int = 10) -> Figure:
     """The weight 1/log2(rank + 1) of each rank: rank 1 counts fully, rank 3 half (lesson 02)."""
-    max_rank = metrics.check_k(max_rank, allow_none=False)
+    max_rank = check_whole(max_rank, "max_rank")
     ranks = list(range(1, max_rank + 1))
     figure, axes = _new_figure()
     axes.plot(ranks, [1 / metrics.discount(rank) for rank in ranks], marker="o")
@@ -31,7 +33,7 @@ def plot_discount(max_rank: int = 10) -> Figure:
 
 def plot_reciprocal_rank(max_rank: int = 10) -> Figure:
     """Reciprocal rank 1/rank against rank: the steep fall from rank 1 to rank 2 (lesson 01)."""
-    max_rank = metrics.check_k(max_rank, allow_none=False)
+    max_rank = check_whole(max_rank, "max_rank")
     ranks = list(range(1, max_rank + 1))
     figure, axes = _new_figure()
     axes.plot(ranks, [metrics.reciprocal_rank_of(rank) for rank in ranks], marker="o", label="1 / rank")
@@ -63,7 +65,7 @@ def plot_reciprocal_ranks_by_system(first_ranks: dict[str, list[int]], labels: l
 
 
 def plot_discounted_gains(
-    orderings: dict[str, list[float]], k: int | None = None, gain: str = "linear"
+    orderings: dict[str, list[float]], k: int | None = None, gain: Gain = "linear"
 ) -> Figure:
     """Discounted gain at each position for several orderings, side by side (lessons 02, 05)."""
     if not isinstance(orderings, dict) or not orderings:
@@ -83,7 +85,9 @@ def plot_discounted_gains(
     return figure
 
 
-def plot_ndcg_by_k(orderings: dict[str, list[float]], ideal=None, gain: str = "linear", max_k=None) -> Figure:
+def plot_ndcg_by_k(
+    orderings: dict[str, list[float]], ideal=None, gain: Gain = "linear", max_k: int | None = None
+) -> Figure:
     """nDCG@k as k grows, one line per ordering; ``ideal`` as in metrics.ndcg (lessons 02, 03)."""
     if not isinstance(orderings, dict) or not orderings:
         raise TypeError("orderings must be a dict: name -> grades in rank order")
@@ -111,7 +115,7 @@ def _ndcg_or_nan(grades, k, ideal, gain) -> float:
 
 def plot_gain_forms(max_grade: int = 3) -> Figure:
     """Linear gain (the grade) against exponential gain (2^grade - 1) per grade (lessons 02, 06)."""
-    max_grade = metrics.check_k(max_grade, allow_none=False)
+    max_grade = check_whole(max_grade, "max_grade")
     grades = list(range(0, max_grade + 1))
     figure, axes = _new_figure()
     width = 0.4

@@ -16,6 +16,8 @@ from nbformat.v4 import new_code_cell, new_notebook
 from helpers.teacher import grade
 from helpers.teacher.grade import NOTEBOOK, Row
 
+pytestmark = pytest.mark.notebook  # every test here runs lesson notebooks in a kernel
+
 PROJECT = Path(__file__).resolve().parent.parent
 TIMEOUT = 5  # seconds per notebook (the others need about 1 s): the endless one is stopped after this
 

@@ -28,15 +28,14 @@ def test_an_old_module_name_is_the_module_at_its_new_home(old, new):
 
 
 def test_old_from_imports_of_lessons_and_readme_work():
-    from helpers.compare import compare
-    from helpers.evaluate import evaluate
-    from helpers.sheets import save_example_workbook
-    from helpers.sheetview import ndcg_worksheet
-
     from helpers.batch import compare as new_compare
     from helpers.batch import evaluate as new_evaluate
+    from helpers.compare import compare
+    from helpers.evaluate import evaluate
     from helpers.sheet import ndcg_worksheet as new_worksheet
     from helpers.sheet import save_example_workbook as new_save
+    from helpers.sheets import save_example_workbook
+    from helpers.sheetview import ndcg_worksheet
 
     assert (evaluate, compare, ndcg_worksheet, save_example_workbook) == (
         new_evaluate, new_compare, new_worksheet, new_save,

@@ -15,6 +15,8 @@ from helpers import load_example, metrics
 from helpers.batch.comparison import compare
 from helpers.batch.evaluation import evaluate
 
+pytestmark = pytest.mark.notebook  # every test here runs lesson notebooks in a kernel
+
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "09_from_golden_set_to_benchmark.ipynb"
 VARIABLES = [
     "golden_mrr_old", "golden_mrr_new", "means_a", "means_b", "comparison_summary", "by_type",

@@ -20,6 +20,8 @@ import helpers
 from helpers import exercises, load_example, metrics, rank_by_score
 from tests.notebook_runner import notebook_path, printed_text, run_notebook
 
+pytestmark = pytest.mark.notebook  # every test here runs lesson notebooks in a kernel
+
 ROOT = Path(__file__).resolve().parent.parent
 RUN_BUDGET_SECONDS = 30  # each lesson runs in a few seconds; the margin absorbs a busy machine
 CHECK_CALL = re.compile(r"""\bcheck(_function)?\(\s*["']([a-z0-9-]+)["']""")

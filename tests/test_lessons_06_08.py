@@ -17,6 +17,8 @@ from helpers import load_example, metrics, rank_by_score
 from helpers.exercises import check
 from tests.notebook_runner import notebook_path, printed_text, run_notebook
 
+pytestmark = pytest.mark.notebook  # every test here runs lesson notebooks in a kernel
+
 
 def approx(value, decimals):
     """Equal to a printed figure at its number of decimals."""

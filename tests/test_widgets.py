@@ -693,6 +693,7 @@ def test_no_control_leaves_a_figure_behind():
 # --- the notebook ---------------------------------------------------------------
 
 
+@pytest.mark.notebook
 def test_notebook_05_runs_and_shows_the_lab_numbers(tmp_path):
     from tests.notebook_runner import printed_text, run_notebook
 
