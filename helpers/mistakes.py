@@ -29,6 +29,7 @@ from typing import NamedTuple
 import pandas as pd
 
 from helpers import metrics as m
+from helpers._checks import check_exponential_grades
 from helpers.metrics import Gain
 
 
@@ -73,6 +74,15 @@ MISTAKES: dict[str, Mistake] = {
         "unanswerable questions counted as misses",
         "A question with no relevant document has nothing to find: leave it out of the denominator.",
     ),
+    "mean-of-ranks": Mistake(
+        "the mean of the first relevant ranks given as the MRR",
+        "MRR averages 1 / rank, not the rank: take the reciprocal of each query's first relevant "
+        "rank first (0 for a miss), then the mean.",
+    ),
+    "one-over-mean-rank": Mistake(
+        "1 / (mean rank) instead of the mean of 1 / rank",
+        "Averaging first and inverting after is another number: take 1 / rank per query, then the mean.",
+    ),
     "hit-rate-for-mrr": Mistake(
         "hit rate given where MRR was asked",
         "Hit rate only asks whether a relevant result is in the top k; MRR averages "
@@ -91,13 +101,31 @@ MISTAKES: dict[str, Mistake] = {
         "Only ranks 1..k count: a first hit past k is a miss, and DCG and the ideal stop at rank k.",
     ),
     "cutoff-off-by-one": Mistake(
-        "top k taken as the ranks below k",
-        "The top k are the ranks 1..k, k included: test rank <= k.",
+        "the cut-off moved by one: k - 1 or k + 1 ranks counted",
+        "The top k are the ranks 1..k, k included: test rank <= k (or cut the list with [:k]).",
     ),
     "ranks-from-zero": Mistake(
         "rank shifted by one: the formula for positions counted from 0 used on ranks counted from 1",
         "Pick one convention: ranks from 1 (enumerate(..., start=1)) give 1/rank and log2(rank + 1); "
         "positions i from 0 give 1/(i + 1) and log2(i + 2).",
+    ),
+    "rank-as-discount": Mistake(
+        "each gain divided by the rank instead of log2(rank + 1)",
+        "The discount is log2(rank + 1): 1, 1.585, 2, 2.322, ... It falls much more slowly than the rank.",
+    ),
+    "discount-zero-at-top": Mistake(
+        "the first result divided by log2(1) = 0",
+        "Rank 1 must be divided by log2(1 + 1) = 1. Either the discount is written log2(rank) "
+        "(write log2(rank + 1)), or the ranks start at 0 (enumerate(..., start=1) fixes that).",
+    ),
+    "unsorted-ideal": Mistake(
+        "ideal DCG computed on the judged grades in their listed order, not sorted",
+        "The ideal ranking puts the highest grades first: sort every judged grade from high to "
+        "low, then cut at k.",
+    ),
+    "exp-without-minus-one": Mistake(
+        "exponential gain 2^grade instead of 2^grade - 1",
+        "Without the - 1 a grade-0 document still earns 2^0 = 1: the gain is 2^grade - 1 (0, 1, 3, 7).",
     ),
     "exponential-for-linear": Mistake(
         "exponential gain (2^grade - 1) where linear gain was asked",
@@ -121,6 +149,10 @@ MISTAKES: dict[str, Mistake] = {
         "This exercise divides by R, every relevant document of the query; min(k, R) is "
         "another convention, to be named when used.",
     ),
+    "ap-r-for-min-k-r": Mistake(
+        "AP divided by R where min(k, R) was asked",
+        "This exercise divides by min(k, R): with fewer than R places, a perfect top k should score 1.",
+    ),
     "ap-hits-denominator": Mistake(
         "AP divided by the number of relevant results found in the top k",
         "Divide by R, the number of relevant documents judged for the query, found or not.",
@@ -129,6 +161,52 @@ MISTAKES: dict[str, Mistake] = {
         "precision@k given where recall@k was asked",
         "Recall divides the relevant results found in the top k by R, the relevant documents of "
         "the query; precision divides them by k.",
+    ),
+    "dcg-for-cg": Mistake(
+        "the gains discounted where CG (no discount) was asked",
+        "CG@k adds the gains of the top k as they are; only DCG divides by log2(rank + 1).",
+    ),
+    "precision-for-ap": Mistake(
+        "precision@k given where AP@k was asked",
+        "AP averages the precision at each relevant rank (P@i where rank i is relevant) and divides by R.",
+    ),
+    "mrr-for-map": Mistake(
+        "MRR given where MAP was asked: only the first relevant result of each query counted",
+        "AP adds the precision at every relevant rank, not only the first, and divides by R.",
+    ),
+    "r-for-hits-denominator": Mistake(
+        "AP divided by R where the library divides by the relevant results it found",
+        "torchmetrics divides the sum of precisions by the number of relevant results in the top k.",
+    ),
+    "ties-ascending": Mistake(
+        "equal scores ordered by id ascending where the tool orders them descending",
+        "trec_eval (and pytrec_eval) sort equal scores by document id from the highest to the lowest.",
+    ),
+    "ties-descending": Mistake(
+        "equal scores ordered by id descending where the tool orders them ascending",
+        "ir_measures' RR@k (msmarco provider) sorts equal scores by document id from the lowest to the highest.",
+    ),
+    "recall-for-precision": Mistake(
+        "recall@k given where precision@k was asked",
+        "Precision divides the relevant results in the top k by k; recall divides them by R.",
+    ),
+    "judged-for-returned-ideal": Mistake(
+        "ideal built from every judged document where the returned list alone was asked",
+        "This convention (scikit-learn's) sorts only the grades of the documents passed in: the "
+        "returned list.",
+    ),
+    "a-minus-b": Mistake(
+        "the difference taken the other way round",
+        "The question asks for B - A: a positive number means B scores higher.",
+    ),
+    "one-sided-p": Mistake(
+        "a one-sided p-value where the two-sided one was asked",
+        "Count the sign flips whose mean difference is at least as far from 0 as the observed one, "
+        "on either side.",
+    ),
+    "population-sd": Mistake(
+        "standard deviation divided by n instead of n - 1",
+        "Cohen's d for paired differences divides the mean by the sample standard deviation (n - 1).",
     ),
     "recall-min-k-r": Mistake(
         "recall divided by min(k, R) where R was asked",
@@ -146,6 +224,8 @@ FUNCTIONS: dict[str, tuple[str, ...]] = {
     "mean-dcg": ("mean_dcg_instead_of_ndcg",),
     "dropped-misses": ("mrr_dropping_misses",),
     "kept-unanswerable": ("mrr_keeping_unanswerable", "hit_rate_keeping_unanswerable"),
+    "mean-of-ranks": ("mrr_mean_of_ranks",),
+    "one-over-mean-rank": ("mrr_one_over_mean_rank",),
     "hit-rate-for-mrr": ("hit_rate_instead_of_mrr",),
     "mrr-for-hit-rate": ("mrr_instead_of_hit_rate",),
     "sum-not-mean": ("mrr_sum_instead_of_mean",),
@@ -156,14 +236,30 @@ FUNCTIONS: dict[str, tuple[str, ...]] = {
         "average_precision_ignoring_cutoff",
     ),
     "cutoff-off-by-one": ("hit_rate_cutoff_off_by_one",),
+    "rank-as-discount": ("dcg_rank_discount", "ndcg_rank_discount"),
+    "discount-zero-at-top": ("dcg_log2_rank",),
+    "unsorted-ideal": ("ndcg_unsorted_ideal",),
+    "exp-without-minus-one": ("dcg_exp_without_minus_one", "ndcg_exp_without_minus_one"),
     "ranks-from-zero": ("mrr_ranks_from_zero", "dcg_ranks_from_zero", "ndcg_ranks_from_zero"),
     "exponential-for-linear": ("ndcg_exponential_instead_of_linear",),
     "linear-for-exponential": ("ndcg_linear_instead_of_exponential",),
     "stale-ideal": ("ndcg_stale_ideal",),
     "undefined-as-zero": ("undefined_as_zero",),
     "ap-min-k-r": ("average_precision_min_k_r",),
+    "ap-r-for-min-k-r": ("average_precision",),
     "ap-hits-denominator": ("average_precision_hits_denominator",),
     "precision-for-recall": ("precision_instead_of_recall",),
+    "recall-for-precision": ("recall_instead_of_precision",),
+    "dcg-for-cg": ("helpers.metrics.dcg",),
+    "precision-for-ap": ("helpers.metrics.precision_at_k",),
+    "r-for-hits-denominator": ("helpers.metrics.average_precision",),
+    "mrr-for-map": ("helpers.metrics.reciprocal_rank",),
+    "ties-ascending": ("helpers.data.rank_by_score(tie_break='id_ascending')",),
+    "ties-descending": ("helpers.data.rank_by_score(tie_break='id_descending')",),
+    "judged-for-returned-ideal": ("helpers.metrics.ndcg with the judged ideal",),
+    "a-minus-b": ("the difference A - B",),
+    "one-sided-p": ("a one-sided sign-flip test",),
+    "population-sd": ("numpy.std with ddof=0",),
     "recall-min-k-r": ("recall_min_k_r",),
 }
 
@@ -227,7 +323,7 @@ def ndcg_stale_ideal(grades, old_ideal, k: int | None = None, gain: Gain = "line
     >>> round(ndcg_stale_ideal([1, 0, 3, 0, 0], old_ideal=[3, 2], k=5), 4)
     0.5866
     """
-    return m.ndcg(grades, k, ideal=old_ideal, gain=gain)
+    return _ratio(m.dcg(grades, k, gain), m.ideal_dcg(old_ideal, k, gain))
 
 
 def undefined_as_zero(metric, *args, **kwargs) -> float:
@@ -269,6 +365,11 @@ def _normalised(dcg_of, grades, k, ideal, gain: Gain) -> float:
     if best == 0 or is_undefined(best) or is_undefined(actual):
         return math.nan
     return actual / best
+
+
+def _ratio(actual: float, best: float) -> float:
+    """actual / best, or nan where the best is 0 (an undefined ratio, as a number a lesson can show)."""
+    return actual / best if best else math.nan
 
 
 def dcg_log2_rank(grades, k: int | None = None, gain: Gain = "linear") -> float:
@@ -426,8 +527,8 @@ def mrr_dropping_misses(first_ranks, k: int | None = None) -> float:
     >>> round(mrr_dropping_misses([1, 3, 2, 0, 1]), 3)
     0.708
     """
-    first_ranks = m.check_first_ranks(first_ranks)
-    hits = [rank for rank in first_ranks if rank > 0]
+    first_ranks, k = m.check_first_ranks(first_ranks), m.check_k(k)
+    hits = [rank for rank in first_ranks if rank > 0 and (k is None or rank <= k)]
     if not hits:
         return math.nan
     return m.mean_reciprocal_rank(hits, k)
@@ -604,3 +705,99 @@ def precision_instead_of_recall(ranked, relevant, k: int) -> float:
     0.667
     """
     return m.precision_at_k(ranked, relevant, k)
+
+
+# --- more slips: the mean of the ranks, the rank as discount, 2^g, the ideal's order ---
+
+
+def _ranks_of_hits(first_ranks, k: int | None) -> list[int]:
+    first_ranks, k = m.check_first_ranks(first_ranks), m.check_k(k)
+    return [rank for rank in first_ranks if rank > 0 and (k is None or rank <= k)]
+
+
+def mrr_mean_of_ranks(first_ranks, k: int | None = None) -> float:
+    """The mean of the first relevant ranks (misses left out), given as the MRR ("mean-of-ranks").
+
+    Example A, OLD (1, 2, 1, 4, 1): 1.8 instead of MRR 0.750.
+
+    >>> mrr_mean_of_ranks([1, 2, 1, 4, 1])
+    1.8
+    """
+    hits = _ranks_of_hits(first_ranks, k)
+    return sum(hits) / len(hits) if hits else math.nan
+
+
+def mrr_one_over_mean_rank(first_ranks, k: int | None = None) -> float:
+    """1 / (mean first relevant rank) instead of the mean of 1 / rank ("one-over-mean-rank").
+
+    Example A, OLD: 1 / 1.8 = 0.556 instead of 0.750.
+
+    >>> round(mrr_one_over_mean_rank([1, 2, 1, 4, 1]), 3)
+    0.556
+    """
+    mean_rank = mrr_mean_of_ranks(first_ranks, k)
+    return 1 / mean_rank if math.isfinite(mean_rank) else math.nan
+
+
+def dcg_rank_discount(grades, k: int | None = None, gain: Gain = "linear") -> float:
+    """DCG dividing each gain by its rank instead of log2(rank + 1) ("rank-as-discount").
+
+    Example C: 2 + 0 + 3/3 + 1/4 + 0 = 3.25 instead of DCG@5 3.931.
+
+    >>> dcg_rank_discount([2, 0, 3, 1, 0, 2], k=5)
+    3.25
+    """
+    return _discounted_sum(grades, k, gain, lambda rank: float(rank))
+
+
+def ndcg_rank_discount(grades, k: int | None = None, ideal=None, gain: Gain = "linear") -> float:
+    """nDCG with the rank as discount on both DCG and ideal (example C: 0.554 instead of 0.550).
+
+    >>> round(ndcg_rank_discount([2, 0, 3, 1, 0, 2], k=5, ideal=[2, 0, 3, 1, 0, 2, 3]), 3)
+    0.554
+    """
+    return _normalised(dcg_rank_discount, grades, k, ideal, gain)
+
+
+def dcg_exp_without_minus_one(grades, k: int | None = None) -> float:
+    """DCG with the gain 2^grade (the - 1 forgotten): a grade-0 result earns 1 ("exp-without-minus-one").
+
+    >>> round(dcg_exp_without_minus_one([1, 2, 0], k=3), 4)
+    5.0237
+    """
+    grades, k = m.check_grades(grades), m.check_k(k)
+    check_exponential_grades(grades)
+    return sum(2.0**grade / m.discount(rank) for rank, grade in enumerate(m.cut(grades, k), start=1))
+
+
+def ndcg_exp_without_minus_one(grades, k: int | None = None, ideal=None) -> float:
+    """nDCG with the gain 2^grade on both DCG and ideal (example E at K = 3: 0.8023 instead of 0.7003).
+
+    >>> round(ndcg_exp_without_minus_one([1, 2, 0, 0, 1, 1], k=3), 4)
+    0.8023
+    """
+    ideal = m.check_grades(grades if ideal is None else ideal, name="ideal")
+    best = dcg_exp_without_minus_one(sorted(ideal, reverse=True), k)
+    return _ratio(dcg_exp_without_minus_one(grades, k), best)
+
+
+def ndcg_unsorted_ideal(grades, ideal_in_listed_order, k: int | None = None, gain: Gain = "linear") -> float:
+    """nDCG whose ideal DCG is computed on the judged grades in their listed order ("unsorted-ideal").
+
+    Example B (judged D11 3, D4 2, D1 0 ...) happens to be sorted already; example C's judgments
+    file lists 2, 0, 3, 1, 0, 2, 3 and gives 1.000 instead of NDCG@5 0.550.
+
+    >>> ndcg_unsorted_ideal([2, 0, 3, 1, 0, 2], [2, 0, 3, 1, 0, 2, 3], k=5)
+    1.0
+    """
+    listed = m.check_grades(ideal_in_listed_order, name="ideal")
+    return _ratio(m.dcg(grades, k, gain), m.dcg(listed, k, gain))
+
+
+def recall_instead_of_precision(ranked, relevant, k: int) -> float:
+    """Recall@k given as the precision@k ("recall-for-precision"; example E at K = 3: 0.500 for 0.667).
+
+    >>> recall_instead_of_precision(["r2", "r1", "r4"], {"r1", "r2", "r3", "r5"}, k=3)
+    0.5
+    """
+    return m.recall_at_k(ranked, relevant, k)

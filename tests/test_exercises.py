@@ -1,502 +1,578 @@
-"""Tests of helpers.exercises (answer checks, reveal, function checks) and helpers.mistakes."""
+"""The exercises: one number reader, verdicts, named slips, hints and solutions on demand, function checks."""
 
 from __future__ import annotations
 
+import ast
 import doctest
-import json
 import math
-import shutil
-import time
+import re
 from decimal import Decimal
 from fractions import Fraction
 
 import numpy as np
-import pandas as pd
 import pytest
 
+from helpers import load_example, metrics
 from helpers import mistakes as mk
-from helpers.data import DATA_DIR, load_example
-from helpers.exercises import registry as ex
+from helpers.exercises import (
+    REGISTRY,
+    Exercise,
+    Verdict,
+    answers,
+    check,
+    check_function,
+    checking,
+    checklog,
+    exercise,
+    exercises_of,
+    hint,
+    list_exercises,
+    load_extra_exercises,
+    mistake_values,
+    register,
+    registry,
+    reveal,
+    runner,
+    solution,
+    worked,
+)
+from helpers.exercises.answers import NumberVerdict, judge_number, read_answer
 
-# The figures of shared/WORKED_EXAMPLES.md, at the precision each exercise asks for.
-EXPECTED = {
-    "mrr-practice": "0.458",
-    "ndcg-practice": "0.7602",
-    "old-mrr": "0.750",
-    "new-mrr": "0.417",
-    "hit-rate-at-3": "0.800",
-    "new-mrr-d8-first": "0.517",
-    "swapped-ndcg": "0.8212",
-    "d4-grade-1-swapped": "0.6885",
-    "d11-removed-swapped": "0.4693",
-    "explain-rr-mean": "0.5667",
-    "explain-ndcg-03": "0.6309",
-    "sheet-dcg5": "3.931",
-    "sheet-idcg5": "7.141",
-    "sheet-ndcg5": "0.550",
-    "helpdesk-mrr": "0.567",
-    "helpdesk-mrr-at-2": "0.500",
-    "helpdesk-mean-ndcg5": "0.536",
-    "advisor-mrr4": "0.444",
-    "advisor-hit4": "0.667",
-    "d4-ndcg4": "undefined",
-    "lab-ndcg-exp": "0.7003",
-    "lab-recall-at-3": "0.500",
-    "c-ap3": "0.3333",
-    "c-ap5": "0.4833",
-}
+ANSWER_IDS = sorted(i for i, e in REGISTRY.items() if isinstance(e, Exercise))
+FUNCTION_IDS = sorted(i for i, e in REGISTRY.items() if e.kind == "function")
+LESSONS = [f"0{number}" for number in range(1, 10)]
 
 
 @pytest.fixture(autouse=True)
-def no_check_log(monkeypatch):
-    """Checks in these tests write no log unless a test sets one."""
-    monkeypatch.delenv(ex.LOG_ENV, raising=False)
+def fresh_hints(monkeypatch):
+    monkeypatch.setattr(checking, "_hints_shown", {})
+    monkeypatch.delenv(checklog.LOG_ENV, raising=False)
+
+
+def value_of(exercise_id: str) -> float:
+    return REGISTRY[exercise_id].worked().value
+
+
+def defined(exercise_id: str) -> bool:
+    return math.isfinite(value_of(exercise_id))
+
+
+# --- the register -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_every_lesson_has_at_least_three_checked_exercises(lesson):
+    assert len(exercises_of(lesson)) >= 3
+
+
+def test_ids_are_unique_and_belong_to_one_lesson():
+    assert len(REGISTRY) == len(set(REGISTRY))
+    assert list_exercises()["id"].is_unique
+    with pytest.raises(ValueError, match="already registered"):
+        register(REGISTRY["c-ap3"])
+
+
+@pytest.mark.parametrize("exercise_id", sorted(REGISTRY))
+def test_every_exercise_has_a_question_hints_and_a_solution(exercise_id):
+    found = REGISTRY[exercise_id]
+    assert found.question.strip() and len(found.hints) >= 2
+    assert found.code.strip(), "a worked solution shows the code that computes it"
+    shown = solution(exercise_id)
+    assert shown.lines and shown.code == found.code
+    assert exercise_id in repr(exercise(exercise_id))
+
+
+def run_solution_code(code: str):
+    """Run a solution's code and return its last expression, as a learner would see it."""
+    tree = ast.parse(code)
+    namespace = {"load_example": load_example, "metrics": metrics}
+    exec(compile(ast.Module(tree.body[:-1], []), "<solution>", "exec"), namespace)
+    return eval(compile(ast.Expression(tree.body[-1].value), "<solution>", "eval"), namespace)
+
+
+@pytest.mark.parametrize("exercise_id", ANSWER_IDS)
+def test_the_code_of_a_solution_computes_its_answer(exercise_id):
+    got, expected = run_solution_code(REGISTRY[exercise_id].code), value_of(exercise_id)
+    if math.isfinite(expected):
+        assert got == pytest.approx(expected, abs=1e-12)
+    else:
+        assert math.isnan(got)
+
+
+def _texts_of(value: float, decimals: int) -> set[str]:
+    """The ways an answer could be written: at the asked precision and one either side, and as a %."""
+    texts = {f"{value:.{places}f}" for places in range(max(decimals - 1, 2), decimals + 2)}
+    return texts | {f"{value * 100:.{max(decimals - 2, 1)}f}%"}
+
+
+@pytest.mark.parametrize("exercise_id", ANSWER_IDS)
+def test_hints_never_contain_the_answer(exercise_id):
+    found = REGISTRY[exercise_id]
+    shown = " ".join(" ".join(hint(exercise_id).lines) for _ in found.hints)
+    value = value_of(exercise_id)
+    if math.isfinite(value):
+        for text in _texts_of(value, found.decimals):
+            assert not re.search(rf"(?<![\d.]){re.escape(text)}(?!\d)", shown), (exercise_id, text)
+    else:
+        assert "undefined" not in shown.lower()
+
+
+def test_hints_come_one_at_a_time_then_point_to_the_solution():
+    first, second, third = (hint("c-ap3") for _ in range(3))
+    assert first.lines == (REGISTRY["c-ap3"].hints[0],)
+    assert second.lines == (REGISTRY["c-ap3"].hints[1],)
+    assert "solution('c-ap3')" in third.lines[0]
+
+
+def test_the_solution_shows_the_steps_with_the_real_numbers():
+    shown = solution("sheet-ndcg3")
+    text = "\n".join(shown.lines)
+    grades, judged = metrics.grades_in_rank_order, load_example("C").judgments_for("reset-password")
+    ranked = load_example("C").ranking("search", "reset-password")
+    expected = metrics.ndcg(grades(ranked, judged), 3, ideal=judged.values())
+    assert f"answer: {expected:.3f}" in text
+    assert "IDCG@3" in text and "3, 3, 2, 2, 1, 0, 0" in text
+
+
+def test_reveal_is_the_short_form():
+    revealed = reveal("fresh-dcg4")
+    assert revealed.text == f"{metrics.dcg([3, 0, 2, 1], 4):.3f}"
+    assert "DCG@4" in revealed.how
+
+
+def test_unknown_ids_and_kinds_are_clear_errors():
+    with pytest.raises(ValueError, match="unknown exercise id 'nope'"):
+        check("nope", 1)
+    with pytest.raises(TypeError, match="exercise id is a string"):
+        check(3, 1)
+    with pytest.raises(ValueError, match="asks for a function"):
+        check("mrr-function", 0.5)
+    with pytest.raises(ValueError, match="asks for a number"):
+        check_function("c-ap3", lambda ranks: 0)
+
+
+def test_register_refuses_a_malformed_entry():
+    good = dict(id="my-exercise", lesson="01", question="q?", answer=lambda: 0.5, hints=("nudge", "method"))
+    with pytest.raises(ValueError, match="exercise id 'My Ex'"):
+        register(Exercise(**{**good, "id": "My Ex"}))
+    with pytest.raises(ValueError, match="hints must be"):
+        register(Exercise(**{**good, "hints": "one string"}))
+    with pytest.raises(ValueError, match="points must be at least 0"):
+        register(Exercise(**{**good, "points": -1}))
+    with pytest.raises(TypeError, match="decimals must be a whole number"):
+        register(Exercise(**{**good, "decimals": 2.5}))
+    assert "my-exercise" not in REGISTRY
+
+
+def test_a_teachers_exercise_file_is_registered_and_checked(tmp_path, monkeypatch):
+    teacher = tmp_path / "my_exercises.py"
+    teacher.write_text(
+        "from helpers import metrics\n"
+        "from helpers.exercises import Exercise, register\n"
+        "register(Exercise(id='teacher-mrr', lesson='01', question='MRR of first ranks 2, 0 and 1?',\n"
+        "                  answer=lambda: metrics.mean_reciprocal_rank([2, 0, 1]),\n"
+        "                  hints=('A miss stays in the mean.', '1/2, 0 and 1, then the mean.'), points=2,\n"
+        "                  slips=lambda: [(('dropped-misses',), 0.75)]))\n"
+    )
+    try:
+        assert load_extra_exercises(str(teacher)) == ["teacher-mrr"]
+        assert check("teacher-mrr", 0.5).correct
+        assert check("teacher-mrr", "0.750").mistake == "dropped-misses"
+        assert REGISTRY["teacher-mrr"].points == 2
+    finally:
+        REGISTRY.pop("teacher-mrr", None)
+    with pytest.raises(ValueError, match="no exercise file"):
+        load_extra_exercises(str(tmp_path / "missing.py"))
+
+
+# --- one number reader -------------------------------------------------------------------
 
 
 def right_answers(exercise_id: str) -> list:
-    """The right answer of an exercise in several formats."""
-    revealed = ex.reveal(exercise_id)
-    if revealed.text == "undefined":
-        return ["undefined", " Undefined ", "nan", float("nan"), "#DIV/0!", "inf", "∞"]
-    value, decimals = revealed.value, revealed.decimals
-    text = f"{value:.{decimals}f}"
-    return [
-        value,
-        np.float64(value),
-        np.float32(value) if decimals <= 4 else value,
-        Fraction(value),
-        Decimal(text),
-        text,
-        f"  {text.replace('.', ',')} ",
-        f"{value * 100:.{decimals - 2}f}%",
-        f"{value:.{decimals + 3}f}",
-    ]
+    """The right answer typed as float, text, decimal comma, percentage and fraction."""
+    found = REGISTRY[exercise_id]
+    value = value_of(exercise_id)
+    text = f"{value:.{found.decimals}f}"
+    fraction = Fraction(value).limit_denominator(1000)  # a fraction a learner would write, e.g. 31/60
+    return [float(text), text, text.replace(".", ","), f"{value * 100:.{found.decimals - 2}f}%",
+            f"{fraction.numerator}/{fraction.denominator}", np.float64(text), Decimal(text)]
 
 
-# --- the exercises and their expected values ---------------------------------------
-
-
-def test_every_required_id_exists_with_its_expected_value():
-    assert set(EXPECTED) == set(ex.EXERCISES)
-    for exercise_id, text in EXPECTED.items():
-        assert ex.reveal(exercise_id).text == text, exercise_id
-
-
-@pytest.mark.parametrize("exercise_id", sorted(EXPECTED))
-def test_right_answer_in_several_formats(exercise_id):
+@pytest.mark.parametrize("exercise_id", [i for i in ANSWER_IDS if defined(i)])
+def test_the_right_answer_is_accepted_whatever_its_type(exercise_id):
     for answer in right_answers(exercise_id):
-        result = ex.check(exercise_id, answer)
-        assert result.correct, (exercise_id, answer, result)
-        assert result.mistake is None
+        if str(answer).endswith("%") and REGISTRY[exercise_id].decimals < 3:
+            continue
+        result = check(exercise_id, answer)
+        assert result.correct, (answer, result.message)
 
 
-def test_whole_numbers_and_fractions():
-    assert ex.check("old-mrr", "3/4").correct
-    assert ex.check("old-mrr", Fraction(3, 4)).correct
-    assert ex.check("helpdesk-mrr", "2.8333 / 5").correct
-    assert ex.check("helpdesk-mrr-at-2", "0.5").correct  # exact, no trailing zeros needed
-    assert ex.check("helpdesk-mrr-at-2", "50%").correct
-    assert ex.check("hit-rate-at-3", np.float64(0.8)).correct
+@pytest.mark.parametrize("exercise_id", [i for i in ANSWER_IDS if defined(i)])
+def test_too_few_decimals_gets_one_verdict_whatever_its_type(exercise_id):
+    found = REGISTRY[exercise_id]
+    fewest = found.min_decimals if found.min_decimals is not None else found.decimals
+    places = fewest - 1
+    value = value_of(exercise_id)
+    short = f"{value:.{places}f}"
+    if abs(float(short) - value) < 1e-9:
+        pytest.skip("the value is exact with fewer decimals")
+    verdicts = {check(exercise_id, answer).verdict for answer in (float(short), short, short.replace(".", ","))}
+    assert len(verdicts) == 1
+    assert verdicts.pop() in (Verdict.TOO_FEW_DECIMALS, Verdict.SLIP)
 
 
-def test_expected_values_come_from_the_data_at_check_time(tmp_path, monkeypatch):
-    copy = tmp_path / "example_a"
-    shutil.copytree(DATA_DIR / "example_a", copy)
-    runs = (copy / "runs.csv").read_text().replace("OLD,q1,1,D8", "OLD,q1,1,DX").replace(
-        "OLD,q1,2,D2", "OLD,q1,1,D2"
-    ).replace("OLD,q1,1,DX", "OLD,q1,2,D8")
-    (copy / "runs.csv").write_text(runs)  # OLD now finds q1's D8 at rank 2: MRR 0.650
-    monkeypatch.setattr(ex, "load_example", lambda name: load_example(name, copy) if name == "A" else None)
-    assert ex.reveal("old-mrr").text == "0.650"
-    assert ex.check("old-mrr", "0.650").correct
-    assert not ex.check("old-mrr", "0.750").correct
-
-
-# --- mistakes -------------------------------------------------------------------------
-
-DIAGNOSED = [
-    ("d11-removed-swapped", 1.0, {"retrieved-only-ideal"}),
-    ("sheet-ndcg5", "0.690", {"retrieved-only-ideal"}),
-    ("sheet-ndcg5", "0.475", {"exponential-for-linear"}),
-    ("sheet-ndcg5", "0.640", {"exponential-for-linear", "retrieved-only-ideal"}),
-    ("sheet-ndcg5", "0.650", {"ignored-cutoff"}),
-    ("sheet-ndcg5", "0.505", {"log2-rank-first-undiscounted"}),
-    ("sheet-ndcg5", "#DIV/0!", {"log2-rank"}),
-    ("sheet-dcg5", "inf", {"log2-rank"}),
-    ("sheet-dcg5", "6.931", {"exponential-for-linear"}),
-    ("sheet-idcg5", "14.595", {"exponential-for-linear"}),
-    ("sheet-idcg5", "5.693", {"retrieved-only-ideal"}),
-    ("swapped-ndcg", 3.5, {"dcg-for-ndcg"}),
-    ("swapped-ndcg", "1", {"no-discount"}),
-    ("swapped-ndcg", "0.7309", {"exponential-for-linear"}),
-    ("d4-grade-1-swapped", "0.5866", {"stale-ideal"}),
-    ("d11-removed-swapped", "0.4", {"no-discount", "log2-rank-first-undiscounted"}),
-    ("old-mrr", "0.800", {"hit-rate-for-mrr"}),
-    ("old-mrr", "3.75", {"sum-not-mean"}),
-    ("old-mrr", "0.407", {"ranks-from-zero"}),
-    ("hit-rate-at-3", "0.417", {"mrr-for-hit-rate"}),
-    ("hit-rate-at-3", "0.600", {"cutoff-off-by-one"}),
-    ("hit-rate-at-3", 1, {"ignored-cutoff"}),
-    ("helpdesk-mrr", "0.708", {"dropped-misses"}),
-    ("helpdesk-mrr-at-2", "0.567", {"ignored-cutoff"}),
-    ("helpdesk-mean-ndcg5", "1.212", {"mean-dcg"}),
-    ("advisor-mrr4", "0.667", {"hit-rate-for-mrr", "dropped-misses"}),
-    ("advisor-mrr4", "0.67", {"hit-rate-for-mrr", "dropped-misses"}),
-    ("advisor-mrr4", "0.333", {"kept-unanswerable"}),
-    ("advisor-mrr4", "0.511", {"ignored-cutoff"}),
-    ("advisor-hit4", "0.444", {"mrr-for-hit-rate"}),
-    ("advisor-hit4", "0.5", {"kept-unanswerable"}),
-    ("d4-ndcg4", 0, {"undefined-as-zero"}),
-    ("lab-ndcg-exp", "0.7224", {"linear-for-exponential"}),
-    ("lab-recall-at-3", "0.667", {"recall-min-k-r", "precision-for-recall"}),
-    ("c-ap3", "0.5556", {"ap-min-k-r"}),
-    ("c-ap5", "0.8056", {"ap-hits-denominator"}),
-]
-
-
-@pytest.mark.parametrize(("exercise_id", "answer", "codes"), DIAGNOSED)
-def test_named_mistakes(exercise_id, answer, codes):
-    result = ex.check(exercise_id, answer)
-    assert not result.correct
-    assert set(result.mistakes) == codes
-    assert set(result.mistake.split("+")) == codes
-    for code in codes:
-        title, fix = mk.MISTAKES[code]
-        assert title in result.message and fix in result.message
-
-
-def test_two_mistakes_giving_one_number_are_both_named():
-    message = ex.check("advisor-mrr4", "0.667").message
-    assert "two different mistakes" in message
-    assert mk.MISTAKES["hit-rate-for-mrr"].title in message
-    assert mk.MISTAKES["dropped-misses"].title in message
-
-
-def test_every_distinct_mistake_value_of_every_exercise_is_diagnosed():
-    for exercise in ex.EXERCISES.values():
-        solution = exercise.solve()
-        for codes, value in solution.variants:
-            assert set(codes) <= set(mk.MISTAKES), codes
-            if ex.judge(ex.Answer(value, None, ""), solution.value, exercise.decimals, None) == "match":
-                continue  # the mistake changes nothing here
-            result = ex.check(exercise.id, value)
-            assert not result.correct, (exercise.id, codes)
-            assert set(codes) <= set(result.mistakes) or any(
-                set(other) < set(codes) for other, _ in solution.variants
-            ), (exercise.id, codes, result)
-
-
-def test_answer_issues():
-    fewer = ex.check("sheet-ndcg5", "0.55")  # right, but 2 decimals where 3 are asked
-    assert (fewer.correct, fewer.mistake) == (False, "too-few-decimals")
-    assert ex.check("advisor-mrr4", "0.44").correct  # this exercise accepts 2 decimals
-    assert ex.check("advisor-mrr4", "0.4").mistake == "too-few-decimals"
-    assert ex.check("swapped-ndcg", "0.821").correct  # 4 asked, 3 accepted
-    assert ex.check("helpdesk-mrr", "0.566").mistake == "close"  # rounded too early
-    assert ex.check("new-mrr", "0.416").mistake == "close"  # cut off instead of rounded
-    wrong = ex.check("old-mrr", 0.1)
-    assert (wrong.correct, wrong.mistake) == (False, None)
-    assert wrong.hint
+def test_a_float_reads_its_digits_from_its_shortest_repr():
+    assert read_answer(0.821).decimals == read_answer("0.821").decimals == 3
+    assert read_answer(0.42).decimals == 2 and read_answer(np.float32(0.5)).decimals == 1
+    assert read_answer(1).decimals == 0 and read_answer("5.5e-1").decimals == 2
+    assert read_answer("3/4").decimals is None and read_answer("3/4").value == 0.75
+    assert read_answer(" 0,55 ").text == "0.55" and read_answer("55%").value == pytest.approx(0.55)
+    for word in ("undefined", "#DIV/0!", "nan", float("nan"), float("inf"), "1/0"):
+        assert read_answer(word).undefined
 
 
 @pytest.mark.parametrize("answer", ["abc", "", "0.5.5", "1,2.3", "3/x", [0.75], {"a": 1}, True, np.bool_(1)])
-def test_unreadable_answer_is_a_friendly_result(answer):
-    result = ex.check("old-mrr", answer)
-    assert (result.correct, result.mistake) == (False, "unreadable")
-    assert result.message.startswith("Could not read your answer")
-
-
-def test_an_answer_left_as_none():
-    result = ex.check("old-mrr", None)
-    assert (result.correct, result.mistake) == (False, "no-answer")
-    assert "replace None" in result.message
-    report = ex.check_function("mrr-function", None)
-    assert (report.correct, report.mistake) == (False, "no-answer")
-
-
-def test_read_answer():
-    assert ex.read_answer(" 0,55 ") == ex.Answer(0.55, 2, "0.55")
-    assert ex.read_answer("55%") == ex.Answer(0.55, 2, "55%")
-    assert ex.read_answer("55.0 %")[:2] == (0.55, 3)
-    assert ex.read_answer("3/4")[:2] == (0.75, None)
-    assert ex.read_answer("−0.5")[:2] == (-0.5, 1)
-    assert ex.read_answer("≈ 0.458")[:2] == (0.458, 3)
-    assert ex.read_answer("4.58e-1")[:2] == (0.458, None)
-    assert ex.read_answer(Decimal("0.550"))[:2] == (0.55, 3)
-    assert ex.read_answer(np.int64(1))[:2] == (1.0, None)
-    assert ex.read_answer(np.array(0.25))[:2] == (0.25, None)
-    assert math.isnan(ex.read_answer("1/0").value)
-
-
-def test_unknown_ids_are_clear_errors():
-    with pytest.raises(ValueError, match="old-mrr") as error:
-        ex.check("no-such-exercise", 1)
-    assert "mrr-function" in str(error.value)
-    with pytest.raises(ValueError, match="check_function"):
-        ex.check("mrr-function", 1)
-    with pytest.raises(TypeError, match="string"):
-        ex.check(3, 1)
-    with pytest.raises(ValueError, match="unknown"):
-        ex.reveal("nope")
-    with pytest.raises(ValueError, match="function exercise"):
-        ex.reveal("dcg-function")
-
-
-def test_results_never_show_the_expected_value():
-    for exercise_id, text in EXPECTED.items():
-        for answer in (123.456, "abc", "0.1"):
-            result = ex.check(exercise_id, answer)
-            shown = repr(result) + result._repr_html_()
-            if text != "undefined":
-                assert text not in shown, (exercise_id, answer)
-                assert text.rstrip("0") not in shown, (exercise_id, answer)
-
-
-def test_result_display():
-    right, wrong = ex.check("old-mrr", "0.750"), ex.check("helpdesk-mrr", "0.708")
-    assert repr(right).startswith("✓ old-mrr: Correct")
-    assert repr(wrong).startswith("✗ helpdesk-mrr: Not right") and "Hint:" in repr(wrong)
-    assert ex.GREEN in right._repr_html_() and ex.RED not in right._repr_html_()
-    assert ex.RED in wrong._repr_html_() and "Hint:" in wrong._repr_html_()
-    assert "<script" not in ex.check("old-mrr", "<script>")._repr_html_()
-
-
-def test_reveal_shows_value_and_how():
-    revealed = ex.reveal("sheet-ndcg5")
-    assert revealed.text == "0.550"
-    assert "3.9307" in revealed.how and "7.1410" in revealed.how
-    assert repr(revealed).startswith("sheet-ndcg5 = 0.550")
-    assert "0.550" in revealed._repr_html_()
-    assert "undefined" in ex.reveal("d4-ndcg4").how
-
-
-def test_mistake_values_for_lesson_07():
-    table = ex.mistake_values("sheet-ndcg5").set_index("mistake")
-    assert table.at["retrieved-only-ideal", "value"] == "0.690"
-    assert table.at["exponential-for-linear", "value"] == "0.475"
-    assert table.at["exponential-for-linear+retrieved-only-ideal", "value"] == "0.640"
-    assert table.at["log2-rank", "value"] == "undefined"
-    assert "retrieved-only-ideal" not in set(ex.mistake_values("swapped-ndcg")["mistake"])  # no change there
-
-
-def test_exercises_doctests():
-    assert doctest.testmod(ex).failed == 0
-
-
-def test_list_exercises():
-    table = ex.list_exercises()
-    assert list(table.columns) == ["id", "lesson", "kind", "question", "precision"]
-    assert set(table["id"]) == set(ex.EXERCISES) | set(ex.FUNCTION_EXERCISES)
-    assert table["lesson"].str.fullmatch(r"\d\d").all()
-    assert table.set_index("id").at["sheet-ndcg5", "lesson"] == "03"
-    assert table.set_index("id").at["ndcg-function", "kind"] == "function"
-
-
-def test_checks_are_logged_when_asked(tmp_path, monkeypatch):
-    log = tmp_path / "checks.jsonl"
-    monkeypatch.setenv(ex.LOG_ENV, str(log))
-    ex.check("old-mrr", "0.750")
-    ex.check("helpdesk-mrr", "0.708")
-    ex.reveal("new-mrr")
-    ex.check_function("mrr-function", lambda ranks: 0.0, timeout=1)
-    entries = [json.loads(line) for line in log.read_text().splitlines()]
-    assert [entry["event"] for entry in entries] == ["check", "check", "reveal", "check_function"]
-    assert entries[0] == {
-        "event": "check", "exercise": "old-mrr", "correct": True, "mistake": None,
-        "message": "Correct: 0.750 is right.",
-    }
-    assert entries[1]["mistake"] == "dropped-misses"
-    assert entries[3]["correct"] is False
-
-
-# --- the mistakes module ----------------------------------------------------------------
-
-
-def test_mistakes_doctests_give_the_numbers_of_the_examples():
-    assert doctest.testmod(mk).failed == 0
-
-
-def test_mistake_registry():
-    assert set(mk.FUNCTIONS) == set(mk.MISTAKES)
-    for code, names in mk.FUNCTIONS.items():
-        title, fix = mk.MISTAKES[code]
-        assert title and fix.endswith(".")
-        for name in names:
-            assert callable(getattr(mk, name)), name
-    table = mk.mistakes_table()
-    assert list(table.columns) == ["code", "title", "fix", "functions"]
-    with pytest.raises(ValueError, match="no-discount"):
-        mk.describe("nope")
-
-
-def test_mistakes_on_the_example_data():
-    data = load_example("C")
-    grades = [float(g) for g in ex.sheet_grades()[0]]
-    judged = list(data.judgments_for("reset-password").values())
-    assert round(mk.ndcg_retrieved_only_ideal(grades, 5), 3) == 0.690
-    assert round(mk.ndcg_retrieved_only_ideal(grades, 5, "exponential"), 3) == 0.640
-    assert mk.dcg_log2_rank(grades, 5) == math.inf
-    assert math.isnan(mk.dcg_log2_rank([0, 3]))
-    assert mk.is_undefined(mk.ndcg_log2_rank(grades, 5, judged))
-    assert mk.dcg_no_discount([2, 0, 3, 0, 0]) == 5.0
-    assert round(mk.ndcg_no_discount(grades, 5, judged), 3) == 0.545
-    assert round(mk.mrr_dropping_misses([1, 3, 2, 0, 1]), 3) == 0.708
-    assert math.isnan(mk.mrr_dropping_misses([0, 0]))
-    assert round(mk.mrr_keeping_unanswerable([1, 3, 0], 1, k=4), 3) == 0.333
-    assert round(mk.mrr_ranks_from_zero([1, 0, 3], k=2), 4) == round(0.5 / 3, 4)
-    assert mk.undefined_as_zero(mk.ndcg_retrieved_only_ideal, [0, 0]) == 0.0
-    with pytest.raises(ValueError, match="unanswerable"):
-        mk.mrr_keeping_unanswerable([1], -1)
-    with pytest.raises(ValueError, match="empty"):
-        mk.mean_dcg_instead_of_ndcg([])
-
-
-# --- function exercises --------------------------------------------------------------------
-
-
-def good_mrr(first_ranks):
-    return sum(1 / rank for rank in first_ranks if rank) / len(first_ranks)
-
-
-def good_dcg(gains):
-    return sum(gain / math.log2(rank + 1) for rank, gain in enumerate(gains, start=1))
-
-
-def good_ndcg(gains, k):
-    best = good_dcg(sorted(gains, reverse=True)[:k])
-    return good_dcg(gains[:k]) / best if best else 0.0
-
-
-def mrr_without_misses(first_ranks):
-    hits = [rank for rank in first_ranks if rank]
-    return sum(1 / rank for rank in hits) / len(hits)
-
-
-def dcg_from_zero(gains):
-    return sum(gain / math.log2(position + 2) for position, gain in enumerate(gains, start=1))
-
-
-def ndcg_that_hangs_at_k1(gains, k):
-    while k == 1:
-        pass
-    return good_ndcg(gains, k)
-
-
-def ndcg_that_raises(gains, k):
-    if k > len(gains):
-        raise IndexError("k past the end")
-    return good_ndcg(gains, k)
+def test_an_unreadable_answer_is_a_friendly_verdict(answer):
+    result = check("c-ap3", answer)
+    assert result.verdict is Verdict.UNREADABLE and "Could not read your answer" in result.message
 
 
 @pytest.mark.parametrize(
-    ("exercise_id", "fn"),
-    [("mrr-function", good_mrr), ("dcg-function", good_dcg), ("ndcg-function", good_ndcg)],
+    ("answer", "expected", "decimals", "verdict"),
+    [
+        (0.821, 0.8212, 3, NumberVerdict.RIGHT),
+        ("0.821", 0.8212, 3, NumberVerdict.RIGHT),
+        (0.42, 0.4167, 2, NumberVerdict.RIGHT),  # correctly rounded: never "cut off digits"
+        ("0.82", 0.8212, 3, NumberVerdict.TOO_FEW_DECIMALS),
+        (0.821, 0.8218, 3, NumberVerdict.TRUNCATED),
+        ("0.821", 0.8218, 3, NumberVerdict.TRUNCATED),
+        (0.822, 0.8212, 3, NumberVerdict.ROUNDED_WRONGLY),
+        (0.818, 0.8212, 3, NumberVerdict.CLOSE),
+        (0.9, 0.8212, 3, NumberVerdict.WRONG),
+        ("0.5", 0.5, 3, NumberVerdict.RIGHT),  # exact, no trailing zeros needed
+        (0.125, 0.125, 2, NumberVerdict.RIGHT),
+        ("0.13", 0.125, 2, NumberVerdict.RIGHT),  # a tie rounds either way
+        ("0.12", 0.125, 2, NumberVerdict.RIGHT),
+        ("0.55038", 0.5503841, 3, NumberVerdict.RIGHT),  # more digits than asked, right at the asked precision
+    ],
 )
-def test_a_correct_function_passes(exercise_id, fn):
-    report = ex.check_function(exercise_id, fn, timeout=2)
-    assert report.correct and report.mistake is None, report
-    assert list(report.table.columns) == ["input", "tests", "expected", "got", "result", "note"]
-    assert set(report.table["result"]) <= {"✓", "note"}
-    assert "<table" in report._repr_html_() and ex.GREEN in report._repr_html_()
+def test_judging_a_number_by_its_digits(answer, expected, decimals, verdict):
+    assert judge_number(read_answer(answer), expected, decimals) is verdict
 
 
-def test_a_buggy_function_fails_with_the_mistake_named():
-    report = ex.check_function("mrr-function", mrr_without_misses, timeout=2)
-    assert not report.correct
-    assert report.mistake == "dropped-misses"
-    practice = report.table.iloc[0]
-    assert (practice["expected"], practice["got"], practice["result"]) == ("0.4583", "0.6111", "✗")
-    assert "ZeroDivisionError" in report.table.iloc[3]["got"]  # [0, 0, 0]: every query a miss
-    assert ex.RED in report._repr_html_()
-    report = ex.check_function("dcg-function", dcg_from_zero, timeout=2)
-    assert report.mistake == "ranks-from-zero"
+def test_truncated_rounded_wrongly_and_too_few_decimals_are_told_apart_in_words():
+    value = value_of("lab-swap-ndcg3")  # 0.87904...: truncation and rounding agree at 3 and 4 decimals
+    assert check("lab-swap-ndcg3", f"{value:.3f}").correct
+    assert check("lab-swap-ndcg3", f"{value:.2f}").verdict is Verdict.TOO_FEW_DECIMALS
+    value = value_of("new-mrr-d8-first")  # 0.51666...: cutting gives 0.516, rounding 0.517
+    cut = check("new-mrr-d8-first", 0.516)
+    assert cut.verdict is Verdict.TRUNCATED and "round instead" in cut.message
+    assert check("new-mrr-d8-first", "0.516").verdict is Verdict.TRUNCATED
+    wrong_way = check("d4-grade-1-swapped", 0.6886)  # 0.68849...
+    assert wrong_way.verdict is Verdict.ROUNDED_WRONGLY and "wrong way" in wrong_way.message
+    assert "cut" not in check("new-mrr-d8-first", "0.52").message
 
 
-def test_exception_and_endless_loop_fail_only_their_case():
-    started = time.monotonic()
-    report = ex.check_function("ndcg-function", ndcg_that_hangs_at_k1, timeout=0.3)
-    assert time.monotonic() - started < 5
-    rows = report.table.set_index("tests")
-    assert rows.at["k = 1", "got"] == "timeout" and rows.at["k = 1", "result"] == "✗"
-    assert "still running after 0.3 s" in rows.at["k = 1", "note"]
-    assert (rows["result"] == "✗").sum() == 1
-    report = ex.check_function("ndcg-function", ndcg_that_raises, timeout=2)
-    rows = report.table.set_index("tests")
-    assert rows.at["k past the end of the list", "got"] == "IndexError"
-    assert "k past the end" in rows.at["k past the end of the list", "note"]
+def test_an_unanswered_exercise_says_so_and_nothing_more():
+    result = check("c-ap3", None)
+    assert result.verdict is Verdict.NOT_ANSWERED and not result.correct
+    assert "Not answered yet" in result.message and result.answer == ""
+
+
+@pytest.mark.parametrize("exercise_id", ANSWER_IDS)
+def test_no_verdict_shows_the_expected_value(exercise_id):
+    found = REGISTRY[exercise_id]
+    value = value_of(exercise_id)
+    if not math.isfinite(value):
+        return
+    expected = f"{value:.{found.decimals}f}"
+    for answer in (None, value + 0.37, value * 1.013, "0", "abc"):
+        result = check(exercise_id, answer)
+        assert expected not in result.message.replace(result.answer, ""), (answer, result.message)
+        assert expected not in result._repr_html_().replace(result.answer, "")
+
+
+def test_undefined_answers():
+    assert check("d4-ndcg4", "undefined").correct and check("d4-ndcg4", float("nan")).correct
+    assert check("d4-ndcg4", 0).mistake == "undefined-as-zero"
+    assert check("c-ap3", "undefined").verdict is Verdict.WRONG
+
+
+# --- naming the slip -------------------------------------------------------------------------
+
+
+def a_first_ranks():
+    example = load_example("A")
+    return {system: [metrics.first_relevant_rank(example.ranking(system, q), example.relevant_for(q))
+                     for q in example.query_ids] for system in example.systems}
+
+
+NEW_D8 = [1, 3, 2, 4, 2]  # NEW with D8 moved to rank 1 for q1
+C_GRADES, C_JUDGED = [2, 0, 3, 1, 0, 2], [2, 0, 3, 1, 0, 2, 3]  # example C, listed order of the judgments
+E_SWAPPED, E_JUDGED = [2, 1, 0, 0, 1, 1], [2, 1, 1, 0, 1, 0]
+
+SLIPS = [
+    # MRR
+    ("new-mrr-d8-first", mk.mrr_mean_of_ranks(NEW_D8), "mean-of-ranks"),
+    ("new-mrr-d8-first", mk.mrr_one_over_mean_rank(NEW_D8), "one-over-mean-rank"),
+    ("new-mrr-d8-first", mk.hit_rate_instead_of_mrr(NEW_D8), "hit-rate-for-mrr"),
+    ("new-mrr-d8-first", mk.mrr_ranks_from_zero(NEW_D8), "ranks-from-zero"),
+    ("fresh-mrr-unanswerable", mk.mrr_dropping_misses([2, 0, 4]), "dropped-misses"),
+    ("fresh-mrr-unanswerable", mk.mrr_keeping_unanswerable([2, 0, 4], 1), "kept-unanswerable"),
+    ("advisor-mrr2", mk.mrr_ignoring_cutoff([1, 3, 5]), "ignored-cutoff"),
+    ("advisor-mrr2", metrics.mean_reciprocal_rank([1, 3, 5], 3), "cutoff-off-by-one"),
+    # hit rate
+    ("new-hit-rate-at-2", metrics.mean_reciprocal_rank(a_first_ranks()["NEW"], 2), "mrr-for-hit-rate"),
+    ("new-hit-rate-at-2", metrics.mean_hit_rate(a_first_ranks()["NEW"], 3), "cutoff-off-by-one"),
+    # DCG and nDCG
+    ("fresh-dcg4", mk.dcg_rank_discount([3, 0, 2, 1], 4), "rank-as-discount"),
+    ("fresh-dcg4", mk.dcg_log2_rank_first_undiscounted([3, 0, 2, 1], 4), "log2-rank-first-undiscounted"),
+    ("fresh-dcg4", mk.dcg_ranks_from_zero([3, 0, 2, 1], 4), "ranks-from-zero"),
+    ("fresh-dcg4", mk.dcg_no_discount([3, 0, 2, 1], 4), "no-discount"),
+    ("fresh-dcg4", metrics.dcg([3, 0, 2, 1], 4, "exponential"), "exponential-for-linear"),
+    ("reset-dcg4-exp", mk.dcg_exp_without_minus_one(C_GRADES, 4), "exp-without-minus-one"),
+    ("reset-dcg4-exp", metrics.dcg(C_GRADES, 4), "linear-for-exponential"),
+    ("sheet-ndcg3", mk.ndcg_rank_discount(C_GRADES, 3, C_JUDGED), "rank-as-discount"),
+    ("sheet-ndcg3", mk.ndcg_retrieved_only_ideal(C_GRADES, 3), "retrieved-only-ideal"),
+    ("sheet-ndcg3", mk.ndcg_unsorted_ideal(C_GRADES, C_JUDGED, 3), "unsorted-ideal"),
+    ("sheet-ndcg3", metrics.ndcg(C_GRADES, 4, ideal=C_JUDGED), "cutoff-off-by-one"),
+    ("sheet-ndcg3", metrics.ndcg(C_GRADES, None, ideal=C_JUDGED), "ignored-cutoff"),
+    ("sheet-ndcg3", metrics.ndcg(C_GRADES, 3, ideal=C_JUDGED, gain="exponential"), "exponential-for-linear"),
+    ("lab-swap-ndcg3", mk.ndcg_exp_without_minus_one(E_SWAPPED, 3, E_JUDGED), "exp-without-minus-one"),
+    ("lab-swap-ndcg3", metrics.ndcg(E_SWAPPED, 3, ideal=E_JUDGED), "linear-for-exponential"),
+    ("fresh-ndcg3", mk.ndcg_retrieved_only_ideal([0, 3, 1], 3), "retrieved-only-ideal"),
+    ("d4-grade-1-swapped", mk.ndcg_stale_ideal([1, 0, 3, 0, 0], [3, 2, 0, 0, 0, 0], 5), "stale-ideal"),
+    ("helpdesk-mean-ndcg5", value_of("helpdesk-mean-ndcg5") * 0 + 1.2123, "mean-dcg"),
+    # AP, recall, libraries, comparisons
+    ("c-ap3", value_of("c-ap3-min-k-r"), "ap-min-k-r"),
+    ("c-ap3-min-k-r", value_of("c-ap3"), "ap-r-for-min-k-r"),
+    ("lab-r4-useful-recall3", 1.0, "precision-for-recall"),
+    ("golden-new-map", metrics.mean_reciprocal_rank(a_first_ranks()["NEW"]), "mrr-for-map"),
+    ("torchmetrics-ap5", 0.4833, "r-for-hits-denominator"),
+    ("tie-rr-trec", 0.5, "ties-ascending"),
+    ("tie-rr-ir-measures", 0.25, "ties-descending"),
+    ("sklearn-d11-removed", value_of("d11-removed-swapped"), "judged-for-returned-ideal"),
+    ("paired-mean-difference", -0.06, "a-minus-b"),
+    ("paired-sign-flip-p", 0.125, "one-sided-p"),
+    ("paired-cohens-d", 1.2247, "population-sd"),
+]
+
+
+@pytest.mark.parametrize(("exercise_id", "wrong", "slip"), SLIPS)
+def test_a_wrong_answer_names_its_slip(exercise_id, wrong, slip):
+    decimals = REGISTRY[exercise_id].decimals
+    for answer in (round(wrong, decimals), f"{wrong:.{decimals}f}"):
+        result = check(exercise_id, answer)
+        assert result.verdict is Verdict.SLIP, (answer, result.message)
+        assert slip in result.slips, (answer, result.slips)
+        assert mk.describe(slip).title in result.message
+
+
+def test_dividing_by_the_rank_is_named_not_called_a_rounding_problem():
+    result = check("sheet-ndcg3", f"{mk.ndcg_rank_discount(C_GRADES, 3, C_JUDGED):.3f}")
+    assert result.slips == ("rank-as-discount",) and "round" not in result.message.lower()
+
+
+@pytest.mark.parametrize("exercise_id", ANSWER_IDS)
+def test_every_distinct_slip_value_is_diagnosed(exercise_id):
+    found = REGISTRY[exercise_id]
+    for codes, value in checking.distinct_slips(found, found.worked()):
+        if not math.isfinite(value):
+            continue
+        result = check(exercise_id, f"{value:.{found.decimals}f}")
+        assert set(codes) <= set(result.slips), (codes, value, result.message)
+
+
+def test_mistake_values_lists_each_slip_and_never_the_answer():
+    table = mistake_values("sheet-ndcg3")
+    assert f"{value_of('sheet-ndcg3'):.3f}" not in set(table["value"])
+    assert table.set_index("mistake").at["retrieved-only-ideal", "value"] == (
+        f"{mk.ndcg_retrieved_only_ideal(C_GRADES, 3):.3f}"
+    )
+
+
+# --- function exercises -------------------------------------------------------------------------
+
+
+def mrr_right(first_ranks):
+    return sum(1 / rank if rank else 0.0 for rank in first_ranks) / len(first_ranks)
+
+
+def mrr_one_over_mean_rank(first_ranks):
+    hits = [rank for rank in first_ranks if rank]
+    return 1 / (sum(hits) / len(hits)) if hits else 0.0
+
+
+def mrr_mean_rank(first_ranks):
+    hits = [rank for rank in first_ranks if rank]
+    return sum(hits) / len(hits) if hits else 0.0
+
+
+def mrr_dropping_misses(first_ranks):
+    hits = [rank for rank in first_ranks if rank]
+    return sum(1 / rank for rank in hits) / len(hits) if hits else 0.0
+
+
+def dcg_right(gains):
+    return sum(gain / math.log2(rank + 1) for rank, gain in enumerate(gains, start=1))
+
+
+def dcg_enumerate_from_zero(gains):
+    return sum(gain / math.log2(i + 1) for i, gain in enumerate(gains))
+
+
+def dcg_rank_discount(gains):
+    return sum(gain / rank for rank, gain in enumerate(gains, start=1))
+
+
+def dcg_no_discount(gains):
+    return float(sum(gains))
+
+
+def ndcg_right(gains, k):
+    best = dcg_right(sorted(gains, reverse=True)[:k])
+    return dcg_right(gains[:k]) / best if best else float("nan")
+
+
+def ndcg_unsorted_ideal(gains, k):
+    best = dcg_right(gains[:k])
+    return dcg_right(gains[:k]) / best if best else float("nan")
+
+
+def ndcg_uncut_ideal(gains, k):
+    best = dcg_right(sorted(gains, reverse=True))
+    return dcg_right(gains[:k]) / best if best else float("nan")
+
+
+@pytest.mark.parametrize(("exercise_id", "fn"), [
+    ("mrr-function", mrr_right), ("dcg-function", dcg_right), ("ndcg-function", ndcg_right),
+])
+def test_a_right_function_passes(exercise_id, fn):
+    report = check_function(exercise_id, fn)
+    assert report.correct and report.slips == (), report.message
+
+
+@pytest.mark.parametrize(("exercise_id", "fn", "slip"), [
+    ("mrr-function", mrr_one_over_mean_rank, "one-over-mean-rank"),
+    ("mrr-function", mrr_mean_rank, "mean-of-ranks"),
+    ("mrr-function", mrr_dropping_misses, "dropped-misses"),
+    ("dcg-function", dcg_enumerate_from_zero, "discount-zero-at-top"),
+    ("dcg-function", dcg_rank_discount, "rank-as-discount"),
+    ("dcg-function", dcg_no_discount, "no-discount"),
+    ("ndcg-function", ndcg_unsorted_ideal, "unsorted-ideal"),
+    ("ndcg-function", ndcg_uncut_ideal, "ignored-cutoff"),
+])
+def test_a_buggy_function_is_diagnosed_from_its_outputs(exercise_id, fn, slip):
+    report = check_function(exercise_id, fn)
+    assert not report.correct and report.slips == (slip,), report.message
+    assert mk.describe(slip).title in report.message
+
+
+def test_enumerate_without_start_is_told_about_enumerate_not_only_the_discount():
+    message = check_function("dcg-function", dcg_enumerate_from_zero).message
+    assert "enumerate" in message and "log2(rank + 1)" in message
+
+
+def test_1_over_mean_rank_is_not_called_hit_rate():
+    assert "hit rate" not in check_function("mrr-function", mrr_one_over_mean_rank).message.lower()
+
+
+@pytest.mark.parametrize("exercise_id", FUNCTION_IDS)
+def test_the_table_never_shows_the_expected_value_of_a_hidden_case(exercise_id):
+    found = REGISTRY[exercise_id]
+    report = check_function(exercise_id, lambda *args: -1.0)
+    cases = found.cases()
+    for case, row in zip(cases, report.table.to_dict("records"), strict=True):
+        if not case.public:
+            assert row["expected"] == "(hidden)"
+            assert f"{case.expected:.4f}" not in f"{row['note']} {row['tests']}"
+
+
+def test_a_template_function_is_not_answered_yet():
+    def mrr(first_ranks):
+        raise NotImplementedError("replace this line with your code")
+
+    report = check_function("mrr-function", mrr)
+    assert not report.answered and not report.correct and "Not answered yet" in report.message
+    assert "Not answered yet" in check_function("mrr-function", None).message
+
+
+def test_an_exception_and_an_endless_loop_fail_only_their_case():
+    def fragile(first_ranks):
+        if len(first_ranks) == 2:
+            while True:
+                pass
+        if first_ranks == [1]:
+            raise KeyError("boom")
+        return mrr_right(first_ranks)
+
+    report = check_function("mrr-function", fragile, timeout=0.5)
+    marks = report.table["result"].tolist()
+    assert marks.count("✗") == 3  # [4, 0], (2, 5) and [1]
+    assert "still running" in " ".join(report.table["note"])
 
 
 def test_undefined_cases_accept_zero_nan_or_an_error_as_a_note():
-    def raising(gains, k):
-        if not any(gains):
-            raise ValueError("undefined")
-        return good_ndcg(gains, k)
-
-    def nan(gains, k):
-        return good_ndcg(gains, k) if any(gains) else float("nan")
-
-    def one(gains, k):
-        return good_ndcg(gains, k) if any(gains) else 1.0
-
-    for fn, accepted in [(good_ndcg, True), (raising, True), (nan, True), (one, False)]:
-        report = ex.check_function("ndcg-function", fn, timeout=2)
-        last = report.table.iloc[-1]
-        assert last["expected"] == "undefined"
-        assert last["result"] == ("note" if accepted else "✗"), fn.__name__
-        assert report.correct is accepted
+    for fn in (mrr_right, lambda ranks: mrr_right(ranks) if ranks else 0.0,
+               lambda ranks: mrr_right(ranks) if ranks else float("nan")):
+        report = check_function("mrr-function", fn)
+        assert report.correct and report.table["result"].tolist().count("note") == 1
 
 
-def test_function_notes_and_wrong_types():
-    def rounded(gains, k):
-        return round(good_ndcg(gains, k), 3)
-
-    def sorts_in_place(gains, k):
-        value = good_ndcg(list(gains), k)
-        gains.sort(reverse=True)
-        return value
-
-    def forgets_return(gains, k):
-        good_ndcg(gains, k)
-
-    report = ex.check_function("ndcg-function", rounded, timeout=2)
-    assert report.correct and "round when printing" in report.table.iloc[0]["note"]
-    report = ex.check_function("ndcg-function", sorts_in_place, timeout=2)
-    assert report.correct and "changed the list" in report.table.iloc[0]["note"]
-    report = ex.check_function("ndcg-function", forgets_return, timeout=2)
-    assert not report.correct and "return" in report.table.iloc[0]["note"]
-    report = ex.check_function("mrr-function", 0.458)
-    assert not report.correct and report.mistake == "not-a-function" and report.table.empty
-    assert "expected your function mrr" in repr(report)
-
-
-def test_function_check_errors():
-    with pytest.raises(ValueError, match="mrr-function"):
-        ex.check_function("nope", good_mrr)
-    with pytest.raises(ValueError, match="use check"):
-        ex.check_function("old-mrr", good_mrr)
+def test_function_check_refuses_a_bad_timeout_and_a_non_function():
     with pytest.raises(ValueError, match="timeout"):
-        ex.check_function("mrr-function", good_mrr, timeout=0)
+        check_function("mrr-function", mrr_right, timeout=0)
+    with pytest.raises(TypeError, match="needs your function mrr"):
+        check_function("mrr-function", 3)
 
 
 def test_thread_fallback_without_fork(monkeypatch):
-    from helpers.exercises import runner
-
     monkeypatch.setattr(runner.multiprocessing, "get_all_start_methods", lambda: ["spawn"])
-    assert runner.run_with_timeout(good_mrr, ([1, 2],), 1).value == 0.75
-    outcome = runner.run_with_timeout(time.sleep, (0.5,), 0.05)
-    assert outcome.kind == "timeout" and "restart the kernel" in outcome.error
+    assert check_function("mrr-function", mrr_right).correct
 
 
-def test_a_process_that_dies_is_reported():
-    import os
-
-    from helpers.exercises import runner
-
-    outcome = runner.run_with_timeout(os._exit, (3,), 2)
-    assert outcome.kind == "crash" and "exit code 3" in outcome.error
+# --- the check log, for the grader ---------------------------------------------------------------
 
 
-def test_report_table_is_a_dataframe():
-    report = ex.check_function("dcg-function", good_dcg, timeout=2)
-    assert isinstance(report.table, pd.DataFrame)
-    assert report.table.iloc[0]["input"] == "dcg([2, 0, 3, 0, 0])"
+def test_the_log_records_answers_and_calls_but_no_verdict(tmp_path, monkeypatch):
+    log = tmp_path / "log.jsonl"
+    monkeypatch.setenv(checklog.LOG_ENV, str(log))
+    check("c-ap3", 0.3333)
+    check("c-ap3", Fraction(1, 3))
+    check("c-ap3", None)
+    check_function("mrr-function", mrr_right)
+    hint("c-ap3")
+    solution("c-ap3")
+    import json
+
+    entries = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [e["event"] for e in entries] == ["check", "check", "check", "check_function", "hint", "solution"]
+    assert entries[0]["given"] == {"type": "float", "text": "0.3333"}
+    assert entries[1]["given"] == {"type": "Fraction", "text": "1/3"}
+    assert entries[2]["given"] == {"type": "None", "text": None}
+    assert all("correct" not in e and "verdict" not in e for e in entries)
+    outcomes = [runner.outcome_from_record(record) for record in entries[3]["outputs"]]
+    found = REGISTRY["mrr-function"]
+    assert runner.judge_outputs(found.id, found.name, found.cases(), outcomes).correct
+
+
+@pytest.mark.parametrize("answer", [0.333, "0.333", np.float64(0.333), Fraction(1, 3), 1, "33.33%", "abc"])
+def test_a_recorded_answer_is_judged_as_the_original(answer):
+    recorded = checklog.given_text(answer)["text"]
+    found = REGISTRY["c-ap3"]
+    assert checking.judge(found, recorded, found.worked()).verdict == check("c-ap3", answer).verdict
+
+
+# --- the worked problems and the doctests -----------------------------------------------------------
+
+
+def test_worked_problems_agree_with_the_metrics():
+    assert worked.worked_mrr([1, 3, 0, 2]).value == metrics.mean_reciprocal_rank([1, 3, 0, 2])
+    assert worked.worked_ndcg(C_GRADES, C_JUDGED, 5).value == pytest.approx(0.5504, abs=5e-5)
+    assert worked.exact_sign_flip_p([0.1, 0.0, 0.1, 0.0, 0.1]) == 0.25
+    assert worked.exact_sign_flip_p([0.0, 0.0]) == 1.0  # identical systems: every pattern is as extreme
+
+
+@pytest.mark.parametrize("module", [answers, checking, checklog, registry, runner, worked, mk])
+def test_doctests(module):
+    assert doctest.testmod(module).failed == 0

@@ -17,14 +17,13 @@ from pathlib import Path
 import pytest
 
 import helpers
-from helpers import exercises, load_example, metrics, rank_by_score
+from helpers import load_example, metrics, rank_by_score
 from tests.notebook_runner import notebook_path, printed_text, run_notebook
 
 pytestmark = pytest.mark.notebook  # every test here runs lesson notebooks in a kernel
 
 ROOT = Path(__file__).resolve().parent.parent
 RUN_BUDGET_SECONDS = 30  # each lesson runs in a few seconds; the margin absorbs a busy machine
-CHECK_CALL = re.compile(r"""\bcheck(_function)?\(\s*["']([a-z0-9-]+)["']""")
 
 
 def approx(value, decimals):
@@ -108,11 +107,6 @@ def lesson_01(tmp_path_factory):
             "hit_rate_at_3",
             "score_per_rank",
             "mrr_at_k",
-            "new_mrr_d8_first",
-            "new_hit_rate_at_3_d8_first",
-            "mrr_practice",
-            "explain_rr",
-            "explain_rr_mean",
             "broken_new_mrr_at_3",
             "new_mrr_at_3",
             "broken_mrr_from_zero",
@@ -137,12 +131,6 @@ def lesson_02(tmp_path_factory):
             "ideal_b_exponential",
             "ndcg_b_exponential",
             "no_discount",
-            "d4_grade_1",
-            "d11_removed",
-            "ndcg_practice",
-            "ndcg_practice_dcg",
-            "ndcg_practice_ideal",
-            "explain_ndcg_03",
         ],
     )
 
@@ -168,7 +156,6 @@ def lesson_03(tmp_path_factory):
             "helpdesk_reciprocal_ranks",
             "helpdesk_mrr",
             "helpdesk_mrr_at_2",
-            "helpdesk_mean_ndcg5",
             "broken_log2_rank",
         ],
     )
@@ -193,7 +180,6 @@ def lesson_04(tmp_path_factory):
             "advisor_first_ranks_no_cutoff",
             "broken_advisor_mrr4",
             "broken_advisor_hit4",
-            "advisor_mrr8",
         ],
     )
 
@@ -232,80 +218,19 @@ def test_lesson_has_the_lesson_shape(prefix):
         assert heading in markdown, f"lesson {prefix} has no {heading!r} section"
     assert code[0].startswith("%matplotlib inline"), "the first code cell is the set-up cell"
     assert not any("sys.path" in source for source in code), "helpers is installed: no sys.path tricks"
-    solutions = next(
-        (i for i, cell in enumerate(cells) if "## Solutions" in "".join(cell["source"])), len(cells)
-    )
-    for number in range(1, solutions):
+    for number in range(1, len(cells)):
         if cells[number]["cell_type"] == "code":
             assert cells[number - 1]["cell_type"] == "markdown", (
                 f"lesson {prefix}: code cell {number} is not introduced by a markdown cell"
             )
 
 
-@pytest.mark.parametrize("prefix", ["01", "02", "03", "04"])
-def test_every_exercise_id_exists_and_every_solution_passes(lessons, prefix):
-    lesson = lessons[prefix]
-    called = [match.groups() for source in lesson.sources() for match in CHECK_CALL.finditer(source)]
-    assert called, f"lesson {prefix} calls no checker"
-    for is_function, exercise_id in called:
-        known = exercises.FUNCTION_EXERCISES if is_function else exercises.EXERCISES
-        assert exercise_id in known, f"lesson {prefix}: unknown exercise id {exercise_id!r}"
-        assert f"✓ {exercise_id}" in lesson.text, f"lesson {prefix}: no solution passes {exercise_id!r}"
-        # once in the learner's cell (answer None), once in the collapsed solution
-        assert called.count((is_function, exercise_id)) == 2, f"lesson {prefix}: {exercise_id!r}"
 
 
-def test_the_exercises_of_the_brief_are_all_in_lessons_01_to_04(lessons):
-    wanted = {
-        "01": {
-            "old-mrr",
-            "new-mrr",
-            "hit-rate-at-3",
-            "new-mrr-d8-first",
-            "mrr-practice",
-            "explain-rr-mean",
-            "mrr-function",
-        },
-        "02": {
-            "swapped-ndcg",
-            "d4-grade-1-swapped",
-            "d11-removed-swapped",
-            "ndcg-practice",
-            "explain-ndcg-03",
-            "dcg-function",
-            "ndcg-function",
-        },
-        "03": {"sheet-dcg5", "sheet-idcg5", "sheet-ndcg5", "helpdesk-mrr", "helpdesk-mrr-at-2"},
-        "04": {"advisor-mrr4", "advisor-hit4"},
-    }
-    for prefix, ids in wanted.items():
-        found = {
-            exercise_id
-            for source in lessons[prefix].sources()
-            for _, exercise_id in CHECK_CALL.findall(source)
-        }
-        assert ids <= found, f"lesson {prefix} misses {sorted(ids - found)}"
 
 
-@pytest.mark.parametrize("prefix", ["01", "02", "03", "04"])
-def test_learner_answers_start_as_none(prefix):
-    code = "\n".join(
-        "".join(cell["source"])
-        for cell in json.loads(notebook_path(prefix).read_text(encoding="utf-8"))["cells"]
-        if cell["cell_type"] == "code"
-    )
-    answers = re.findall(r"^(answer_\w+) = (.*?)  # fill in", code, flags=re.MULTILINE)
-    assert answers and all(value == "None" for _, value in answers)
 
 
-@pytest.mark.parametrize("prefix", ["01", "02", "03", "04"])
-def test_solutions_are_collapsed(prefix):
-    cells = json.loads(notebook_path(prefix).read_text(encoding="utf-8"))["cells"]
-    start = next(i for i, cell in enumerate(cells) if "## Solutions" in "".join(cell["source"]))
-    solutions = [cell for cell in cells[start:] if cell["cell_type"] == "code"]
-    assert solutions
-    for cell in solutions:
-        assert cell["metadata"]["jupyter"] == {"source_hidden": True, "outputs_hidden": True}
 
 
 @pytest.mark.parametrize(
@@ -475,22 +400,8 @@ def test_01_mrr_at_k(lesson_01, example_a):
     assert lesson_01["mrr_at_k"]["NEW"]["5"] == approx(0.417, 3)
 
 
-def test_01_d8_moved_to_rank_1_in_new(lesson_01, example_a):
-    rankings = example_a.rankings("NEW")
-    rankings["q1"] = ["D8"] + [doc for doc in rankings["q1"] if doc != "D8"]
-    ranks = first_ranks(example_a, "NEW", rankings)
-    assert lesson_01["new_mrr_d8_first"] == approx(0.517, 3)
-    assert lesson_01["new_mrr_d8_first"] == pytest.approx(metrics.mean_reciprocal_rank(ranks))
-    assert lesson_01["new_hit_rate_at_3_d8_first"] == approx(0.800, 3)
-    assert "NEW MRR 0.517  hit rate at 3 0.800" in lesson_01.text
 
 
-def test_01_practice_and_explain(lesson_01):
-    assert lesson_01["mrr_practice"] == approx(0.458, 3)
-    assert lesson_01["mrr_practice"] == pytest.approx(metrics.mean_reciprocal_rank([1, 3, 0, 2]))
-    assert "mrr([1, 3, 0, 2]) = 0.458" in lesson_01.text
-    assert lesson_01["explain_rr"] == [1, 0.5, 0.2]
-    assert lesson_01["explain_rr_mean"] == approx(0.5667, 4)
 
 
 def test_01_break_it(lesson_01, example_a):
@@ -578,34 +489,10 @@ def test_02_break_it_no_discount(lesson_02):
         assert figures["dcg"] == metrics.cumulative_gain(lesson_02["gains_b"][system], 5)
 
 
-def test_02_exercise_d4_grade_1(lesson_02, example_b, b_judged):
-    changed = dict(b_judged, D4=1.0)
-    expected = {"good": (3.6309, 1.0000), "swapped": (2.5000, 0.6885), "pushed_down": (1.5912, 0.4382)}
-    for system, (dcg, ndcg) in expected.items():
-        grades = metrics.grades_in_rank_order(example_b.ranking(system, "b1"), changed)
-        figures = lesson_02["d4_grade_1"][system]
-        assert figures["dcg"] == approx(dcg, 4) and figures["ndcg"] == approx(ndcg, 4)
-        assert figures["ideal"] == approx(3.6309, 4)
-        assert figures["ndcg"] == pytest.approx(metrics.ndcg(grades, 5, ideal=list(changed.values())))
 
 
-def test_02_exercise_d11_removed(lesson_02, example_b, b_judged):
-    swapped = lesson_02["d11_removed"]["swapped"]
-    assert swapped["dcg"] == approx(2.0000, 4)
-    assert swapped["ideal"] == approx(4.2619, 4)
-    assert swapped["ndcg"] == approx(0.4693, 4)
-    kept = [doc for doc in example_b.ranking("swapped", "b1") if doc != "D11"]
-    assert swapped["ndcg"] == pytest.approx(metrics.query_ndcg(kept, b_judged, 5))
-    assert all(figures["ndcg"] < 1 for figures in lesson_02["d11_removed"].values())
 
 
-def test_02_practice_and_explain(lesson_02):
-    assert lesson_02["ndcg_practice"] == approx(0.7602, 4)
-    assert lesson_02["ndcg_practice"] == pytest.approx(metrics.ndcg([1, 0, 2], k=3))
-    assert lesson_02["ndcg_practice_dcg"] == approx(2.0000, 4)
-    assert lesson_02["ndcg_practice_ideal"] == approx(2.6309, 4)
-    assert "ndcg([1, 0, 2], k=3) = 0.7602  (DCG 2.0000, ideal 2.6309)" in lesson_02.text
-    assert lesson_02["explain_ndcg_03"] == approx(0.6309, 4)
 
 
 # --- 03 the nDCG spreadsheet (example C) -----------------------------------------
@@ -719,12 +606,7 @@ def test_03_shows_the_source_formulas(lesson_03):
         assert formula in lesson_03.html, formula
 
 
-def test_03_mean_ndcg_and_break_it(lesson_03, example_c):
-    per_query = [
-        metrics.query_ndcg(example_c.ranking("search", q), example_c.judgments_for(q), 5)
-        for q in example_c.query_ids
-    ]
-    assert lesson_03["helpdesk_mean_ndcg5"] == pytest.approx(sum(per_query) / len(per_query))
+def test_03_break_it(lesson_03):
     assert lesson_03["broken_log2_rank"].startswith("ZeroDivisionError")
 
 
@@ -793,7 +675,6 @@ def test_04_without_the_cutoff(lesson_04, example_d, d_answerable):
         for q in d_answerable
     ]
     assert lesson_04["advisor_mrr_no_cutoff"] == pytest.approx(metrics.mean_reciprocal_rank(ranks))
-    assert lesson_04["advisor_mrr8"] == pytest.approx(lesson_04["advisor_mrr_no_cutoff"])
     # the off-by-one slice lets rank 5 in: it gives the no-cut-off figure
     assert lesson_04["broken_advisor_mrr4"] == pytest.approx(lesson_04["advisor_mrr_no_cutoff"])
     assert lesson_04["broken_advisor_hit4"] == approx(1.0, 3)

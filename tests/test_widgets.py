@@ -751,7 +751,7 @@ def test_notebook_05_runs_and_shows_the_lab_numbers(tmp_path):
         f"MRR@3 = {values['e_mrr_at_3']:.4f}   nDCG@3 = {ndcg3:.4f}"
     ) in text
     assert "The lab's opening numbers agree with Steps 2-4." in text
-    assert "✓ lab-ndcg-exp" in text and "✓ lab-recall-at-3" in text
+    assert "✓" not in text and "Not answered yet" in text  # the exercises are left to the learner
     widget_outputs = [
         output
         for cell in notebook.cells

@@ -1,38 +1,62 @@
-"""The exercises of the lessons and their checker: ``check``, ``check_function``, ``reveal`` and the list."""
+"""The exercises of the lessons: questions, the checker that names the slip, hints and solutions on demand.
 
-from helpers.exercises.checklog import LOG_ENV
-from helpers.exercises.registry import (
-    EXERCISES,
-    FUNCTION_EXERCISES,
+>>> from helpers.exercises import exercise, check, check_function, hint, solution
+"""
+
+from helpers.exercises import lessons as _lessons  # noqa: F401 (registers every lesson's exercises)
+from helpers.exercises.checking import (
     CheckResult,
-    Exercise,
     Revealed,
-    Solution,
+    Shown,
+    Verdict,
     check,
     check_function,
-    get_exercise,
-    get_function_exercise,
+    exercise,
+    hint,
+    judge,
     list_exercises,
     mistake_values,
     reveal,
+    solution,
 )
-from helpers.exercises.runner import FunctionExercise, FunctionReport
+from helpers.exercises.checklog import LOG_ENV
+from helpers.exercises.registry import (
+    REGISTRY,
+    Exercise,
+    FunctionExercise,
+    exercises_of,
+    get,
+    load_extra_exercises,
+    register,
+)
+from helpers.exercises.runner import Case, FunctionReport
+from helpers.exercises.worked import Worked
+
+load_extra_exercises()  # a teacher's exercise files named in $HELPERS_EXERCISES
 
 __all__ = [
-    "EXERCISES",
-    "FUNCTION_EXERCISES",
     "LOG_ENV",
+    "REGISTRY",
+    "Case",
     "CheckResult",
     "Exercise",
     "FunctionExercise",
     "FunctionReport",
     "Revealed",
-    "Solution",
+    "Shown",
+    "Verdict",
+    "Worked",
     "check",
     "check_function",
-    "get_exercise",
-    "get_function_exercise",
+    "exercise",
+    "exercises_of",
+    "get",
+    "hint",
+    "judge",
     "list_exercises",
+    "load_extra_exercises",
     "mistake_values",
+    "register",
     "reveal",
+    "solution",
 ]

@@ -1,87 +1,128 @@
-"""Read a learner's answer (a number, a fraction, a percentage, a decimal comma) and compare it
-at the precision an exercise states (lessons 01-08, through :func:`helpers.exercises.check`)."""
+"""Read a learner's answer and judge the number by the digits the learner wrote (every lesson).
 
+One reader for every type: ``0.821`` (a float), ``"0.821"``, ``"0,821"``,
+``"82.1%"`` and ``np.float64(0.821)`` are the same answer with 3 decimals. A
+float is read from its shortest repr, so ``0.42`` has 2 decimals whether it was
+typed as a number or as text. A fraction (``"3/4"``, ``Fraction(3, 4)``) is
+exact. Words such as ``"undefined"`` or ``"#DIV/0!"`` read as an undefined value.
+
+The verdict on the number alone (:func:`judge_number`) is one of
+:class:`NumberVerdict`: right, too few decimals (right as far as it goes),
+truncated (digits cut off instead of rounded), rounded the wrong way, close
+(off in the last digits: rounded too early), or wrong.
+"""
+
+from __future__ import annotations
 
 import math
 import re
-from decimal import Decimal
+from dataclasses import dataclass
+from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal, InvalidOperation
+from enum import Enum
+from fractions import Fraction
 from numbers import Integral, Rational, Real
-from typing import NamedTuple
-
-# --- reading an answer -------------------------------------------------------
-
-
-class Answer(NamedTuple):
-    """A learner's answer as read: its value, its decimals (None: full precision) and its text."""
-
-    value: float
-    decimals: int | None
-    text: str
+from typing import Any
 
 
 class UnreadableAnswer(ValueError):
     """The answer is not a number the checker can read; the message says what it got."""
 
 
+@dataclass(frozen=True)
+class Answer:
+    """A learner's answer as read: the exact number, its decimals as written, and its text.
+
+    ``decimals`` is None for an exact answer (a fraction) and for "undefined".
+    """
+
+    number: Decimal | Fraction | None
+    decimals: int | None
+    text: str
+
+    @property
+    def undefined(self) -> bool:
+        """True when the learner answered 'undefined' (or gave nan / inf / x/0)."""
+        return self.number is None
+
+    @property
+    def value(self) -> float:
+        """The answer as a float (nan when undefined)."""
+        return math.nan if self.number is None else float(self.number)
+
+
 UNDEFINED_WORDS = {
-    "inf", "+inf", "infinity", "∞", "nan", "undefined", "not defined", "#div/0!", "#div/0", "div/0",
-    "division by zero", "zerodivisionerror", "0/0",
+    "inf",
+    "+inf",
+    "infinity",
+    "∞",
+    "nan",
+    "undefined",
+    "not defined",
+    "#div/0!",
+    "#div/0",
+    "div/0",
+    "division by zero",
+    "zerodivisionerror",
+    "0/0",
+    "none of them",
+    "no value",
 }
-NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+DECIMAL = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 
 
-def read_answer(answer) -> Answer:
-    """Read a number from a float, int, numpy scalar, Fraction, Decimal or string (all lessons).
+def read_answer(answer: Any) -> Answer:
+    """Read a number from a float, int, numpy scalar, Fraction, Decimal or text (every lesson).
 
-    Strings may use a decimal comma (``"0,55"``), a percent sign (``"55%"``), a
-    fraction (``"3/4"``) and surrounding spaces; words such as ``"undefined"``,
-    ``"inf"`` or ``"#DIV/0!"`` read as an undefined value (``nan``). A string
-    keeps its number of decimals, which the checks use for precision.
-
-    >>> read_answer(" 0,55 ")
-    Answer(value=0.55, decimals=2, text='0.55')
-    >>> read_answer("3/4").value
-    0.75
+    >>> read_answer(0.821).decimals == read_answer("0.821").decimals == 3
+    True
+    >>> read_answer(" 0,55 ").text, read_answer("55.5%").decimals, read_answer("3/4").value
+    ('0.55', 3, 0.75)
     """
     if getattr(answer, "shape", None) == () and hasattr(answer, "item"):
-        answer = answer.item()  # a numpy scalar or 0-d array
+        answer = answer.item()  # a numpy scalar or a 0-d array
     if isinstance(answer, bool):
         raise UnreadableAnswer(f"{answer!r} is a yes/no value, not a number")
+    if isinstance(answer, Integral):
+        return Answer(Decimal(int(answer)), 0, str(int(answer)))
+    if isinstance(answer, Rational):
+        return _exact(Fraction(answer.numerator, answer.denominator), str(answer))
     if isinstance(answer, Decimal):
         return read_text(str(answer))
-    if isinstance(answer, Integral | Rational):
-        return Answer(float(answer), None, str(answer))
     if isinstance(answer, Real):
         value = float(answer)
-        return Answer(value, None, format_number(value))
+        if not math.isfinite(value):
+            return Answer(None, None, "undefined")
+        return read_text(repr(value))  # the shortest text that gives this float back
     if isinstance(answer, str):
         return read_text(answer)
     raise UnreadableAnswer(f"got {type(answer).__name__} {short_text(answer)}")
 
 
 def read_text(text: str) -> Answer:
-    """Read a number written as text (decimal comma, percent, fraction, 'undefined')."""
+    """Read a number written as text: decimal comma, percent, fraction, exponent, 'undefined'."""
     cleaned = text.strip().replace("−", "-").lstrip("≈~= ").strip()
     if cleaned.lower() in UNDEFINED_WORDS:
-        return Answer(math.nan, None, "undefined")
+        return Answer(None, None, "undefined")
     if cleaned.endswith("%"):
-        value, decimals = read_decimal(cleaned[:-1].strip(), text)
-        return Answer(value / 100, decimals + 2, cleaned)
+        number, decimals = read_decimal(cleaned[:-1].strip(), text)
+        return Answer(number / 100, decimals + 2, cleaned)
     if "/" in cleaned:
         return read_fraction(cleaned, text)
-    value, decimals = read_decimal(cleaned, text)
-    return Answer(value, decimals, format(Decimal(cleaned.replace(",", ".")), "f"))
+    number, decimals = read_decimal(cleaned, text)
+    return Answer(number, decimals, _plain_text(number))
 
 
-def read_decimal(text: str, original: str) -> tuple[float, int | None]:
-    """A plain decimal number and its number of decimals (None with an exponent)."""
+def read_decimal(text: str, original: str) -> tuple[Decimal, int]:
+    """A decimal number and the count of its decimals as written (``5.5e-1`` has 2)."""
     if text.count(",") == 1 and "." not in text:
         text = text.replace(",", ".")
-    if not NUMBER.fullmatch(text):
-        raise UnreadableAnswer(f"{original!r} is not a number")
-    number = Decimal(text)
-    decimals = None if "e" in text.lower() else max(0, -number.as_tuple().exponent)
-    return float(number), decimals
+    if not DECIMAL.fullmatch(text):
+        raise UnreadableAnswer(f"{short_text(original)} is not a number")
+    try:
+        number = Decimal(text)
+    except InvalidOperation:
+        raise UnreadableAnswer(f"{short_text(original)} is not a number") from None
+    return number, max(0, -int(number.as_tuple().exponent))
 
 
 def read_fraction(text: str, original: str) -> Answer:
@@ -90,8 +131,16 @@ def read_fraction(text: str, original: str) -> Answer:
     numerator, _ = read_decimal(top.strip(), original)
     denominator, _ = read_decimal(bottom.strip(), original)
     if denominator == 0:
-        return Answer(math.nan, None, "undefined")
-    return Answer(numerator / denominator, None, text)
+        return Answer(None, None, "undefined")
+    return _exact(Fraction(numerator) / Fraction(denominator), text.strip())
+
+
+def _exact(number: Fraction, text: str) -> Answer:
+    return Answer(number, None, text)
+
+
+def _plain_text(number: Decimal) -> str:
+    return format(number, "f")
 
 
 def format_number(value: float) -> str:
@@ -99,48 +148,104 @@ def format_number(value: float) -> str:
     return "undefined" if not math.isfinite(value) else f"{value:.6g}"
 
 
-def short_text(value, limit: int = 60) -> str:
+def short_text(value: Any, limit: int = 60) -> str:
+    """The repr of a value cut to ``limit`` characters, for messages."""
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-# --- comparing at a precision --------------------------------------------------
-
-EPSILON = 1e-9
+# --- judging a number at a precision ----------------------------------------------
 
 
-def judge(answer: Answer, target: float, decimals: int, min_decimals: int | None) -> str:
-    """Compare an answer with a value: 'match', 'too-few-decimals' or 'no'.
+class NumberVerdict(Enum):
+    """What the digits of an answer say about it, compared with the expected value."""
 
-    ``decimals`` is the precision the exercise asks for: an answer within half a
-    unit of its last decimal matches. A string answer with fewer decimals is
-    judged at its own precision only when ``min_decimals`` allows it (and it has
-    at least that many); exact answers such as ``"0.5"`` for 0.500 always match.
-    Undefined (inf or nan) matches undefined only.
+    RIGHT = "right"
+    TOO_FEW_DECIMALS = "too few decimals"
+    TRUNCATED = "truncated"
+    ROUNDED_WRONGLY = "rounded the wrong way"
+    CLOSE = "close"
+    WRONG = "wrong"
 
-    >>> judge(read_answer("0.4583"), 5 / 12 + 1 / 24, decimals=3, min_decimals=None)
-    'match'
-    >>> judge(read_answer("0.46"), 5 / 12 + 1 / 24, decimals=3, min_decimals=None)
-    'too-few-decimals'
+
+EXACT = 1e-9  # an answer this close to the expected value is right whatever its digits
+
+
+def correctly_rounded(value: float, decimals: int) -> set[Decimal]:
+    """The values at ``decimals`` decimals that are a correct rounding of ``value`` (two at a tie).
+
+    >>> sorted(correctly_rounded(0.125, 2))
+    [Decimal('0.12'), Decimal('0.13')]
     """
-    if not math.isfinite(target) or not math.isfinite(answer.value):
-        return "match" if math.isfinite(target) == math.isfinite(answer.value) else "no"
-    gap = abs(answer.value - target)
-    if answer.decimals is None or answer.decimals >= decimals or gap <= EPSILON:
-        return "match" if gap <= 0.5 * 10**-decimals + EPSILON else "no"
-    if gap > 0.5 * 10**-answer.decimals + EPSILON:
-        return "no"
-    if min_decimals is not None and answer.decimals >= min_decimals:
-        return "match"
-    return "too-few-decimals"
+    exact = Decimal(value)
+    unit = Decimal(1).scaleb(-decimals)
+    nearest = exact.quantize(unit, rounding=ROUND_HALF_UP)
+    roundings = {nearest}
+    other = nearest - unit if nearest > exact else nearest + unit
+    if abs(other - exact) <= abs(nearest - exact) + Decimal(EXACT):  # a tie, up to float noise
+        roundings.add(other)
+    return roundings
 
 
-def is_close(answer: Answer, target: float, decimals: int) -> bool:
-    """True when an answer misses by at most 5 units of the asked last decimal."""
-    if not (math.isfinite(target) and math.isfinite(answer.value)):
-        return False
-    return abs(answer.value - target) <= 5 * 10**-decimals + EPSILON
+def truncated(value: float, decimals: int) -> Decimal:
+    """``value`` with its digits past ``decimals`` cut off (0.8218 -> 0.821 at 3 decimals)."""
+    return Decimal(value).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_DOWN)
 
 
-# colours of a verdict, shared by the answer and the function checks
-GREEN, RED, GREY = "#1e7b34", "#b3261e", "#555"
+def judge_number(answer: Answer, expected: float, decimals: int, min_decimals: int | None = None) -> NumberVerdict:
+    """Judge a defined answer against a defined expected value at the precision asked.
+
+    ``decimals`` is the precision the exercise asks for; ``min_decimals`` (default:
+    the same) the fewest decimals it accepts. An answer with at least that many
+    decimals is right when it is a correct rounding of the expected value at its
+    own precision (or, with more digits than asked, at the asked precision).
+
+    >>> judge_number(read_answer(0.821), 0.82125, 3).name, judge_number(read_answer("0.82"), 0.82125, 3).name
+    ('RIGHT', 'TOO_FEW_DECIMALS')
+    >>> judge_number(read_answer("0.821"), 0.8218, 3).name, judge_number(read_answer("0.822"), 0.8212, 3).name
+    ('TRUNCATED', 'ROUNDED_WRONGLY')
+    """
+    if answer.number is None or not math.isfinite(expected):
+        raise ValueError("judge_number compares defined values only")
+    fewest = decimals if min_decimals is None else min_decimals
+    if abs(float(answer.number) - expected) <= EXACT * max(1.0, abs(expected)):
+        return NumberVerdict.RIGHT
+    if answer.decimals is None:  # a fraction: as precise as the value asked, or not
+        rounded = Decimal(float(answer.number)).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
+        if rounded in correctly_rounded(expected, decimals):
+            return NumberVerdict.RIGHT
+        return _close_or_wrong(answer, expected, decimals)
+    precision = min(answer.decimals, decimals)
+    written = Decimal(answer.number).quantize(Decimal(1).scaleb(-precision), rounding=ROUND_HALF_UP)
+    if written in correctly_rounded(expected, precision):
+        return NumberVerdict.RIGHT if answer.decimals >= fewest else NumberVerdict.TOO_FEW_DECIMALS
+    if answer.decimals <= decimals and answer.number == truncated(expected, answer.decimals):
+        return NumberVerdict.TRUNCATED
+    if fewest <= answer.decimals <= decimals and _other_rounding(answer, expected):
+        return NumberVerdict.ROUNDED_WRONGLY
+    return _close_or_wrong(answer, expected, decimals)
+
+
+def _other_rounding(answer: Answer, expected: float) -> bool:
+    """True when the answer is the neighbour of the right rounding, on the far side of the value."""
+    assert answer.decimals is not None and answer.number is not None
+    unit = Decimal(1).scaleb(-answer.decimals)
+    exact = Decimal(expected)
+    return abs(Decimal(answer.number) - exact) < unit
+
+
+def _close_or_wrong(answer: Answer, expected: float, decimals: int) -> NumberVerdict:
+    near = abs(answer.value - expected) <= 5 * 10**-decimals + EXACT
+    return NumberVerdict.CLOSE if near else NumberVerdict.WRONG
+
+
+def matches(answer: Answer, expected: float, decimals: int, min_decimals: int | None = None) -> bool:
+    """True when the answer gives ``expected`` at the precision asked, or as far as its digits go.
+
+    Used to recognise a slip: an answer that is the slip's value, correctly
+    rounded, matches it even with fewer decimals than asked.
+    """
+    if answer.undefined or not math.isfinite(expected):
+        return answer.undefined and not math.isfinite(expected)
+    verdict = judge_number(answer, expected, decimals, min_decimals)
+    return verdict in (NumberVerdict.RIGHT, NumberVerdict.TOO_FEW_DECIMALS)

@@ -1,22 +1,45 @@
-"""Record every check in the JSON-lines file named by $HELPERS_CHECK_LOG (read by helpers.grade)."""
+"""Record what a learner did with each exercise, as JSON lines for the grader ($HELPERS_CHECK_LOG).
 
+The log holds the *answers* (the value given to ``check`` as text the reader
+reads back the same way, the outputs of a learner's function on the hidden
+cases) and the calls of ``hint``, ``solution`` and ``reveal``. It holds no
+verdict: the grader judges the answers itself, in its own process.
+"""
+
+from __future__ import annotations
 
 import json
 import os
 import warnings
+from decimal import Decimal
+from fractions import Fraction
+from numbers import Integral, Rational, Real
+from typing import Any
 
 LOG_ENV = "HELPERS_CHECK_LOG"
 
-# --- recording outcomes for the grader -----------------------------------------
 
-
-def result_fields(result) -> dict:
-    return {
-        "exercise": result.exercise,
-        "correct": bool(result.correct),
-        "mistake": result.mistake,
-        "message": result.message,
-    }
+def given_text(answer: Any) -> dict:
+    """An answer as {"type", "text"}: text that read_answer reads as the same answer (None for None)."""
+    if getattr(answer, "shape", None) == () and hasattr(answer, "item"):
+        answer = answer.item()
+    kind = type(answer).__name__
+    if answer is None:
+        return {"type": "None", "text": None}
+    if isinstance(answer, bool):
+        return {"type": kind, "text": repr(answer)}
+    if isinstance(answer, Integral):
+        return {"type": kind, "text": str(int(answer))}
+    if isinstance(answer, Rational):
+        fraction = Fraction(answer.numerator, answer.denominator)
+        return {"type": kind, "text": f"{fraction.numerator}/{fraction.denominator}"}
+    if isinstance(answer, Decimal):
+        return {"type": kind, "text": str(answer)}
+    if isinstance(answer, Real):
+        return {"type": kind, "text": repr(float(answer))}
+    if isinstance(answer, str):
+        return {"type": kind, "text": answer[:200]}
+    return {"type": kind, "text": None}
 
 
 def record(entry: dict) -> None:
@@ -31,3 +54,16 @@ def record(entry: dict) -> None:
         warnings.warn(f"could not record the check in {path}: {error}", stacklevel=3)
 
 
+def record_check(exercise_id: str, answer: Any) -> None:
+    """Record the answer given to ``check``."""
+    record({"event": "check", "exercise": exercise_id, "given": given_text(answer)})
+
+
+def record_function(exercise_id: str, outputs: list | None) -> None:
+    """Record the outputs of the learner's function on the hidden cases (None: no function yet)."""
+    record({"event": "check_function", "exercise": exercise_id, "outputs": outputs})
+
+
+def record_event(event: str, exercise_id: str, **details: Any) -> None:
+    """Record a call of hint, solution or reveal."""
+    record({"event": event, "exercise": exercise_id, **details})

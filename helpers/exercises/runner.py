@@ -1,16 +1,18 @@
-"""Run a learner's own function on hidden cases and judge each one (lessons 01, 02).
+"""Run a learner's own function on hidden cases, judge each case, and name the slip behind the misses.
 
-:func:`helpers.exercises.check_function` defines the cases; this module runs each
-case in its own forked process that is killed after a time limit (a thread where
-fork is missing), and shows a table of input, expected, got and ✓/✗. Values within 1e-6 pass; a value rounded
-to 2-4 decimals passes with a note. A case whose value is undefined (an MRR over
-no query, an nDCG whose grades are all 0) accepts 0.0, nan, or a ValueError /
-ZeroDivisionError, shown as a note and not as a failure.
+:func:`helpers.exercises.check_function` runs each case in its own forked
+process that is killed after a time limit (a thread where fork is missing). The
+report lists each case's input, what the function returned and ✓/✗; the
+expected value is shown only for the few cases marked public, never for a case
+that is also a question. Values within 1e-6 pass; a value rounded to 2-4
+decimals passes with a note. A case whose value is undefined (an MRR over no
+query, an nDCG whose grades are all 0) accepts 0.0, nan, or a ValueError /
+ZeroDivisionError, shown as a note. The function as a whole is then compared
+with each slip of its topic: when it behaves like one slip on every case, the
+report names that slip.
 """
 
-
 import copy
-import html
 import io
 import math
 import multiprocessing
@@ -18,15 +20,16 @@ import os
 import sys
 import threading
 import warnings
-from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import Enum
 from numbers import Real
 from typing import NamedTuple
 
 import pandas as pd
 
 from helpers import mistakes as mk
-from helpers.exercises.answers import GREEN, RED, short_text
+from helpers.exercises._display import GREEN, GREY, RED, verdict_html
+from helpers.exercises.answers import short_text
 
 UNDEFINED = math.nan
 
@@ -37,24 +40,15 @@ class Case:
 
     An expected value of nan means "undefined": the learner's function may
     return 0.0 or nan, or raise ValueError or ZeroDivisionError; that is
-    shown as a note, not a failure.
+    shown as a note, not a failure. ``slips`` hold the value each slip of the
+    topic gives on this case; ``public`` cases show their expected value.
     """
 
     args: tuple
     expected: float
     about: str
-    variants: list[tuple[tuple[str, ...], float]] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class FunctionExercise:
-    """An exercise whose answer is a function, checked on hidden cases."""
-
-    id: str
-    lesson: str
-    question: str
-    name: str
-    cases: Callable[[], list[Case]]
+    slips: tuple[tuple[tuple[str, ...], float], ...] = field(default=())
+    public: bool = False
 
 
 class Outcome(NamedTuple):
@@ -141,123 +135,194 @@ def run_in_thread(fn, args: tuple, timeout: float) -> Outcome:
     return box[0]
 
 
-# --- judging the cases of a function exercise ---------------------------------
+# --- judging one case ---------------------------------------------------------
 
 UNDEFINED_ERRORS = ("ValueError", "ZeroDivisionError")
 
 
-def judge_case(case: Case, outcome: Outcome) -> tuple[str, str, tuple[str, ...]]:
-    """The mark (✓, ✗ or note), a comment and the mistake codes of one case."""
+class Mark(Enum):
+    """The verdict on one case."""
+
+    RIGHT = "✓"
+    NOTE = "note"
+    WRONG = "✗"
+
+
+def judge_case(case: Case, outcome: Outcome) -> tuple[Mark, str]:
+    """The mark of one case and a comment (never the expected value of a hidden case)."""
     if math.isnan(case.expected):
         return judge_undefined_case(outcome)
     if outcome.kind != "value":
-        codes = error_mistakes(case, outcome)
-        return "✗", _with_codes(outcome.error, codes), codes
+        return Mark.WRONG, outcome.error
     value = outcome.value
     if value is None:
-        return "✗", "returned None: is a return statement missing?", ()
+        return Mark.WRONG, "returned None: is a return statement missing?"
     if not isinstance(value, float):
-        return "✗", f"returned {value}, not a number", ()
-    mutated = " Your function changed the list it was given: sort a copy (sorted(...), not .sort())."
-    mutated = mutated if outcome.mutated else ""
-    if math.isclose(value, case.expected, rel_tol=1e-6, abs_tol=1e-9):
-        return "✓", mutated.strip(), ()
+        return Mark.WRONG, f"returned {value}, not a number"
+    changed = " It changed the list it was given: sort a copy (sorted(...), not .sort())." * outcome.mutated
+    if same(value, case.expected):
+        return Mark.RIGHT, changed.strip()
     for decimals in (4, 3, 2):
         if math.isclose(value, round(case.expected, decimals), abs_tol=1e-12):
-            comment = f"rounded to {decimals} decimals: return the full value, round when printing."
-            return "✓", comment + mutated, ()
-    codes = value_mistakes(case, value)
-    return "✗", _with_codes("", codes) + mutated, codes
+            note = f"rounded to {decimals} decimals: return the full value, round when printing."
+            return Mark.RIGHT, note + changed
+    return Mark.WRONG, changed.strip()
 
 
-def judge_undefined_case(outcome: Outcome) -> tuple[str, str, tuple[str, ...]]:
+def judge_undefined_case(outcome: Outcome) -> tuple[Mark, str]:
     """An undefined case: 0.0, nan, ValueError or ZeroDivisionError are all accepted, as a note."""
     accepted = "undefined case: {what} is accepted; say so in your docstring."
     if outcome.kind == "value" and isinstance(outcome.value, float):
         if math.isnan(outcome.value):
-            return "note", accepted.format(what="returning nan"), ()
+            return Mark.NOTE, accepted.format(what="returning nan")
         if outcome.value == 0:
-            return "note", accepted.format(what="returning 0.0 (as scikit-learn does)"), ()
+            return Mark.NOTE, accepted.format(what="returning 0.0 (as scikit-learn does)")
     if outcome.kind == "error" and any(name in UNDEFINED_ERRORS for name in outcome.error_types):
-        return "note", accepted.format(what=f"raising {outcome.error_types[0]}"), ()
+        return Mark.NOTE, accepted.format(what=f"raising {outcome.error_types[0]}")
     got = outcome.error or f"returned {outcome.value}"
-    return "✗", f"{got}: expected 0.0, nan, or a ValueError / ZeroDivisionError", ()
+    return Mark.WRONG, f"{got}: here 0.0, nan, or a ValueError / ZeroDivisionError is expected"
 
 
-def value_mistakes(case: Case, value: float) -> tuple[str, ...]:
-    """Codes of the mistakes whose value for this case equals the learner's value."""
-    codes = []
-    for group, wrong in case.variants:
-        if not math.isfinite(wrong) or math.isclose(wrong, case.expected, rel_tol=1e-6, abs_tol=1e-9):
-            continue
-        if math.isclose(value, wrong, rel_tol=1e-6, abs_tol=1e-9):
-            codes.extend(group)
-    return tuple(dict.fromkeys(codes))
+# --- naming the slip behind the function ----------------------------------------
 
 
-def error_mistakes(case: Case, outcome: Outcome) -> tuple[str, ...]:
-    """A ZeroDivisionError where a mistake divides by zero (log2(rank) at rank 1) names that mistake."""
-    if "ZeroDivisionError" not in outcome.error_types:
+def behaves_like(outcome: Outcome, slip_value: float) -> bool:
+    """True when an output is what a slip gives: the same number, or a failure where the slip divides by 0.
+
+    A slip value of ``inf`` means "this slip divides by zero here": the function
+    raising ZeroDivisionError (or returning inf / nan) behaves like it.
+    """
+    if math.isinf(slip_value):
+        failed = outcome.kind == "error" and "ZeroDivisionError" in outcome.error_types
+        return failed or (isinstance(outcome.value, float) and not math.isfinite(outcome.value))
+    return isinstance(outcome.value, float) and same(outcome.value, slip_value)
+
+
+def same(value: float, other: float) -> bool:
+    """Two function outputs agree: within 1e-6 relative or 1e-9 absolute."""
+    return math.isclose(value, other, rel_tol=1e-6, abs_tol=1e-9)
+
+
+def diagnose_function(cases: list[Case], outcomes: list[Outcome], marks: list[Mark]) -> tuple[str, ...]:
+    """The slip whose values the function reproduces on every case it gets wrong, and on the others too.
+
+    A slip counts when it explains every wrong case and disagrees with no right
+    one; among those, the one that changes the most cases wins. Cases with an
+    undefined expected value say nothing either way.
+    """
+    wrong = [i for i, mark in enumerate(marks) if mark is Mark.WRONG]
+    if not wrong:
         return ()
-    codes = [code for group, wrong in case.variants if not math.isfinite(wrong) for code in group]
-    return tuple(dict.fromkeys(codes))
+    best: tuple[str, ...] = ()
+    best_reach = 0
+    for codes in _slip_codes(cases):
+        explains_all, reach = True, 0
+        for i, case in enumerate(cases):
+            if math.isnan(case.expected):
+                continue
+            value = dict(case.slips).get(codes)
+            if value is None:
+                explains_all = False
+                break
+            if math.isnan(value):  # the slip has no value on this case: it says nothing either way
+                continue
+            differs = math.isinf(value) or not same(value, case.expected)
+            if i in wrong and not (differs and behaves_like(outcomes[i], value)):
+                explains_all = False
+                break
+            if i not in wrong and differs:
+                explains_all = False
+                break
+            reach += differs
+        if explains_all and reach > best_reach:
+            best, best_reach = codes, reach
+    return best
 
 
-def _with_codes(text: str, codes: tuple[str, ...]) -> str:
-    if not codes:
-        return text
-    looks = "; or ".join(mk.describe(code).title for code in codes)
-    return f"{text} (looks like: {looks})".strip()
+def _slip_codes(cases: list[Case]) -> list[tuple[str, ...]]:
+    return list(dict.fromkeys(codes for case in cases for codes, _ in case.slips))
+
+
+# --- the report -----------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class FunctionReport:
-    """The outcome of ``check_function``: a table of cases plus ``.correct``, ``.mistake``, ``.message``."""
+    """The outcome of ``check_function``: ``.correct``, ``.slips`` (codes), ``.message`` and a table of cases.
+
+    ``outputs`` holds what the function returned on each case (a float, or the
+    name of the error), in case order: the grader judges these itself.
+    """
 
     exercise: str
     correct: bool
-    mistake: str | None
+    slips: tuple[str, ...]
     message: str
     table: pd.DataFrame
+    outputs: tuple = ()
+    answered: bool = True
+    question: str = ""
+
+    @property
+    def mistake(self) -> str | None:
+        """The slip codes joined by '+', or None."""
+        return "+".join(self.slips) or None
 
     def __repr__(self) -> str:
-        mark = "✓" if self.correct else "✗"
+        mark = "✓" if self.correct else ("·" if not self.answered else "✗")
+        question = f"{self.exercise}: {self.question}\n" if self.question else f"{self.exercise}: "
         table = "" if self.table.empty else "\n" + self.table.to_string(index=False)
-        return f"{mark} {self.exercise}: {self.message}{table}"
+        return f"{question}{mark} {self.message}{table}"
 
     def _repr_html_(self) -> str:
-        colour, mark = (GREEN, "✓") if self.correct else (RED, "✗")
-        line = (
-            f'<div style="color:{colour};font-weight:bold">{mark} {html.escape(self.exercise)}: '
-            f"{html.escape(self.message)}</div>"
-        )
-        table = "" if self.table.empty else self.table.to_html(index=False)
-        return f'<div style="border-left:4px solid {colour};padding-left:8px">{line}{table}</div>'
+        colour, mark = (GREEN, "✓") if self.correct else ((GREY, "·") if not self.answered else (RED, "✗"))
+        table = "" if self.table.empty else self.table.to_html(index=False, classes="helpers-cases")
+        return verdict_html(self.exercise, self.question, mark, colour, self.message, table)
 
 
-def run_cases(exercise: FunctionExercise, fn, timeout: float) -> FunctionReport:
-    """Run every case and build the report."""
-    rows, all_codes = [], []
-    for case in exercise.cases():
-        outcome = run_with_timeout(fn, case.args, timeout)
-        mark, comment, codes = judge_case(case, outcome)
-        all_codes.extend(codes if mark == "✗" else ())
-        rows.append(
-            {
-                "input": f"{exercise.name}({', '.join(repr(arg) for arg in case.args)})",
-                "tests": case.about,
-                "expected": "undefined" if math.isnan(case.expected) else f"{case.expected:.4f}",
-                "got": _shown(outcome),
-                "result": mark,
-                "note": comment,
-            }
-        )
-    table = pd.DataFrame(rows)
-    failed = int((table["result"] == "✗").sum())
-    notes = int((table["result"] == "note").sum())
-    mistake = max(all_codes, key=all_codes.count) if all_codes else None
-    message = summary(len(rows), failed, notes, mistake)
-    return FunctionReport(exercise.id, failed == 0, mistake, message, table)
+def run_cases(exercise_id: str, name: str, cases: list[Case], fn, timeout: float) -> FunctionReport:
+    """Run every case of a function exercise, judge each, name the slip, and build the report."""
+    outcomes = [run_with_timeout(fn, case.args, timeout) for case in cases]
+    return judge_outputs(exercise_id, name, cases, outcomes)
+
+
+def not_written_yet(outcomes: list[Outcome]) -> bool:
+    """True when every case raised NotImplementedError: the template function is still untouched."""
+    return bool(outcomes) and all("NotImplementedError" in outcome.error_types for outcome in outcomes)
+
+
+def judge_outputs(exercise_id: str, name: str, cases: list[Case], outcomes: list[Outcome]) -> FunctionReport:
+    """Judge recorded outputs of a learner's function on the cases (also used by the grader)."""
+    if len(outcomes) != len(cases):
+        raise ValueError(f"{len(outcomes)} outputs for {len(cases)} cases of {exercise_id}")
+    outputs = tuple(_recorded(outcome) for outcome in outcomes)
+    if not_written_yet(outcomes):
+        message = f"Not answered yet: write the body of {name} in place of the raise NotImplementedError line."
+        return FunctionReport(exercise_id, False, (), message, pd.DataFrame(), outputs, answered=False)
+    judged = [judge_case(case, outcome) for case, outcome in zip(cases, outcomes, strict=True)]
+    marks = [mark for mark, _ in judged]
+    slips = diagnose_function(cases, outcomes, marks)
+    rows = [
+        {
+            "input": f"{name}({', '.join(repr(arg) for arg in case.args)})",
+            "tests": case.about,
+            "expected": _expected(case),
+            "yours": _shown(outcome),
+            "result": mark.value,
+            "note": comment,
+        }
+        for case, outcome, (mark, comment) in zip(cases, outcomes, judged, strict=True)
+    ]
+    failed = marks.count(Mark.WRONG)
+    notes = marks.count(Mark.NOTE)
+    message = summary(len(cases), failed, notes, slips)
+    return FunctionReport(exercise_id, failed == 0, slips, message, pd.DataFrame(rows), outputs)
+
+
+def _expected(case: Case) -> str:
+    if not case.public:
+        return "(hidden)"
+    return "undefined" if math.isnan(case.expected) else f"{case.expected:.4f}"
 
 
 def _shown(outcome: Outcome) -> str:
@@ -266,13 +331,38 @@ def _shown(outcome: Outcome) -> str:
     return f"{outcome.value:.4f}" if isinstance(outcome.value, float) else str(outcome.value)
 
 
-def summary(cases: int, failed: int, notes: int, mistake: str | None) -> str:
-    """One line on a function check: how many cases passed, and the likeliest mistake."""
+def _recorded(outcome: Outcome) -> dict:
+    """One output as plain JSON for the check log."""
+    return {
+        "kind": outcome.kind,
+        "value": outcome.value,
+        "error_types": list(outcome.error_types),
+        "mutated": outcome.mutated,
+        "error": outcome.error[:200],
+    }
+
+
+def outcome_from_record(record: dict) -> Outcome:
+    """The Outcome back from what :func:`_recorded` wrote (the grader's side)."""
+    value = record.get("value")
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        value = float(value)
+    return Outcome(
+        str(record.get("kind", "crash")),
+        value,
+        str(record.get("error", "")),
+        tuple(record.get("error_types", ())),
+        bool(record.get("mutated", False)),
+    )
+
+
+def summary(cases: int, failed: int, notes: int, slips: tuple[str, ...]) -> str:
+    """One line on a function check: how many cases passed, and the slip that explains the misses."""
     note = "" if not notes else f"; {notes} note{'s' * (notes > 1)}"
     if failed == 0:
         return f"All {cases - notes} cases right{note}."
     text = f"{failed} of {cases} cases wrong{note}."
-    if mistake:
-        title, fix = mk.describe(mistake)
-        text += f" Most look like this mistake: {title}. Fix: {fix}"
+    for code in slips:
+        title, fix = mk.describe(code)
+        text += f" Your function behaves like this slip on every case: {title}. Fix: {fix}"
     return text

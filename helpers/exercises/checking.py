@@ -1,0 +1,418 @@
+"""Check an answer, name the slip a wrong one shows, and give hints and solutions on demand (every lesson).
+
+- ``exercise(id)`` shows the question (its text lives once, in the register);
+- ``check(id, answer)`` judges the number the learner wrote and, when it is
+  wrong, names the slip whose value it matches; it never shows the expected value;
+- ``check_function(id, fn)`` runs the learner's function on hidden cases;
+- ``hint(id)`` shows the next hint each time it is called (a nudge first, then
+  the method, never the number); ``solution(id)`` the worked solution: the
+  steps with the real numbers and the few lines of code that compute it;
+  ``reveal(id)`` the short form (the value and its last step).
+
+Nothing prints unless asked: an untouched lesson shows each exercise as "not
+answered yet". Every check, hint and solution is recorded for the grader
+(:mod:`helpers.exercises.checklog`), which judges the recorded answers itself.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from dataclasses import dataclass, replace
+from enum import Enum
+from numbers import Real
+from typing import Any
+
+import pandas as pd
+
+from helpers import mistakes as mk
+from helpers.exercises import checklog
+from helpers.exercises._display import AMBER, GREEN, GREY, RED, verdict_html
+from helpers.exercises.answers import (
+    Answer,
+    NumberVerdict,
+    UnreadableAnswer,
+    judge_number,
+    matches,
+    read_answer,
+)
+from helpers.exercises.registry import (
+    REGISTRY,
+    Exercise,
+    FunctionExercise,
+    answer_text,
+    get,
+)
+from helpers.exercises.runner import FunctionReport, run_cases
+from helpers.exercises.worked import Slip, Worked
+
+
+class Verdict(Enum):
+    """The verdict of a check. Only RIGHT earns the points."""
+
+    NOT_ANSWERED = "not answered yet"
+    RIGHT = "right"
+    UNREADABLE = "could not be read"
+    TOO_FEW_DECIMALS = "too few decimals"
+    TRUNCATED = "truncated"
+    ROUNDED_WRONGLY = "rounded the wrong way"
+    SLIP = "a named slip"
+    CLOSE = "close"
+    WRONG = "wrong"
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """The outcome of ``check``: ``.verdict``, ``.correct``, ``.slips`` (codes) and ``.message``.
+
+    ``.answer`` is the answer as read (its text) and ``.question`` the exercise's
+    question from the register; the expected value is never part of it.
+    """
+
+    exercise: str
+    verdict: Verdict
+    message: str
+    answer: str = ""
+    slips: tuple[str, ...] = ()
+    question: str = ""
+
+    @property
+    def correct(self) -> bool:
+        return self.verdict is Verdict.RIGHT
+
+    @property
+    def mistake(self) -> str | None:
+        """The slip codes joined by '+', or None."""
+        return "+".join(self.slips) or None
+
+    def __repr__(self) -> str:
+        question = f"{self.exercise}: {self.question}\n" if self.question else ""
+        return (
+            f"{question}{_mark(self.verdict)} {self.message}"
+            if question
+            else (f"{_mark(self.verdict)} {self.exercise}: {self.message}")
+        )
+
+    def _repr_html_(self) -> str:
+        return verdict_html(self.exercise, self.question, _mark(self.verdict), _colour(self.verdict), self.message)
+
+
+def _mark(verdict: Verdict) -> str:
+    return {Verdict.RIGHT: "✓", Verdict.NOT_ANSWERED: "·"}.get(verdict, "✗")
+
+
+def _colour(verdict: Verdict) -> str:
+    if verdict is Verdict.RIGHT:
+        return GREEN
+    if verdict in (Verdict.NOT_ANSWERED, Verdict.UNREADABLE):
+        return GREY
+    if verdict in (Verdict.TOO_FEW_DECIMALS, Verdict.TRUNCATED, Verdict.ROUNDED_WRONGLY, Verdict.CLOSE):
+        return AMBER
+    return RED
+
+
+# --- check ----------------------------------------------------------------------
+
+
+def check(exercise_id: str, answer: Any) -> CheckResult:
+    """Judge an answer to an exercise and name the slip a wrong one matches (every lesson).
+
+    ``answer`` is a number (float, int, numpy scalar, Fraction) or text such as
+    ``"0.55"``, ``"0,55"``, ``"55%"``, ``"3/4"`` or ``"undefined"``; a float and
+    the same digits as text get the same verdict.
+
+    >>> check("new-hit-rate-at-2", None).verdict.name
+    'NOT_ANSWERED'
+    """
+    exercise = _answer_exercise(exercise_id)
+    checklog.record_check(exercise.id, answer)
+    return replace(judge(exercise, answer, exercise.worked()), question=exercise.question)
+
+
+def judge(exercise: Exercise, answer: Any, worked: Worked) -> CheckResult:
+    """The verdict on one answer given the worked solution (the grader calls this in its own process)."""
+    if answer is None:
+        return CheckResult(exercise.id, Verdict.NOT_ANSWERED, "Not answered yet: replace None with your answer.")
+    try:
+        given = read_answer(answer)
+    except UnreadableAnswer as error:
+        message = f"Could not read your answer: {error}. Give one number such as 0.125, 12.5%, 1/8 or 0,125."
+        return CheckResult(exercise.id, Verdict.UNREADABLE, message)
+    return diagnose(exercise, given, worked)
+
+
+def diagnose(exercise: Exercise, given: Answer, worked: Worked) -> CheckResult:
+    """Right; a slip at the asked precision; too few decimals; a slip as far as its digits go;
+    truncated, rounded the wrong way or close; wrong."""
+    expected, decimals, fewest = worked.value, exercise.decimals, exercise.min_decimals
+    if not math.isfinite(expected) or given.undefined:
+        return _undefined(exercise, given, worked)
+    verdict = judge_number(given, expected, decimals, fewest)
+    if verdict is NumberVerdict.RIGHT:
+        return CheckResult(exercise.id, Verdict.RIGHT, f"Right: {given.text} is correct.", given.text)
+    slips = matching_slips(exercise, given, worked, exact=True)
+    if not slips and verdict is NumberVerdict.TOO_FEW_DECIMALS:
+        message = (
+            f"{given.text} is right as far as it goes, but this exercise asks for {exercise.precision}: give them all."
+        )
+        return CheckResult(exercise.id, Verdict.TOO_FEW_DECIMALS, message, given.text)
+    slips = slips or matching_slips(exercise, given, worked, exact=False)
+    if slips:
+        codes = tuple(dict.fromkeys(code for group in slips for code in group))
+        return CheckResult(exercise.id, Verdict.SLIP, slip_message(given, slips), given.text, codes)
+    return CheckResult(exercise.id, *_number_message(verdict, given, exercise), given.text)
+
+
+def _number_message(verdict: NumberVerdict, given: Answer, exercise: Exercise) -> tuple[Verdict, str]:
+    few = "" if (given.decimals or 0) >= exercise.decimals else f" Give {exercise.precision}."
+    if verdict is NumberVerdict.TRUNCATED:
+        return Verdict.TRUNCATED, (
+            f"{given.text} cuts the digits off: round instead (look at the next digit: 5 or more rounds up).{few}"
+        )
+    if verdict is NumberVerdict.ROUNDED_WRONGLY:
+        return Verdict.ROUNDED_WRONGLY, (
+            f"{given.text} is rounded the wrong way in its last digit: round to the nearest value.{few}"
+        )
+    if verdict is NumberVerdict.CLOSE:
+        return Verdict.CLOSE, (
+            f"{given.text} is close but off in the last digits: keep full precision in every step and round "
+            "only the final answer."
+        )
+    return Verdict.WRONG, f"{given.text} is not right yet. hint('{exercise.id}') gives a nudge."
+
+
+def _undefined(exercise: Exercise, given: Answer, worked: Worked) -> CheckResult:
+    """Either side undefined: right only when both are."""
+    if given.undefined and not math.isfinite(worked.value):
+        return CheckResult(exercise.id, Verdict.RIGHT, "Right: this value is undefined.", given.text)
+    if given.undefined:
+        return CheckResult(
+            exercise.id,
+            Verdict.WRONG,
+            "This one has a value: something relevant exists to be found.",
+            given.text,
+        )
+    slips = matching_slips(exercise, given, worked, exact=True)
+    if slips:
+        codes = tuple(dict.fromkeys(code for group in slips for code in group))
+        return CheckResult(exercise.id, Verdict.SLIP, slip_message(given, slips), given.text, codes)
+    return CheckResult(exercise.id, Verdict.WRONG, f"{given.text} is not right yet.", given.text)
+
+
+def distinct_slips(exercise: Exercise, worked: Worked) -> list[Slip]:
+    """The slips that change the answer at the asked precision; a combination only where its parts differ."""
+    expected = worked.value
+
+    def same(value: float, target: float) -> bool:
+        if not (math.isfinite(value) and math.isfinite(target)):
+            return math.isfinite(value) == math.isfinite(target)
+        return matches(read_answer(f"{value:.{exercise.decimals}f}"), target, exercise.decimals)
+
+    distinct = [(codes, value) for codes, value in worked.slips if not same(value, expected)]
+    return [
+        (codes, value)
+        for codes, value in distinct
+        if len(codes) == 1 or not any(set(other) < set(codes) and same(value, v) for other, v in distinct)
+    ]
+
+
+def matching_slips(exercise: Exercise, given: Answer, worked: Worked, exact: bool) -> list[tuple[str, ...]]:
+    """The slips whose value the answer gives: at the asked precision (``exact``), or as far as its digits go."""
+    found = []
+    for codes, value in distinct_slips(exercise, worked):
+        if not math.isfinite(value):
+            continue
+        if exact:
+            hit = judge_number(given, value, exercise.decimals, exercise.min_decimals) is NumberVerdict.RIGHT
+        else:
+            hit = matches(given, value, exercise.decimals, exercise.min_decimals)
+        if hit:
+            found.append(codes)
+    return list(dict.fromkeys(found))
+
+
+def slip_message(given: Answer, slips: list[tuple[str, ...]]) -> str:
+    """Name the slip(s) an answer matches and how to fix each."""
+
+    def explain(codes: tuple[str, ...]) -> str:
+        parts = [mk.describe(code) for code in codes]
+        title = " together with ".join(part.title for part in parts)
+        return f"{title}. Fix: {' '.join(part.fix for part in parts)}"
+
+    if len(slips) == 1:
+        return f"Not right: {given.text} is what you get with this slip: {explain(slips[0])}"
+    listed = " Or: ".join(f"({number}) {explain(codes)}" for number, codes in enumerate(slips, start=1))
+    return f"Not right: {given.text} is what {len(slips)} different slips give. {listed}"
+
+
+# --- function exercises ---------------------------------------------------------------
+
+
+def check_function(exercise_id: str, fn: Any, timeout: float = 2.0) -> FunctionReport:
+    """Run a learner's function on the hidden cases of an exercise and show a table (lessons 01, 02).
+
+    Each case runs in its own forked process stopped after ``timeout`` seconds.
+    The table shows each input, what your function returned and ✓/✗, never the
+    expected value of a hidden case; a slip that explains every miss is named.
+    """
+    exercise = get(exercise_id)
+    if not isinstance(exercise, FunctionExercise):
+        raise ValueError(f"{exercise_id!r} asks for a number: use check({exercise_id!r}, your_answer)")
+    if isinstance(timeout, bool) or not isinstance(timeout, Real) or not timeout > 0:
+        raise ValueError(f"timeout must be a number of seconds above 0, got {timeout!r}")
+    if fn is None:
+        message = f"Not answered yet: define {exercise.name} and pass it instead of None."
+        checklog.record_function(exercise.id, None)
+        return FunctionReport(
+            exercise.id, False, (), message, pd.DataFrame(), answered=False, question=exercise.question
+        )
+    if not callable(fn):
+        raise TypeError(f"check_function needs your function {exercise.name}, got {type(fn).__name__}")
+    report = run_cases(exercise.id, exercise.name, exercise.cases(), fn, float(timeout))
+    checklog.record_function(exercise.id, list(report.outputs))
+    return replace(report, question=exercise.question)
+
+
+# --- questions, hints and solutions -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A block of text for the notebook: a title, lines, and optional code; plain in a terminal."""
+
+    title: str
+    lines: tuple[str, ...] = ()
+    code: str = ""
+    css: str = "helpers-note"
+
+    def __repr__(self) -> str:
+        body = "\n".join(f"  {line}" for line in self.lines)
+        code = "" if not self.code else "\n  code:\n" + "\n".join(f"    {line}" for line in self.code.splitlines())
+        return f"{self.title}\n{body}{code}".rstrip()
+
+    def _repr_html_(self) -> str:
+        lines = "".join(f"<li>{html.escape(line)}</li>" for line in self.lines)
+        code = f"<pre><code>{html.escape(self.code)}</code></pre>" if self.code else ""
+        # tex2jax_ignore / mathjax_ignore: spreadsheet-like text ($B$2) must not be typeset as maths
+        return (
+            f'<div class="{self.css} tex2jax_ignore mathjax_ignore" style="border-left:4px solid {GREY};'
+            f'padding-left:8px"><b>{html.escape(self.title)}</b><ul>{lines}</ul>{code}</div>'
+        )
+
+
+def exercise(exercise_id: str) -> Shown:
+    """The question of an exercise, from the register, with how to answer it (every lesson)."""
+    found = get(exercise_id)
+    how = (
+        f"check('{found.id}', your_answer) judges it ({found.precision})"
+        if isinstance(found, Exercise)
+        else f"check_function('{found.id}', {found.name}) runs your {found.name} on hidden cases"
+    )
+    lines = (
+        found.question,
+        how,
+        f"stuck? hint('{found.id}') gives a nudge; solution('{found.id}') the worked solution",
+    )
+    return Shown(f"Exercise {found.id} (lesson {found.lesson})", lines, css="helpers-exercise")
+
+
+_hints_shown: dict[str, int] = {}
+
+
+def hint(exercise_id: str) -> Shown:
+    """The next hint of an exercise: a nudge first, then the method; never the answer (every lesson)."""
+    found = get(exercise_id)
+    number = _hints_shown.get(found.id, 0)
+    checklog.record_event("hint", found.id, number=number + 1)
+    if number >= len(found.hints):
+        return Shown(
+            f"No more hints for {found.id}",
+            (f"That was the last one; solution('{found.id}') shows the worked solution.",),
+        )
+    _hints_shown[found.id] = number + 1
+    return Shown(f"Hint {number + 1} of {len(found.hints)} for {found.id}", (found.hints[number],))
+
+
+def solution(exercise_id: str) -> Shown:
+    """The worked solution: the steps with the real numbers and the code that computes it (every lesson)."""
+    found = get(exercise_id)
+    checklog.record_event("solution", found.id)
+    if isinstance(found, FunctionExercise):
+        return Shown(f"Solution of {found.id}", (found.question, f"one way to write {found.name}:"), found.code)
+    worked = found.worked()
+    answer = answer_text(worked.value, found.decimals)
+    lines = (*worked.steps, f"answer: {answer}")
+    return Shown(f"Solution of {found.id}", lines, found.code, css="helpers-solution")
+
+
+@dataclass(frozen=True)
+class Revealed:
+    """The expected value of an exercise and its last step (returned by ``reveal``)."""
+
+    exercise: str
+    value: float
+    decimals: int
+    how: str
+
+    @property
+    def text(self) -> str:
+        return answer_text(self.value, self.decimals)
+
+    def __repr__(self) -> str:
+        return f"{self.exercise} = {self.text}\n  {self.how}"
+
+    def _repr_html_(self) -> str:
+        title = f"<b>{html.escape(self.exercise)} = {html.escape(self.text)}</b>"
+        return f"<div>{title}<div>{html.escape(self.how)}</div></div>"
+
+
+def reveal(exercise_id: str) -> Revealed:
+    """The short form of ``solution``: the expected value and how it ends (every lesson)."""
+    found = _answer_exercise(exercise_id)
+    checklog.record_event("reveal", found.id)
+    worked = found.worked()
+    return Revealed(found.id, worked.value, found.decimals, worked.steps[-1] if worked.steps else "")
+
+
+def _answer_exercise(exercise_id: str) -> Exercise:
+    found = get(exercise_id)
+    if isinstance(found, FunctionExercise):
+        raise ValueError(f"{exercise_id!r} asks for a function: use check_function({exercise_id!r}, {found.name})")
+    return found
+
+
+# --- lists for the lessons and the teacher ---------------------------------------------
+
+
+def mistake_values(exercise_id: str) -> pd.DataFrame:
+    """The number each distinct slip gives on an answer exercise (lesson 07); never the right one.
+
+    Columns: mistake (codes joined by "+"), title, value at the exercise's precision.
+    """
+    found = _answer_exercise(exercise_id)
+    rows = [
+        {
+            "mistake": "+".join(codes),
+            "title": " together with ".join(mk.describe(c).title for c in codes),
+            "value": answer_text(value, found.decimals),
+        }
+        for codes, value in distinct_slips(found, found.worked())
+    ]
+    return pd.DataFrame(rows, columns=["mistake", "title", "value"])
+
+
+def list_exercises(lesson: str | None = None) -> pd.DataFrame:
+    """Every exercise (or one lesson's): id, lesson, kind, question, precision, points (every lesson)."""
+    rows = [
+        {
+            "id": found.id,
+            "lesson": found.lesson,
+            "kind": found.kind,
+            "question": found.question,
+            "precision": found.precision,
+            "points": found.points,
+        }
+        for found in REGISTRY.values()
+        if lesson is None or found.lesson == lesson
+    ]
+    return pd.DataFrame(rows, columns=["id", "lesson", "kind", "question", "precision", "points"])

@@ -1,0 +1,74 @@
+"""Small readers of the golden sets shared by the lessons' exercises."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import lru_cache
+
+from helpers import metrics
+from helpers.data import COLUMNS, Example, example_dir
+from helpers.data import load_example as _load_example
+
+
+def load_example(name: str) -> Example:
+    """The example as its files are now: read again only when one of its files changed."""
+    folder = example_dir(name)
+    return _cached(name, tuple((folder / file).stat().st_mtime_ns for file in COLUMNS))
+
+
+@lru_cache(maxsize=16)
+def _cached(name: str, _file_times: tuple[int, ...]) -> Example:
+    return _load_example(name)
+
+
+def first_ranks(
+    example: str, system: str, k: int | None = None, edit: Callable[[str, list[str]], list[str]] | None = None
+) -> tuple[list[int], int]:
+    """First relevant rank of each answerable query (0 = miss) and the number of unanswerable queries.
+
+    ``edit(query_id, ranking)`` may change a ranking first (e.g. move a document up).
+
+    >>> first_ranks("D", "advisor", k=4)
+    ([1, 3, 0], 1)
+    """
+    data = load_example(example)
+    ranks, unanswerable = [], 0
+    for query_id in data.query_ids:
+        relevant = data.relevant_for(query_id)
+        if not relevant:
+            unanswerable += 1
+            continue
+        ranked = data.ranking(system, query_id)
+        if edit is not None:
+            ranked = edit(query_id, ranked)
+        ranks.append(metrics.first_relevant_rank(ranked, relevant, k))
+    return ranks, unanswerable
+
+
+def query_grades(
+    example: str, system: str, query_id: str, changes: dict | None = None, drop: tuple[str, ...] = ()
+) -> tuple[list[float], list[float]]:
+    """Grades in rank order and every judged grade (in the judgments' order) of one query, after edits.
+
+    ``changes`` sets new grades (doc -> grade); ``drop`` removes ids from the ranking.
+    """
+    data = load_example(example)
+    judgments = {**data.judgments_for(query_id), **(changes or {})}
+    ranked = [doc for doc in data.ranking(system, query_id) if doc not in drop]
+    return metrics.grades_in_rank_order(ranked, judgments), list(judgments.values())
+
+
+def whole(grades: list[float]) -> list:
+    """Whole grades as int ([2.0, 0.0] -> [2, 0]), as a learner's function sees them in the lessons."""
+    return [int(grade) if float(grade).is_integer() else grade for grade in grades]
+
+
+def move_to_top(ranked: list[str], doc_id: str) -> list[str]:
+    """The ranking with one document moved to rank 1, the others keeping their order."""
+    return [doc_id] + [doc for doc in ranked if doc != doc_id]
+
+
+def move_to(ranked: list[str], doc_id: str, rank: int) -> list[str]:
+    """The ranking with one document moved to ``rank`` (1-based), the others keeping their order."""
+    rest = [doc for doc in ranked if doc != doc_id]
+    return rest[: rank - 1] + [doc_id] + rest[rank - 1 :]

@@ -1,0 +1,145 @@
+"""Lesson 01 · Hit rate and MRR (example A): the exercises."""
+
+from __future__ import annotations
+
+from helpers import metrics
+from helpers import mistakes as mk
+from helpers.exercises.lessons._shared import first_ranks, move_to_top
+from helpers.exercises.registry import Exercise, FunctionExercise, register
+from helpers.exercises.runner import Case
+from helpers.exercises.worked import Worked, worked_hit_rate, worked_mrr
+
+LESSON = "01"
+
+
+def new_ranks_d8_first() -> list[int]:
+    """NEW's first relevant ranks once D8 is moved to rank 1 for q1."""
+    ranks, _ = first_ranks("A", "NEW", edit=lambda q, ranked: move_to_top(ranked, "D8") if q == "q1" else ranked)
+    return ranks
+
+
+def new_mrr_d8_first() -> Worked:
+    """new-mrr-d8-first: NEW's MRR after the move."""
+    return worked_mrr(new_ranks_d8_first())
+
+
+register(
+    Exercise(
+        id="new-mrr-d8-first",
+        lesson=LESSON,
+        question="Example A: in NEW's list for question q1, move D8 to rank 1 (the other passages keep their "
+        "order). What is NEW's MRR over the five questions now? Give 3 decimals.",
+        answer=new_mrr_d8_first,
+        hints=(
+            "Only one question changes, and only its reciprocal rank.",
+            "q1's first relevant rank becomes 1, so its reciprocal rank becomes 1; the other four stay. "
+            "Add the five reciprocal ranks and divide by 5, misses included.",
+        ),
+        code="""example = load_example("A")
+ranks = []
+for q in example.query_ids:
+    ranked = example.ranking("NEW", q)
+    if q == "q1":
+        ranked = ["D8"] + [doc for doc in ranked if doc != "D8"]
+    ranks.append(metrics.first_relevant_rank(ranked, example.relevant_for(q)))
+metrics.mean_reciprocal_rank(ranks)""",
+    )
+)
+
+
+def new_hit_rate_at_2() -> Worked:
+    """new-hit-rate-at-2: NEW's hit rate at 2."""
+    ranks, _ = first_ranks("A", "NEW")
+    return worked_hit_rate(ranks, 2)
+
+
+register(
+    Exercise(
+        id="new-hit-rate-at-2",
+        lesson=LESSON,
+        question="Example A: NEW's hit rate at 2 (Hit@2) over the five questions. Give 3 decimals.",
+        answer=new_hit_rate_at_2,
+        hints=(
+            "Hit rate asks one yes/no question per query: is a relevant passage among the top k?",
+            "Find each question's first relevant rank in NEW, count the questions whose rank is 1 or 2, "
+            "and divide by the number of questions.",
+        ),
+        code="""example = load_example("A")
+ranks = [metrics.first_relevant_rank(example.ranking("NEW", q), example.relevant_for(q))
+         for q in example.query_ids]
+metrics.mean_hit_rate(ranks, k=2)""",
+    )
+)
+
+
+EXPLAIN_RANKS = [1, 2, 5]
+
+register(
+    Exercise(
+        id="explain-rr-mean",
+        lesson=LESSON,
+        question="Three questions have their first relevant passage at ranks 1, 2 and 5. What is their MRR? "
+        "Give 4 decimals (3 are accepted).",
+        answer=lambda: worked_mrr(EXPLAIN_RANKS),
+        decimals=4,
+        min_decimals=3,
+        hints=(
+            "MRR is a mean of reciprocal ranks, not of ranks.",
+            "Take 1/rank for each question, add the three, divide by 3.",
+        ),
+        code="metrics.mean_reciprocal_rank([1, 2, 5])",
+    )
+)
+
+
+# --- the function exercise -----------------------------------------------------------
+
+
+def mrr_slips(ranks: list[int]) -> tuple:
+    """The value each MRR slip gives on one list of first ranks (nan where it has none)."""
+    return (
+        (("mean-of-ranks",), mk.mrr_mean_of_ranks(ranks)),
+        (("one-over-mean-rank",), mk.mrr_one_over_mean_rank(ranks)),
+        (("dropped-misses",), mk.mrr_dropping_misses(ranks)),
+        (("ranks-from-zero",), mk.mrr_ranks_from_zero(ranks)),
+        (("sum-not-mean",), mk.mrr_sum_instead_of_mean(ranks)),
+        (("hit-rate-for-mrr",), mk.hit_rate_instead_of_mrr(ranks)),
+    )
+
+
+def mrr_cases() -> list[Case]:
+    """Hidden cases of ``mrr(first_ranks)``: example A, misses, a tuple, one query, no query."""
+    old, _ = first_ranks("A", "OLD")
+    new, _ = first_ranks("A", "NEW")
+    plain = [
+        (old, "example A, OLD", False),
+        (new, "example A, NEW", False),
+        ([4, 0], "a miss stays in the mean", False),
+        ([0, 0, 0], "every query a miss", True),
+        ([1], "one query, hit at rank 1", True),
+        ((2, 5), "a tuple instead of a list", False),
+    ]
+    cases = [
+        Case((ranks,), metrics.mean_reciprocal_rank(ranks), about, mrr_slips(list(ranks)), public)
+        for ranks, about, public in plain
+    ]
+    return cases + [Case(([],), float("nan"), "no query at all: the mean of nothing is undefined", public=True)]
+
+
+register(
+    FunctionExercise(
+        id="mrr-function",
+        lesson=LESSON,
+        question="Write mrr(first_ranks): the mean of 1/rank over a list of first relevant ranks, where 0 "
+        "means a miss.",
+        name="mrr",
+        cases=mrr_cases,
+        hints=(
+            "A miss (0) adds 0 to the sum but still counts in the number of queries.",
+            "Loop over the ranks, add 1/rank when the rank is above 0, and divide the sum by len(first_ranks).",
+        ),
+        code="""def mrr(first_ranks):
+    reciprocal = [1 / rank if rank > 0 else 0.0 for rank in first_ranks]
+    return sum(reciprocal) / len(reciprocal)""",
+    )
+)

@@ -1,0 +1,240 @@
+"""Lesson 02 · DCG and nDCG by hand (example B): the exercises."""
+
+from __future__ import annotations
+
+import math
+
+from helpers import metrics
+from helpers import mistakes as mk
+from helpers.exercises.lessons._shared import load_example, move_to, query_grades, whole
+from helpers.exercises.registry import Exercise, FunctionExercise, register
+from helpers.exercises.runner import Case
+from helpers.exercises.worked import Worked, worked_ndcg
+
+LESSON = "02"
+
+
+def d4_grade_1_swapped() -> Worked:
+    """d4-grade-1-swapped: the swapped ordering once D4's grade is 1 (the stale ideal is a slip too)."""
+    grades, judged = query_grades("B", "swapped", "b1", changes={"D4": 1.0})
+    worked = worked_ndcg(grades, judged, k=5)
+    _, old_judged = query_grades("B", "swapped", "b1")
+    stale = (("stale-ideal",), mk.ndcg_stale_ideal(grades, old_judged, k=5))
+    return Worked(worked.value, worked.steps, worked.slips + (stale,))
+
+
+register(
+    Exercise(
+        id="d4-grade-1-swapped",
+        lesson=LESSON,
+        question="Example B: the judges lower D4's grade from 2 to 1. What is nDCG@5 of the swapped ordering "
+        "now (linear gain, the ideal from every judged passage)? Give 4 decimals (3 are accepted).",
+        answer=d4_grade_1_swapped,
+        decimals=4,
+        min_decimals=3,
+        hints=(
+            "Two things change, not one: the list's DCG and the ideal.",
+            "Put the new grade in the swapped list (D4 is at rank 1), recompute its DCG@5; sort the new judged "
+            "grades for the ideal DCG@5; divide.",
+        ),
+        code="""example = load_example("B")
+judgments = {**example.judgments_for("b1"), "D4": 1}
+grades = metrics.grades_in_rank_order(example.ranking("swapped", "b1"), judgments)
+metrics.ndcg(grades, k=5, ideal=judgments.values())""",
+    )
+)
+
+
+def d11_removed_swapped() -> Worked:
+    """d11-removed-swapped: the swapped ordering without D11, D11 still judged."""
+    grades, judged = query_grades("B", "swapped", "b1", drop=("D11",))
+    return worked_ndcg(grades, judged, k=5)
+
+
+register(
+    Exercise(
+        id="d11-removed-swapped",
+        lesson=LESSON,
+        question="Example B: the search never finds D11 (remove it from the swapped ordering; its judgment "
+        "stays). What is nDCG@5 of what is left? Give 4 decimals (3 are accepted).",
+        answer=d11_removed_swapped,
+        decimals=4,
+        min_decimals=3,
+        hints=(
+            "A passage the search misses still belongs to the ideal.",
+            "The list is now D4, D9, D1, D2: compute its DCG@5; the ideal still sorts every judged grade, "
+            "D11's 3 included.",
+        ),
+        code="""example = load_example("B")
+judgments = example.judgments_for("b1")
+ranked = [doc for doc in example.ranking("swapped", "b1") if doc != "D11"]
+metrics.ndcg(metrics.grades_in_rank_order(ranked, judgments), k=5, ideal=judgments.values())""",
+    )
+)
+
+
+def d11_second_swapped() -> Worked:
+    """swapped-d11-second: the swapped ordering with D11 moved up to rank 2."""
+    example = load_example("B")
+    judgments = example.judgments_for("b1")
+    ranked = move_to(example.ranking("swapped", "b1"), "D11", 2)
+    return worked_ndcg(metrics.grades_in_rank_order(ranked, judgments), list(judgments.values()), k=5)
+
+
+register(
+    Exercise(
+        id="swapped-d11-second",
+        lesson=LESSON,
+        question="Example B: in the swapped ordering, move D11 from rank 3 up to rank 2 (D9 drops to rank 3). "
+        "What is nDCG@5 now? Give 4 decimals (3 are accepted).",
+        answer=d11_second_swapped,
+        decimals=4,
+        min_decimals=3,
+        hints=(
+            "The ideal does not move: only the list's DCG changes.",
+            "The grades in rank order become 2, 3, 0, 0, 0; divide each by log2(rank + 1), add, and divide by "
+            "the same ideal DCG@5 as before.",
+        ),
+        code="""example = load_example("B")
+judgments = example.judgments_for("b1")
+ranked = example.ranking("swapped", "b1")
+ranked.remove("D11")
+ranked.insert(1, "D11")
+metrics.ndcg(metrics.grades_in_rank_order(ranked, judgments), k=5, ideal=judgments.values())""",
+    )
+)
+
+
+register(
+    Exercise(
+        id="explain-ndcg-03",
+        lesson=LESSON,
+        question="A list has the gains 0, 3 and the ideal order is 3, 0. What is its nDCG (no cut-off)? "
+        "Give 4 decimals (3 are accepted).",
+        answer=lambda: worked_ndcg([0, 3], [3, 0]),
+        decimals=4,
+        min_decimals=3,
+        hints=(
+            "Both lists hold the same gains; only where the 3 stands differs.",
+            "DCG = 0/log2(2) + 3/log2(3); IDCG = 3/log2(2) + 0/log2(3); nDCG = DCG / IDCG.",
+        ),
+        code="metrics.ndcg([0, 3], ideal=[3, 0])",
+    )
+)
+
+
+# --- the function exercises ---------------------------------------------------------------
+
+
+def dcg_slips(gains: list) -> tuple:
+    """The value each DCG slip gives on one list of gains."""
+    return (
+        (("no-discount",), mk.dcg_no_discount(gains)),
+        (("discount-zero-at-top",), math.inf if gains else 0.0),  # log2(1) = 0: the first division fails
+        (("log2-rank-first-undiscounted",), mk.dcg_log2_rank_first_undiscounted(gains)),
+        (("rank-as-discount",), mk.dcg_rank_discount(gains)),
+        (("ranks-from-zero",), mk.dcg_ranks_from_zero(gains)),
+        (("exponential-for-linear",), metrics.dcg(gains, gain="exponential")),
+    )
+
+
+def dcg_cases() -> list[Case]:
+    """Hidden cases of ``dcg(gains)``: example B's orderings, example C, one result, nothing relevant, none."""
+    orderings = [
+        (whole(query_grades("B", system, "b1")[0]), f"example B, {system}")
+        for system in ("swapped", "good", "pushed_down")
+    ]
+    sheet = whole(query_grades("C", "search", "reset-password")[0])
+    plain = [
+        *((gains, about, False) for gains, about in orderings),
+        (sheet, "example C, all six results", False),
+        ([1], "one result", True),
+        ([0, 0, 0], "nothing relevant: DCG is 0", True),
+        ([], "nothing returned: a sum of nothing is 0", True),
+    ]
+    return [Case((gains,), metrics.dcg(gains), about, dcg_slips(gains), public) for gains, about, public in plain]
+
+
+def ndcg_slips(gains: list, k: int) -> tuple:
+    """The value each nDCG slip gives on one list of gains, the ideal sorted from the same gains."""
+
+    def normalised(wrong) -> float:
+        best = wrong(sorted(gains, reverse=True))
+        return wrong(gains) / best if best and math.isfinite(best) else math.nan
+
+    return (
+        (("dcg-for-ndcg",), metrics.dcg(gains, k)),
+        (("no-discount",), normalised(lambda g: mk.dcg_no_discount(g, k))),
+        (("discount-zero-at-top",), math.inf if gains else 0.0),
+        (("log2-rank-first-undiscounted",), normalised(lambda g: mk.dcg_log2_rank_first_undiscounted(g, k))),
+        (("rank-as-discount",), normalised(lambda g: mk.dcg_rank_discount(g, k))),
+        (("ranks-from-zero",), normalised(lambda g: mk.dcg_ranks_from_zero(g, k))),
+        (("unsorted-ideal",), mk.ndcg_unsorted_ideal(gains, gains, k)),
+        (("ignored-cutoff",), metrics.dcg(gains, k) / metrics.ideal_dcg(gains)),
+        (("exponential-for-linear",), metrics.ndcg(gains, k, gain="exponential")),
+    )
+
+
+def ndcg_cases() -> list[Case]:
+    """Hidden cases of ``ndcg(gains, k)`` (ideal: the same gains sorted), k past the end, all zeros."""
+    swapped = whole(query_grades("B", "swapped", "b1")[0])
+    good = whole(query_grades("B", "good", "b1")[0])
+    sheet = whole(query_grades("C", "search", "reset-password")[0])
+    plain = [
+        (swapped, 5, "example B, swapped", False),
+        (good, 5, "example B, good order", False),
+        (sheet, 5, "example C, ideal from the returned grades", False),
+        ([1, 0, 2], 3, "a short list", False),
+        ([1, 0, 2], 10, "k past the end of the list", False),
+        ([1, 0, 2], 1, "k = 1", False),
+        ([0, 0, 3], 2, "sort all the gains, then cut the ideal at k", False),
+    ]
+    cases = [
+        Case((gains, k), metrics.ndcg(gains, k), about, ndcg_slips(gains, k), public)
+        for gains, k, about, public in plain
+    ]
+    return cases + [Case(([0, 0, 0], 3), math.nan, "all grades 0: the ideal DCG is 0, nDCG undefined", public=True)]
+
+
+register(
+    FunctionExercise(
+        id="dcg-function",
+        lesson=LESSON,
+        question="Write dcg(gains): the sum of gain / log2(rank + 1) over a list of gains in rank order "
+        "(linear gain, no cut-off).",
+        name="dcg",
+        cases=dcg_cases,
+        hints=(
+            "Rank 1 must be divided by 1, so the discount of rank r is log2(r + 1).",
+            "for rank, gain in enumerate(gains, start=1): add gain / math.log2(rank + 1).",
+        ),
+        code="""import math
+
+def dcg(gains):
+    return sum(gain / math.log2(rank + 1) for rank, gain in enumerate(gains, start=1))""",
+    )
+)
+
+register(
+    FunctionExercise(
+        id="ndcg-function",
+        lesson=LESSON,
+        question="Write ndcg(gains, k): DCG@k / IDCG@k, where the ideal sorts the same gains from high to low.",
+        name="ndcg",
+        cases=ndcg_cases,
+        hints=(
+            "Cut both the list and the sorted ideal at k before you add.",
+            "ndcg = dcg(gains[:k]) / dcg(sorted(gains, reverse=True)[:k]); decide what to do when the ideal DCG is 0.",
+        ),
+        code="""import math
+
+def dcg(gains):
+    return sum(gain / math.log2(rank + 1) for rank, gain in enumerate(gains, start=1))
+
+def ndcg(gains, k):
+    best = dcg(sorted(gains, reverse=True)[:k])
+    if best == 0:
+        raise ValueError("nDCG is undefined: nothing relevant")
+    return dcg(gains[:k]) / best""",
+    )
+)

@@ -1,0 +1,113 @@
+"""Lesson 06 · The metric family (example C): the exercises."""
+
+from __future__ import annotations
+
+from helpers.exercises.lessons._shared import load_example, query_grades
+from helpers.exercises.registry import Exercise, register
+from helpers.exercises.worked import (
+    Worked,
+    worked_average_precision,
+    worked_dcg,
+    worked_mean_average_precision,
+)
+
+LESSON = "06"
+QUERY = "reset-password"
+
+
+def reset_ap(k: int, denominator) -> Worked:
+    """AP@k of reset-password over R or over min(k, R)."""
+    example = load_example("C")
+    return worked_average_precision(example.ranking("search", QUERY), example.relevant_for(QUERY), k, denominator)
+
+
+register(
+    Exercise(
+        id="c-ap3",
+        lesson=LESSON,
+        question="Example C, reset-password: AP@3 with grade >= 1 relevant, divided by R (every relevant "
+        "article of the query). Give 4 decimals (3 are accepted).",
+        answer=lambda: reset_ap(3, "R"),
+        decimals=4,
+        min_decimals=3,
+        hints=(
+            "AP adds a precision only at the ranks where a relevant article sits.",
+            "Within the top 3, take P@i at each relevant rank i, add them, and divide by R, the relevant articles "
+            "judged for the query (found or not).",
+        ),
+        code="""example = load_example("C")
+metrics.average_precision(example.ranking("search", "reset-password"),
+                          example.relevant_for("reset-password"), k=3)""",
+    )
+)
+
+register(
+    Exercise(
+        id="c-ap3-min-k-r",
+        lesson=LESSON,
+        question="Example C, reset-password: the same AP@3, but divided by min(k, R) (the other convention). "
+        "Give 4 decimals (3 are accepted).",
+        answer=lambda: reset_ap(3, "min_k_R"),
+        decimals=4,
+        min_decimals=3,
+        hints=(
+            "Only the denominator changes: with k = 3 places, at most 3 relevant articles could appear.",
+            "Keep the sum of precisions at the relevant ranks within the top 3, and divide by min(3, R).",
+        ),
+        code="""example = load_example("C")
+metrics.average_precision(example.ranking("search", "reset-password"),
+                          example.relevant_for("reset-password"), k=3, denominator="min_k_R")""",
+    )
+)
+
+
+def helpdesk_map3() -> Worked:
+    """helpdesk-map3: MAP@3 over the five help-desk queries."""
+    example = load_example("C")
+    queries = [(example.ranking("search", q), example.relevant_for(q)) for q in example.query_ids]
+    return worked_mean_average_precision(queries, k=3)
+
+
+register(
+    Exercise(
+        id="helpdesk-map3",
+        lesson=LESSON,
+        question="Example C: MAP@3 over the five help-desk queries (AP@3 of each, divided by R, then the mean). "
+        "Give 4 decimals (3 are accepted).",
+        answer=helpdesk_map3,
+        decimals=4,
+        min_decimals=3,
+        hints=(
+            "A query whose relevant article is not in its top 3 has AP@3 = 0 and still counts.",
+            "Compute AP@3 for each of the five queries (each over its own R), then the mean of the five.",
+        ),
+        code="""example = load_example("C")
+scores = [metrics.average_precision(example.ranking("search", q), example.relevant_for(q), k=3)
+          for q in example.query_ids]
+sum(scores) / len(scores)""",
+    )
+)
+
+
+def reset_dcg4_exponential() -> Worked:
+    """reset-dcg4-exp: DCG@4 of reset-password with exponential gain."""
+    grades, _ = query_grades("C", "search", QUERY)
+    return worked_dcg(grades, k=4, gain="exponential")
+
+
+register(
+    Exercise(
+        id="reset-dcg4-exp",
+        lesson=LESSON,
+        question="Example C, reset-password: DCG@4 with exponential gain (2^grade - 1). Give 3 decimals.",
+        answer=reset_dcg4_exponential,
+        hints=(
+            "Turn the grades into gains first; the discount does not change.",
+            "Grades 2, 0, 3, 1 give gains 3, 0, 7, 1; divide each by log2(rank + 1) and add.",
+        ),
+        code="""example = load_example("C")
+judgments = example.judgments_for("reset-password")
+grades = metrics.grades_in_rank_order(example.ranking("search", "reset-password"), judgments)
+metrics.dcg(grades, k=4, gain="exponential")""",
+    )
+)

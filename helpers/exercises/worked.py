@@ -1,0 +1,527 @@
+"""Worked problems: the value of an exercise, its steps with the real numbers, and the values of its slips.
+
+Each function takes the inputs of one kind of problem (first ranks for MRR,
+grades for DCG/nDCG, a ranking and relevant ids for AP and recall, paired
+scores for a comparison) and returns a :class:`Worked`: the right value
+(through :mod:`helpers.metrics`), the steps a learner would write down, and
+the value each diagnosable slip of that topic gives on the same inputs
+(through :mod:`helpers.mistakes`). An exercise states only its inputs; the
+checker, ``hint``, ``solution`` and the grader all read the same ``Worked``.
+
+>>> worked_mrr([1, 3, 0, 2]).value
+0.4583333333333333
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Collection, Hashable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from helpers import metrics as m
+from helpers import mistakes as mk
+from helpers.metrics import Denominator, Gain
+
+Slip = tuple[tuple[str, ...], float]  # the mistake codes (one, or a combination) and the value they give
+
+
+@dataclass(frozen=True)
+class Worked:
+    """The right value of a problem, its steps with numbers, and the value of each slip of its topic."""
+
+    value: float
+    steps: tuple[str, ...]
+    slips: tuple[Slip, ...] = field(default=())
+
+
+def _numbers(values: Sequence[float], decimals: int = 4) -> str:
+    return ", ".join(_short(value, decimals) for value in values)
+
+
+def _short(value: float, decimals: int = 4) -> str:
+    """A number with at most ``decimals`` decimals and no trailing zeros: 2.0 -> '2', 1/3 -> '0.3333'."""
+    if not math.isfinite(value):
+        return "undefined"
+    text = f"{value:.{decimals}f}".rstrip("0").rstrip(".")
+    return text if text not in ("", "-0") else "0"
+
+
+def _or_nan(metric, *args, **kwargs) -> float:
+    """A metric's value, or nan where it is undefined (a slip may divide by zero)."""
+    try:
+        return float(metric(*args, **kwargs))
+    except (ValueError, ZeroDivisionError):
+        return math.nan
+
+
+def _shifted_cutoffs(k: int | None) -> list[int]:
+    return [] if k is None else [cut for cut in (k - 1, k + 1) if cut >= 1]
+
+
+# --- first hit: MRR and hit rate -----------------------------------------------
+
+
+def worked_mrr(first_ranks: Sequence[int], k: int | None = None, unanswerable: int = 0) -> Worked:
+    """MRR (or MRR@k) of first relevant ranks, 0 = miss; ``unanswerable`` questions already left out.
+
+    >>> [codes for codes, _ in worked_mrr([1, 3, 0, 2]).slips][:3]
+    [('mean-of-ranks',), ('one-over-mean-rank',), ('dropped-misses',)]
+    """
+    ranks = m.check_first_ranks(first_ranks)
+    value = m.mean_reciprocal_rank(ranks, k)
+    reciprocals = [m.reciprocal_rank_of(rank, k) for rank in ranks]
+    name = "MRR" if k is None else f"MRR@{k}"
+    steps = [
+        "first relevant rank per query: " + ", ".join(str(rank) if rank else "miss" for rank in ranks),
+        f"reciprocal rank per query (1 / rank, 0 for a miss{'' if k is None else f' or a hit past {k}'}): "
+        + _numbers(reciprocals),
+        f"{name} = ({' + '.join(_short(r) for r in reciprocals)}) / {len(ranks)} = {_short(value)}",
+    ]
+    slips: list[Slip] = [
+        (("mean-of-ranks",), mk.mrr_mean_of_ranks(ranks, k)),
+        (("one-over-mean-rank",), mk.mrr_one_over_mean_rank(ranks, k)),
+        (("dropped-misses",), mk.mrr_dropping_misses(ranks, k)),
+        (("hit-rate-for-mrr",), mk.hit_rate_instead_of_mrr(ranks, k)),
+        (("ranks-from-zero",), mk.mrr_ranks_from_zero(ranks, k)),
+        (("sum-not-mean",), mk.mrr_sum_instead_of_mean(ranks, k)),
+    ]
+    if k is not None:
+        slips.append((("ignored-cutoff",), mk.mrr_ignoring_cutoff(ranks)))
+        slips += [(("cutoff-off-by-one",), m.mean_reciprocal_rank(ranks, cut)) for cut in _shifted_cutoffs(k)]
+    if unanswerable:
+        slips.append((("kept-unanswerable",), mk.mrr_keeping_unanswerable(ranks, unanswerable, k)))
+        steps.append(f"{unanswerable} question(s) with nothing relevant to find stay out of the mean")
+    return Worked(value, tuple(steps), tuple(slips))
+
+
+def worked_hit_rate(first_ranks: Sequence[int], k: int, unanswerable: int = 0) -> Worked:
+    """Hit rate@k of first relevant ranks, 0 = miss.
+
+    >>> worked_hit_rate([2, 3, 2, 4, 2], k=2).value
+    0.6
+    """
+    ranks = m.check_first_ranks(first_ranks)
+    value = m.mean_hit_rate(ranks, k)
+    hits = [1 if 1 <= rank <= k else 0 for rank in ranks]
+    steps = (
+        "first relevant rank per query: " + ", ".join(str(rank) if rank else "miss" for rank in ranks),
+        f"a hit when the rank is 1..{k}: " + ", ".join(map(str, hits)),
+        f"Hit@{k} = {sum(hits)} / {len(ranks)} = {_short(value)}",
+    )
+    slips: list[Slip] = [
+        (("mrr-for-hit-rate",), mk.mrr_instead_of_hit_rate(ranks, k)),
+        (("ignored-cutoff",), mk.hit_rate_ignoring_cutoff(ranks)),
+        (("cutoff-off-by-one",), mk.hit_rate_cutoff_off_by_one(ranks, k)),
+        (("cutoff-off-by-one",), m.mean_hit_rate(ranks, k + 1)),
+    ]
+    if unanswerable:
+        slips.append((("kept-unanswerable",), mk.hit_rate_keeping_unanswerable(ranks, unanswerable, k)))
+    return Worked(value, steps, tuple(slips))
+
+
+# --- graded: DCG, ideal DCG, nDCG, CG -----------------------------------------
+
+
+def _gain_slips(grades: list[float], k: int | None, gain: Gain, measure) -> list[Slip]:
+    """The slips of the gain form for one measure: the other gain, and 2^g without - 1."""
+    other: Gain = "exponential" if gain == "linear" else "linear"
+    code = "exponential-for-linear" if gain == "linear" else "linear-for-exponential"
+    return [((code,), measure(other))]
+
+
+def _discount_slips(grades: list[float], k: int | None, gain: Gain) -> list[Slip]:
+    """The DCG values of the discount slips: none, log2(rank) patched at rank 1, rank, log2(rank + 2)."""
+    return [
+        (("no-discount",), mk.dcg_no_discount(grades, k, gain)),
+        (("log2-rank-first-undiscounted",), mk.dcg_log2_rank_first_undiscounted(grades, k, gain)),
+        (("rank-as-discount",), mk.dcg_rank_discount(grades, k, gain)),
+        (("ranks-from-zero",), mk.dcg_ranks_from_zero(grades, k, gain)),
+    ]
+
+
+def _dcg_steps(label: str, grades: list[float], k: int | None, gain: Gain) -> list[str]:
+    counted = m.cut(grades, k)
+    gains = [m.gain_of(grade, gain) for grade in counted]
+    at = "" if k is None else f"@{k}"
+    parts = [f"{_short(g)}/{_short(m.discount(rank), 3)}" for rank, g in enumerate(gains, start=1)]
+    lines = [f"{label} grades in rank order: {_numbers(grades)}"]
+    if gain == "exponential":
+        lines.append(f"gains 2^grade - 1: {_numbers(gains)}")
+    total = m.dcg(grades, k, gain)
+    lines.append(f"{label} DCG{at} = {' + '.join(parts) or '0'} = {_short(total)}")
+    return lines
+
+
+def worked_dcg(grades: Sequence[float], k: int | None = None, gain: Gain = "linear") -> Worked:
+    """DCG@k of grades in rank order.
+
+    >>> worked_dcg([2, 0, 3, 0, 0], k=5).value
+    3.5
+    """
+    grades = m.check_grades(grades)
+    value = m.dcg(grades, k, gain)
+    slips = _discount_slips(grades, k, gain) + _gain_slips(grades, k, gain, lambda g: m.dcg(grades, k, g))
+    if gain == "exponential":
+        slips.append((("exp-without-minus-one",), mk.dcg_exp_without_minus_one(grades, k)))
+    if k is not None:
+        slips.append((("ignored-cutoff",), m.dcg(grades, None, gain)))
+        slips += [(("cutoff-off-by-one",), m.dcg(grades, cut, gain)) for cut in _shifted_cutoffs(k)]
+    return Worked(value, tuple(_dcg_steps("the list's", grades, k, gain)), tuple(slips))
+
+
+def worked_ideal_dcg(
+    judged: Sequence[float], returned: Sequence[float], k: int | None = None, gain: Gain = "linear"
+) -> Worked:
+    """Ideal DCG@k from every judged grade (``judged`` in the order the judgments list them).
+
+    >>> round(worked_ideal_dcg([2, 0, 3, 1, 0, 2, 3], [2, 0, 3, 1, 0, 2], k=5).value, 3)
+    7.141
+    """
+    judged, returned = m.check_grades(judged, "judged"), m.check_grades(returned, "returned")
+    ideal = sorted(judged, reverse=True)
+    worked = worked_dcg(ideal, k, gain)
+    slips = [slip for slip in worked.slips if slip[0] != ("ignored-cutoff",)]
+    slips += [
+        (("retrieved-only-ideal",), m.ideal_dcg(returned, k, gain)),
+        (("unsorted-ideal",), m.dcg(judged, k, gain)),
+    ]
+    if k is not None:
+        slips.append((("ignored-cutoff",), m.ideal_dcg(judged, None, gain)))
+    steps = (f"every judged grade, sorted high to low: {_numbers(ideal)}", *worked.steps[1:])
+    return Worked(worked.value, tuple(s.replace("the list's DCG", "ideal DCG") for s in steps), tuple(slips))
+
+
+def worked_ndcg(
+    grades: Sequence[float],
+    judged: Sequence[float] | None = None,
+    k: int | None = None,
+    gain: Gain = "linear",
+    ideal: m.Ideal = "judged",
+) -> Worked:
+    """nDCG@k of grades in rank order against ``judged`` (every judged grade, in listed order).
+
+    ``ideal="judged"`` sorts every judged grade; ``"returned"`` only the returned ones (and then
+    the judged ideal is the slip). Without ``judged`` the ideal is the returned grades.
+
+    >>> round(worked_ndcg([2, 0, 3, 1, 0, 2], [2, 0, 3, 1, 0, 2, 3], k=5).value, 4)
+    0.5504
+    """
+    grades = m.check_grades(grades)
+    listed = grades if judged is None else m.check_grades(judged, "judged")
+    ideal_grades = listed if ideal == "judged" else grades
+    value = _or_nan(m.ndcg, grades, k, ideal=ideal_grades, gain=gain)
+    best = m.ideal_dcg(ideal_grades, k, gain)
+    at = "" if k is None else f"@{k}"
+    steps = [
+        *_dcg_steps("the list's", grades, k, gain),
+        f"ideal: {'every judged' if ideal == 'judged' else 'the returned'} grade sorted high to low: "
+        f"{_numbers(sorted(ideal_grades, reverse=True))} -> IDCG{at} = {_short(best)}",
+        f"nDCG{at} = {_short(m.dcg(grades, k, gain))} / {_short(best)} = {_short(value)}"
+        if math.isfinite(value)
+        else f"IDCG{at} is 0: nothing relevant to find, nDCG{at} is undefined",
+    ]
+
+    def normalised(wrong_dcg, other_gain: Gain = gain) -> float:
+        return mk._ratio(wrong_dcg(grades, other_gain), wrong_dcg(sorted(ideal_grades, reverse=True), other_gain))
+
+    slips: list[Slip] = [
+        (("dcg-for-ndcg",), m.dcg(grades, k, gain)),
+        (("no-discount",), normalised(lambda g, gn: mk.dcg_no_discount(g, k, gn))),
+        (
+            ("log2-rank-first-undiscounted",),
+            normalised(lambda g, gn: mk.dcg_log2_rank_first_undiscounted(g, k, gn)),
+        ),
+        (("rank-as-discount",), normalised(lambda g, gn: mk.dcg_rank_discount(g, k, gn))),
+        (("ranks-from-zero",), normalised(lambda g, gn: mk.dcg_ranks_from_zero(g, k, gn))),
+        (
+            ("unsorted-ideal",),
+            mk.ndcg_unsorted_ideal(grades, ideal_grades if ideal == "returned" else listed, k, gain),
+        ),
+    ]
+    other: Gain = "exponential" if gain == "linear" else "linear"
+    swap = "exponential-for-linear" if gain == "linear" else "linear-for-exponential"
+    slips.append(((swap,), _or_nan(m.ndcg, grades, k, ideal=ideal_grades, gain=other)))
+    if gain == "exponential":
+        slips.append((("exp-without-minus-one",), mk.ndcg_exp_without_minus_one(grades, k, ideal_grades)))
+    if ideal == "judged" and judged is not None:
+        slips.append((("retrieved-only-ideal",), _or_nan(m.ndcg, grades, k, ideal=grades, gain=gain)))
+        slips.append(((swap, "retrieved-only-ideal"), _or_nan(m.ndcg, grades, k, ideal=grades, gain=other)))
+    if ideal == "returned" and judged is not None:
+        slips.append((("judged-for-returned-ideal",), _or_nan(m.ndcg, grades, k, ideal=listed, gain=gain)))
+    if k is not None:
+        slips.append((("ignored-cutoff",), _or_nan(m.ndcg, grades, None, ideal=ideal_grades, gain=gain)))
+        slips += [
+            (("cutoff-off-by-one",), _or_nan(m.ndcg, grades, cut, ideal=ideal_grades, gain=gain))
+            for cut in _shifted_cutoffs(k)
+        ]
+    if not math.isfinite(value):
+        slips = [(("undefined-as-zero",), 0.0)]
+    return Worked(value, tuple(steps), tuple(slips))
+
+
+def worked_mean_ndcg(
+    queries: Sequence[tuple[Sequence[float], Sequence[float]]], k: int | None = None, gain: Gain = "linear"
+) -> Worked:
+    """The mean nDCG@k over queries, each given as (grades in rank order, every judged grade).
+
+    >>> round(worked_mean_ndcg([([1, 0], [1, 0]), ([0, 1], [1])], k=2).value, 4)
+    0.8155
+    """
+    queries = [(m.check_grades(grades), m.check_grades(judged, "judged")) for grades, judged in queries]
+    if not queries:
+        raise ValueError("queries is empty: a mean needs at least one query")
+    scores = [m.ndcg(grades, k, ideal=judged, gain=gain) for grades, judged in queries]
+    value = sum(scores) / len(scores)
+    at = "" if k is None else f"@{k}"
+    steps = (
+        f"nDCG{at} per query: {_numbers(scores)}",
+        f"mean nDCG{at} = ({' + '.join(_short(s) for s in scores)}) / {len(scores)} = {_short(value)}",
+    )
+    found = [score for score in scores if score > 0]
+    other: Gain = "exponential" if gain == "linear" else "linear"
+    swap = "exponential-for-linear" if gain == "linear" else "linear-for-exponential"
+    slips: list[Slip] = [
+        (("mean-dcg",), mk.mean_dcg_instead_of_ndcg([grades for grades, _ in queries], k, gain)),
+        (("dropped-misses",), sum(found) / len(found) if found else math.nan),
+        (("retrieved-only-ideal",), _mean(mk.undefined_as_zero(m.ndcg, g, k, gain=gain) for g, _ in queries)),
+        ((swap,), _mean(m.ndcg(g, k, ideal=j, gain=other) for g, j in queries)),
+    ]
+    if k is not None:
+        slips.append((("ignored-cutoff",), _mean(m.ndcg(g, None, ideal=j, gain=gain) for g, j in queries)))
+    return Worked(value, steps, tuple(slips))
+
+
+def _mean(values) -> float:
+    values = list(values)
+    return sum(values) / len(values)
+
+
+def worked_cg(grades: Sequence[float], k: int | None = None) -> Worked:
+    """CG@k: the grades of the top k added up, no discount.
+
+    >>> worked_cg([2, 0, 3, 1, 0, 2], k=4).value
+    6.0
+    """
+    grades = m.check_grades(grades)
+    value = m.cumulative_gain(grades, k)
+    at = "" if k is None else f"@{k}"
+    steps = (
+        f"grades in the top {k or len(grades)}: {_numbers(m.cut(grades, k))}",
+        f"CG{at} = {_short(value)}",
+    )
+    slips: list[Slip] = [(("dcg-for-cg",), m.dcg(grades, k))]
+    if k is not None:
+        slips += [(("cutoff-off-by-one",), m.cumulative_gain(grades, cut)) for cut in _shifted_cutoffs(k)]
+    return Worked(value, steps, tuple(slips))
+
+
+# --- counting relevant results: precision, recall, AP, MAP -----------------------
+
+
+def _hits(ranked: Sequence[Hashable], relevant: Collection[Hashable], k: int | None) -> list[int]:
+    return [rank for rank, doc in enumerate(m.cut(list(ranked), k), start=1) if doc in relevant]
+
+
+def worked_precision(ranked: Sequence[Hashable], relevant: Collection[Hashable], k: int) -> Worked:
+    """Precision@k.
+
+    >>> worked_precision(["a", "b", "c", "d"], {"a", "c", "x"}, k=4).value
+    0.5
+    """
+    value = m.precision_at_k(ranked, relevant, k)
+    hits = _hits(ranked, relevant, k)
+    steps = (
+        f"relevant results in the top {k}: {len(hits)} (ranks {', '.join(map(str, hits)) or 'none'})",
+        f"P@{k} = {len(hits)} / {k} = {_short(value)}",
+    )
+    slips: list[Slip] = [(("recall-for-precision",), mk.recall_instead_of_precision(ranked, relevant, k))]
+    slips += [(("cutoff-off-by-one",), m.precision_at_k(ranked, relevant, cut)) for cut in _shifted_cutoffs(k)]
+    return Worked(value, steps, tuple(slips))
+
+
+def worked_recall(
+    ranked: Sequence[Hashable], relevant: Collection[Hashable], k: int, denominator: Denominator = "R"
+) -> Worked:
+    """Recall@k over R (or over min(k, R)).
+
+    >>> worked_recall(["r2", "r1", "r4"], {"r1", "r2", "r3", "r5"}, k=3).value
+    0.5
+    """
+    value = m.recall_at_k(ranked, relevant, k, denominator)
+    hits = _hits(ranked, relevant, k)
+    total = len(set(relevant)) if denominator == "R" else min(k, len(set(relevant)))
+    shown = "R" if denominator == "R" else "min(k, R)"
+    steps = (
+        f"relevant results in the top {k}: {len(hits)}; R = {len(set(relevant))}",
+        f"R@{k} = {len(hits)} / {shown} = {len(hits)} / {total} = {_short(value)}",
+    )
+    other = "min_k_R" if denominator == "R" else "R"
+    slips: list[Slip] = [
+        (("precision-for-recall",), mk.precision_instead_of_recall(ranked, relevant, k)),
+        (
+            ("recall-min-k-r",) if denominator == "R" else ("ap-r-for-min-k-r",),
+            m.recall_at_k(ranked, relevant, k, other),
+        ),  # type: ignore[arg-type]
+        (("ignored-cutoff",), m.recall_at_k(ranked, relevant, max(len(ranked), 1), denominator)),
+    ]
+    return Worked(value, steps, tuple(slips))
+
+
+def _ap_steps(ranked, relevant, k: int | None, denominator: Denominator) -> list[str]:
+    hits = _hits(ranked, relevant, k)
+    precisions = [number / rank for number, rank in enumerate(hits, start=1)]
+    r = len(set(relevant))
+    bottom = r if denominator == "R" or k is None else min(k, r)
+    shown = "R" if denominator == "R" or k is None else "min(k, R)"
+    at = "" if k is None else f"@{k}"
+    return [
+        f"relevant results at ranks {', '.join(map(str, hits)) or 'none'}"
+        + ("" if k is None else f" within the top {k}"),
+        "precision at each of those ranks: "
+        + (", ".join(f"{n}/{rank} = {_short(n / rank)}" for n, rank in enumerate(hits, start=1)) or "none"),
+        f"AP{at} = {_short(sum(precisions))} / {shown} ({bottom}) = {_short(sum(precisions) / bottom)}",
+    ]
+
+
+def worked_average_precision(
+    ranked: Sequence[Hashable],
+    relevant: Collection[Hashable],
+    k: int | None = None,
+    denominator: Denominator = "R",
+) -> Worked:
+    """AP@k over R (or over min(k, R)).
+
+    >>> round(worked_average_precision(["a", "b", "c"], {"a", "c", "x"}, k=3).value, 4)
+    0.5556
+    """
+    value = m.average_precision(ranked, relevant, k, denominator)
+    slips: list[Slip] = [(("ap-hits-denominator",), mk.average_precision_hits_denominator(ranked, relevant, k))]
+    if k is not None:
+        other: Denominator = "min_k_R" if denominator == "R" else "R"
+        code = "ap-min-k-r" if denominator == "R" else "ap-r-for-min-k-r"
+        slips.append(((code,), m.average_precision(ranked, relevant, k, other)))
+        slips.append((("ignored-cutoff",), mk.average_precision_ignoring_cutoff(ranked, relevant)))
+        slips += [
+            (("cutoff-off-by-one",), m.average_precision(ranked, relevant, cut, denominator))
+            for cut in _shifted_cutoffs(k)
+        ]
+        slips.append((("precision-for-ap",), m.precision_at_k(ranked, relevant, k)))
+    return Worked(value, tuple(_ap_steps(ranked, relevant, k, denominator)), tuple(slips))
+
+
+def worked_mean_average_precision(
+    queries: Sequence[tuple[Sequence[Hashable], Collection[Hashable]]],
+    k: int | None = None,
+    denominator: Denominator = "R",
+) -> Worked:
+    """MAP@k: the mean of AP@k over queries, each given as (ranking, relevant ids).
+
+    >>> worked_mean_average_precision([(["a", "b"], {"a"}), (["a", "b"], {"b"})]).value
+    0.75
+    """
+    queries = list(queries)
+    if not queries:
+        raise ValueError("queries is empty: a mean needs at least one query")
+    scores = [m.average_precision(ranked, relevant, k, denominator) for ranked, relevant in queries]
+    value = _mean(scores)
+    at = "" if k is None else f"@{k}"
+    steps = (
+        f"AP{at} per query: {_numbers(scores)}",
+        f"MAP{at} = ({' + '.join(_short(s) for s in scores)}) / {len(scores)} = {_short(value)}",
+    )
+    found = [score for score in scores if score > 0]
+    reciprocal = [m.reciprocal_rank(ranked, relevant, k) for ranked, relevant in queries]
+    slips: list[Slip] = [
+        (("mrr-for-map",), _mean(reciprocal)),
+        (
+            ("ap-hits-denominator",),
+            _mean(mk.average_precision_hits_denominator(r, rel, k) for r, rel in queries),
+        ),
+        (("dropped-misses",), _mean(found) if found else math.nan),
+    ]
+    if k is not None:
+        other: Denominator = "min_k_R" if denominator == "R" else "R"
+        code = "ap-min-k-r" if denominator == "R" else "ap-r-for-min-k-r"
+        slips.append(((code,), _mean(m.average_precision(r, rel, k, other) for r, rel in queries)))
+        slips.append((("ignored-cutoff",), _mean(m.average_precision(r, rel) for r, rel in queries)))
+    return Worked(value, steps, tuple(slips))
+
+
+# --- paired comparison (lesson 09) ---------------------------------------------------
+
+
+def _paired(a: Sequence[float], b: Sequence[float]) -> np.ndarray:
+    a_scores, b_scores = m.check_grades(a, "a"), m.check_grades(b, "b")
+    if len(a_scores) != len(b_scores) or not a_scores:
+        raise ValueError(f"a and b need the same number of queries (at least 1): {len(a_scores)} vs {len(b_scores)}")
+    return np.array(b_scores) - np.array(a_scores)
+
+
+def worked_mean_difference(a: Sequence[float], b: Sequence[float]) -> Worked:
+    """The mean of the per-query differences B - A.
+
+    >>> round(worked_mean_difference([0.5, 0.6], [0.6, 0.6]).value, 3)
+    0.05
+    """
+    differences = _paired(a, b)
+    value = float(differences.mean())
+    steps = (
+        f"B - A per query: {_numbers(differences.tolist())}",
+        f"mean difference = {_short(float(differences.sum()))} / {len(differences)} = {_short(value)}",
+    )
+    return Worked(value, steps, ((("a-minus-b",), -value),))
+
+
+def exact_sign_flip_p(differences: Sequence[float], two_sided: bool = True) -> float:
+    """The exact p-value of the paired randomization (sign-flip) test, by listing every sign pattern.
+
+    >>> exact_sign_flip_p([0.1, 0.0, 0.1, 0.0, 0.1])
+    0.25
+    """
+    values = np.asarray(differences, dtype=float)
+    observed = values.mean()
+    signs = np.array(list(itertools.product((1.0, -1.0), repeat=len(values))))
+    means = (signs * values).mean(axis=1)
+    tolerance = 1e-12
+    extreme = np.abs(means) >= abs(observed) - tolerance if two_sided else means >= observed - tolerance
+    return float(extreme.mean())
+
+
+def worked_sign_flip_p(a: Sequence[float], b: Sequence[float]) -> Worked:
+    """The exact two-sided p-value of the sign-flip test of B - A (at most 16 queries: 2^16 patterns)."""
+    differences = _paired(a, b)
+    if len(differences) > 16:
+        raise ValueError("list every sign pattern only for at most 16 queries")
+    value = exact_sign_flip_p(differences)
+    patterns = 2 ** len(differences)
+    steps = (
+        f"B - A per query: {_numbers(differences.tolist())}; observed mean {_short(float(differences.mean()))}",
+        f"flip the sign of each difference in all {patterns} ways and take each mean",
+        f"share of those means at least as far from 0 as the observed one: {_short(value)}",
+    )
+    return Worked(value, steps, ((("one-sided-p",), exact_sign_flip_p(differences, two_sided=False)),))
+
+
+def worked_cohens_d(a: Sequence[float], b: Sequence[float]) -> Worked:
+    """Cohen's d of paired scores: mean(B - A) / sample standard deviation of B - A.
+
+    >>> round(worked_cohens_d([0.5, 0.6, 0.7], [0.6, 0.6, 0.9]).value, 3)
+    1.0
+    """
+    differences = _paired(a, b)
+    spread = float(differences.std(ddof=1))
+    value = float(differences.mean()) / spread if spread > 0 else math.nan
+    steps = (
+        f"B - A per query: {_numbers(differences.tolist())}",
+        f"mean {_short(float(differences.mean()))}, sample standard deviation (n - 1) {_short(spread)}",
+        f"d = mean / sd = {_short(value)}",
+    )
+    population = float(differences.std(ddof=0))
+    slips = (
+        (("population-sd",), float(differences.mean()) / population if population > 0 else math.nan),
+        (("a-minus-b",), -value),
+    )
+    return Worked(value, steps, slips)

@@ -1,0 +1,115 @@
+"""Running an untouched lesson gives nothing away: every exercise is 'not answered yet', no answer shows.
+
+Each lesson 01-09 is executed from a temporary copy as a learner would run it
+(Run All, nothing typed in). Its outputs must hold no right verdict, no worked
+solution and no expected value of an exercise; and most exercises ask for a
+number the lesson itself never prints.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+
+import pytest
+
+from helpers.exercises import REGISTRY, exercises_of
+from tests.notebook_runner import notebook_path, run_notebook
+
+pytestmark = pytest.mark.notebook
+
+LESSONS = [f"0{number}" for number in range(1, 10)]
+ROLES = {"setup", "lesson", "exercise", "solution", "classroom"}
+CHECK_CALL = re.compile(r"""\bcheck(?:_function)?\(\s*["']([a-z0-9-]+)["']""")
+
+
+@pytest.fixture(scope="module", params=LESSONS)
+def untouched(request, tmp_path_factory):
+    prefix = request.param
+    notebook, _ = run_notebook(prefix, tmp_path_factory.mktemp(f"untouched{prefix}"))
+    return prefix, notebook
+
+
+def outputs_of(cells) -> str:
+    parts = []
+    for cell in cells:
+        for output in cell.get("outputs", []):
+            parts.append(output.get("text", ""))
+            for value in output.get("data", {}).values():
+                parts.append(value if isinstance(value, str) else json.dumps(value))
+    return "\n".join(parts)
+
+
+def expected_texts(exercise_id: str) -> list[str]:
+    found = REGISTRY[exercise_id]
+    if found.kind != "answer":
+        return []
+    value = found.worked().value
+    if not math.isfinite(value):
+        return []
+    return [f"{value:.{found.decimals}f}"]
+
+
+def test_no_right_verdict_no_solution_and_every_exercise_not_answered(untouched):
+    prefix, notebook = untouched
+    text = outputs_of(notebook.cells)
+    exercise_text = outputs_of(c for c in notebook.cells if c.metadata.get("tags") == ["exercise"])
+    assert "✓" not in exercise_text and "Right:" not in text, f"lesson {prefix} shows a right verdict"
+    assert "answer: " not in text and "Solution of" not in text, f"lesson {prefix} shows a worked solution"
+    for found in exercises_of(prefix):
+        assert f"{found.id}" in text and "Not answered yet" in text
+
+
+def test_no_expected_value_in_the_exercise_outputs(untouched):
+    prefix, notebook = untouched
+    exercise_text = outputs_of(c for c in notebook.cells if c.metadata.get("tags") == ["exercise"])
+    for found in exercises_of(prefix):
+        for expected in expected_texts(found.id):
+            assert not re.search(rf"(?<![\d.]){re.escape(expected)}(?!\d)", exercise_text), (found.id, expected)
+
+
+def test_most_exercises_ask_for_a_number_the_lesson_does_not_print(untouched):
+    prefix, notebook = untouched
+    text = outputs_of(notebook.cells)
+    unprinted = [
+        found.id
+        for found in exercises_of(prefix)
+        if found.kind == "function"
+        or any(not re.search(rf"(?<![\d.]){re.escape(t)}(?!\d)", text) for t in expected_texts(found.id))
+    ]
+    assert len(unprinted) >= 2, f"lesson {prefix}: only {unprinted} ask for a number the lesson does not print"
+
+
+@pytest.mark.parametrize("prefix", LESSONS)
+def test_the_lesson_checks_exactly_its_registered_exercises(prefix):
+    cells = json.loads(notebook_path(prefix).read_text(encoding="utf-8"))["cells"]
+    checked = [match for cell in cells for match in CHECK_CALL.findall("".join(cell["source"]))]
+    registered = [found.id for found in exercises_of(prefix)]
+    assert sorted(checked) == sorted(registered), "one check cell per exercise of the lesson, nothing else"
+    assert len(registered) >= 3
+
+
+@pytest.mark.parametrize("prefix", ["00", *LESSONS])
+def test_every_cell_has_one_role(prefix):
+    cells = json.loads(notebook_path(prefix).read_text(encoding="utf-8"))["cells"]
+    for number, cell in enumerate(cells):
+        tags = set(cell["metadata"].get("tags", [])) & ROLES
+        assert len(tags) == 1, f"lesson {prefix}, cell {number}: roles {tags or 'none'}"
+    first_code = next(cell for cell in cells if cell["cell_type"] == "code")
+    assert first_code["metadata"]["tags"] == ["setup"]
+    for cell in cells:
+        if CHECK_CALL.search("".join(cell["source"])):
+            assert cell["metadata"]["tags"] == ["exercise"]
+
+
+@pytest.mark.parametrize("prefix", LESSONS)
+def test_no_cell_calls_check_with_a_value_or_shows_a_solution(prefix):
+    code = "\n".join(
+        "".join(cell["source"])
+        for cell in json.loads(notebook_path(prefix).read_text(encoding="utf-8"))["cells"]
+        if cell["cell_type"] == "code"
+    )
+    for call in re.findall(r"\bcheck\(\s*[\"'][a-z0-9-]+[\"']\s*,\s*([^)]*)\)", code):
+        assert call.strip() == "answer", f"lesson {prefix}: check is called with {call!r}"
+    assert not re.search(r"^\s*(solution|reveal|hint)\(", code, flags=re.M), "solutions only on demand"
