@@ -598,10 +598,11 @@ def test_a_formula_cell_without_a_value_is_refused(tmp_path, value):
     sheet.set("B13", value, "=B11/B12")
     with pytest.raises(ValueError, match="sheet 'Example C': formula cell B13 has no cached value"):
         sheets.save_sheets([sheet], tmp_path / "c.xlsx")
+    lone = Sheet(name="Lone")
+    lone.set("A1", None, "=1+1")
     with pytest.raises(ValueError, match="formula cell A1 has no cached value"):
-        lone = Sheet(name="Lone")
-        lone.set("A1", None, "=1+1")
         sheets.save_sheets([lone], tmp_path / "lone.xlsx")
+    assert list(tmp_path.iterdir()) == []  # nothing half-written
 
 
 def test_text_results_are_stored_as_text(written):

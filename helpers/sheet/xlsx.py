@@ -190,18 +190,19 @@ def _print_setup(worksheet, sheet: Sheet) -> None:
 
 
 def save_sheets(sheets: Sequence[Sheet], path) -> Path:
-    """Write model sheets as one .xlsx workbook, each formula stored with helpers' value (lessons 01-04)."""
+    """Write model sheets as one .xlsx workbook, each formula stored with helpers' value (lessons 01-04).
+
+    XlsxWriter writes the file only on close(): a sheet refused halfway leaves no file behind.
+    """
     path = Path(path)
     workbook = xlsxwriter.Workbook(str(path))
     formats = _Formats(workbook)
+    for sheet in sheets:
+        _write_sheet(workbook, sheet, formats)
     try:
-        for sheet in sheets:
-            _write_sheet(workbook, sheet, formats)
-    finally:
-        try:
-            workbook.close()
-        except XlsxWriterException as error:
-            raise OSError(f"{path}: could not write the workbook ({error})") from None
+        workbook.close()
+    except XlsxWriterException as error:
+        raise OSError(f"{path}: could not write the workbook ({error})") from None
     return path
 
 
