@@ -1,19 +1,21 @@
-"""Tests of helpers.sheets, the spreadsheet twin of the worked examples A-D (lessons 01-04).
+"""Tests of helpers.sheet.xlsx, the spreadsheet twin of the worked examples A-D (lessons 01-04).
 
 The LibreOffice tests recalculate the exported workbooks in a real spreadsheet
 application (a fresh profile that recalculates on every load) and compare every
 formula cell with helpers; then they edit input cells and recalculate again.
-All conversions run in two soffice calls, because each call costs about 2 s.
+They also print every workbook to PDF and count its landscape pages.
+The conversions run in three soffice calls, because each call costs about 2 s.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import io
 import math
+import re
 import shutil
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import openpyxl
@@ -28,7 +30,9 @@ from helpers.metrics import (
     mean_reciprocal_rank,
     ndcg,
 )
+from helpers.sheet import Sheet, example_sheets
 from helpers.sheet import xlsx as sheets
+from helpers.sheet.layouts import example_c_inputs, example_c_sheet, expected_c_cells
 
 ROOT = Path(__file__).resolve().parent.parent
 SOFFICE = shutil.which("soffice")
@@ -98,10 +102,9 @@ def setting(ref: str, value):
 
 
 def expected_for(example, gain: str = "linear") -> dict[str, object]:
-    """The cached values build_workbook computes with helpers for an example (maybe an edited copy)."""
-    _, cached = sheets.build_workbook(example, gain)
-    (values,) = cached.values()
-    return values
+    """The value helpers computes for each formula cell of an example's sheet (maybe an edited copy)."""
+    sheet = example_sheets(example, gain)[0]
+    return {ref: cell.value for ref, cell in sheet.formula_cells().items()}
 
 
 def with_runs(example, change):
@@ -155,6 +158,27 @@ def test_every_formula_cell_has_a_cached_value(written, name):
     assert all(value is not None for value in cached.values()), cached
 
 
+@pytest.mark.parametrize("name", ["A", "B", "C", "D", "B_exp", "C_exp"])
+def test_the_workbook_holds_the_model_sheet(written, name):
+    """Every cell of the model is in the file: the formulas, their stored values, the typed inputs."""
+    letter, gain = name[0], "exponential" if name.endswith("_exp") else "linear"
+    model = example_sheets(letter, gain)[0]
+    assert formulas_of(written[name]) == {ref: cell.formula for ref, cell in model.formula_cells().items()}
+    assert_cells(written[name], expected_for(letter, gain))
+    typed = {ref: model.value(ref) for ref in model.input_refs() if model.value(ref) is not None}
+    assert_cells(written[name], typed)
+
+
+@pytest.mark.parametrize("gain", ["linear", "exponential"])
+def test_example_c_formula_cells_are_the_cells_read_back(gain):
+    """The sheet builder and the read-back check compute every derived cell the same way, apart."""
+    inputs = example_c_inputs(gain=gain)
+    built = {ref: cell.value for ref, cell in example_c_sheet(inputs).formula_cells().items()}
+    checked = {ref: value for ref, (_, value) in expected_c_cells(inputs).items()}
+    assert set(built) == set(checked)
+    assert all(same(built[ref], checked[ref]) for ref in built), (built, checked)
+
+
 def test_example_c_keeps_the_source_layout_and_formulas(written):
     workbook = openpyxl.load_workbook(written["C"])
     sheet = workbook["Example C"]
@@ -170,13 +194,67 @@ def test_example_c_keeps_the_source_layout_and_formulas(written):
     assert sheet["C2"].value == '=IF(Gain="exponential",2^B2-1,B2)/LOG(A2+1,2)'
     assert sheet["D2"].value == "=LARGE($B$2:$B$8,A2)"
     assert sheet["B11"].value == "=SUMPRODUCT((A2:A7<=B10)*C2:C7)"
-    assert sheet["B13"].value.startswith("=IFERROR(B11/B12,")
+    assert sheet["B13"].value == '=IF(B12=0,"undefined",B11/B12)'
+    assert sheet["D16"].value == "=IF(AND(ISNUMBER(B16),B16<=$B$22),C16,0)"
     assert sheet["C16"].value == "=IFERROR(1/B16,0)"
     assert sheet["C21"].value == "=AVERAGE(C16:C20)"
+    assert sheet["C23"].value == "=AVERAGE(D16:D20)"
     assert workbook.defined_names["Gain"].attr_text == "'Example C'!$B$9"
     inputs = [f"B{row}" for row in (*range(2, 11), *range(16, 21), 22)]
     assert all(sheet[ref].fill.fgColor.rgb.endswith("FFFF99") for ref in inputs)
     assert not any(sheet[ref].fill.fill_type for ref in formulas_of(written["C"]))
+    assert [sheet[f"F{row}"].value.split(":")[0] for row in range(2, 9)] == [
+        "kb01", "kb02", "kb07", "kb03", "kb04", "kb06", "kb21"]
+    validations = sheet.data_validations.dataValidation
+    rules = {str(rule.sqref): (rule.type, rule.formula1, rule.formula2) for rule in validations}
+    assert rules["B9"] == ("list", '"linear,exponential"', None)
+    assert rules["B10"] == ("whole", "1", "6") and rules["B2:B8"] == ("decimal", "0", None)
+
+
+# --- print setup: landscape, one page wide, a page per block ----------------
+
+
+@pytest.mark.parametrize("letter", "ABCD")
+def test_print_setup_of_every_sheet(written, letter):
+    workbook = openpyxl.load_workbook(written[letter])
+    for model, sheet in zip(example_sheets(letter), workbook.worksheets, strict=True):
+        setup = sheet.page_setup
+        assert (setup.orientation, setup.paperSize, setup.fitToHeight) == ("landscape", 9, 0), model.name
+        assert sheet.sheet_properties.pageSetUpPr.fitToPage and (setup.fitToWidth or 1) == 1
+        breaks = [block.first_row - 1 for block in model.print_blocks()[1:]]
+        assert [brk.id for brk in sheet.row_breaks.brk] == breaks
+        titles = model.print_title_rows()
+        assert sheet.print_title_rows == (f"${titles[0]}:${titles[-1]}" if titles else None)
+    pages = {"A": ([1], "$1:$1"), "B": ([1, 15], None), "C": ([1, 15], None), "D": ([1], "$1:$1")}
+    blocks, titles = pages[letter]
+    example = workbook.worksheets[0]
+    assert [1] + [brk.id + 1 for brk in example.row_breaks.brk] == blocks
+    assert example.print_title_rows == titles
+    assert example.print_options.headings and example.print_options.gridLines
+
+
+def column_width(sheet, column: int) -> float:
+    """The width of a column as saved (one <col> element may set several adjacent columns)."""
+    for dimension in sheet.column_dimensions.values():
+        if dimension.min <= column <= dimension.max:
+            return dimension.width
+    raise AssertionError(f"column {column} has no width of its own")
+
+
+@pytest.mark.parametrize("letter", "ABCD")
+def test_columns_fit_their_headers_and_wrapped_rows_are_tall_enough(written, letter):
+    sheet = openpyxl.load_workbook(written[letter]).worksheets[0]
+    for row in sheet.iter_rows():
+        for cell in row:
+            if not (cell.font.b and isinstance(cell.value, str)) or cell.row == 1 and letter == "B":
+                continue  # bold text: headers and labels (B1 of example B is a title over the empty cells)
+            width = column_width(sheet, cell.column)
+            room = int((width - 2) / 1.1 + 0.01)  # characters of bold text that fit
+            lines = textwrap.wrap(cell.value, room, break_long_words=False)
+            assert len(lines) <= 2 and all(len(line) <= room for line in lines), (cell.coordinate, width)
+            if len(lines) == 2:
+                height = sheet.row_dimensions[cell.row].height
+                assert cell.alignment.wrap_text and height >= 30, cell.coordinate
 
 
 def test_conventions_sheet_states_the_conventions(written):
@@ -251,24 +329,24 @@ EDITS = {
 
 @pytest.fixture(scope="module")
 def libreoffice(tmp_path_factory):
-    """Convert .xlsx files with LibreOffice in a fresh profile that recalculates on every load."""
+    """Convert .xlsx files to .xlsx or .pdf with LibreOffice, in a fresh profile that always recalculates."""
     if SOFFICE is None:
         pytest.skip("LibreOffice (soffice) is not installed; CI installs libreoffice-calc-nogui")
     base = tmp_path_factory.mktemp("libreoffice")
     (base / "profile" / "user").mkdir(parents=True)
     (base / "profile" / "user" / "registrymodifications.xcu").write_text(RECALC_ALWAYS, encoding="utf-8")
 
-    def recalculate(files: list[Path], name: str) -> dict[str, Path]:
+    def convert(files: list[Path], name: str, to: str = "xlsx") -> dict[str, Path]:
         out = base / name
         command = [SOFFICE, f"-env:UserInstallation={(base / 'profile').as_uri()}", "--headless",
-                   "--convert-to", "xlsx", "--outdir", str(out), *map(str, files)]
+                   "--convert-to", to, "--outdir", str(out), *map(str, files)]
         run = subprocess.run(command, capture_output=True, text=True, timeout=240)
-        results = {file.stem: out / file.name for file in files}
+        results = {file.stem: out / f"{file.stem}.{to}" for file in files}
         missing = [path.name for path in results.values() if not path.is_file()]
         assert run.returncode == 0 and not missing, f"soffice failed: {missing}\n{run.stdout}\n{run.stderr}"
         return results
 
-    return recalculate
+    return convert
 
 
 @pytest.fixture(scope="module")
@@ -361,6 +439,54 @@ def test_edited_d_recalculates_to_helpers_values(recalculated):
         "E5": "yes", "F5": 0, "B10": 4,
         "F6": mean_reciprocal_rank([*answerable, 0], 4), "G7": mean_hit_rate([*answerable, 0], 4),
     })
+
+
+PDF_OBJECT = re.compile(rb"\d+\s+\d+\s+obj\b(.*?)\bendobj", re.S)
+MEDIA_BOX = re.compile(rb"/MediaBox\s*\[\s*([-\d.]+)\s+([-\d.]+)\s+([-\d.]+)\s+([-\d.]+)\s*\]")
+
+
+def pdf_pages(path: Path) -> list[tuple[float, float]]:
+    """(width, height) in points of every page of a PDF, read from its page objects."""
+    data = path.read_bytes()
+    assert b"/ObjStm" not in data, "the PDF hides objects in streams: its pages cannot be read from its text"
+    objects = PDF_OBJECT.findall(data)
+    pages = [body for body in objects if re.search(rb"/Type\s*/Page(?![A-Za-z])", body)]
+    trees = [body for body in objects if re.search(rb"/Type\s*/Pages\b", body)]
+    (root,) = [tree for tree in trees if b"/Parent" not in tree]
+    assert int(re.search(rb"/Count\s+(\d+)", root).group(1)) == len(pages)
+    sizes = []
+    for body in pages:
+        x0, y0, x1, y1 = map(float, (MEDIA_BOX.search(body) or MEDIA_BOX.search(root)).groups())
+        sizes.append((x1 - x0, y1 - y0))
+    return sizes
+
+
+@pytest.fixture(scope="module")
+def printed(written, libreoffice) -> dict[str, Path]:
+    """Every workbook as written, printed to PDF by LibreOffice (all sheets, one after the other)."""
+    return libreoffice([written[letter] for letter in "ABCD"], "pdf", to="pdf")
+
+
+@pytest.mark.parametrize(
+    ("letter", "pages"),  # a page per block of the example's sheet, then one for the conventions
+    [("A", 2), ("B", 3), ("C", 3), ("D", 2)],
+)
+def test_libreoffice_prints_one_landscape_page_per_block(written, printed, letter, pages):
+    sizes = pdf_pages(printed[f"example_{letter}"])
+    blocks = [len(sheet.print_blocks()) for sheet in example_sheets(letter)]
+    assert len(sizes) == pages == sum(blocks), (sizes, blocks)
+    assert all(width > height for width, height in sizes), f"a portrait page: {sizes}"
+    assert all(round(width) == 842 and round(height) == 595 for width, height in sizes)  # A4
+
+
+def test_pdf_page_reader_counts_portrait_pages(tmp_path):
+    """The page reader of the print test, on a PDF made by hand: two pages, the second portrait."""
+    pdf = (b"%PDF-1.4\n1 0 obj <</Type/Catalog/Pages 2 0 R>> endobj\n"
+           b"2 0 obj <</Type/Pages/Kids[3 0 R 4 0 R]/Count 2/MediaBox[0 0 842 595]>> endobj\n"
+           b"3 0 obj <</Type/Page/Parent 2 0 R>> endobj\n"
+           b"4 0 obj <</Type/Page/Parent 2 0 R/MediaBox[0 0 595 842]>> endobj\n%%EOF\n")
+    (tmp_path / "two.pdf").write_bytes(pdf)
+    assert pdf_pages(tmp_path / "two.pdf") == [(842, 595), (595, 842)]
 
 
 # --- reading a workbook back without LibreOffice --------------------------
@@ -466,20 +592,29 @@ def test_save_example_workbook_for_the_notebooks(tmp_path, monkeypatch):
     assert sheets.save_example_workbook("C", "example_c.xlsx", force=True).is_file()
 
 
-def test_a_formula_cell_without_a_value_is_refused():
-    workbook, cached = sheets.build_workbook("C")
-    cached["Example C"].pop("B13")
-    content = io.BytesIO()
-    workbook.save(content)
-    with pytest.raises(ValueError, match="formula cell B13 has no cached value"):
-        sheets.add_cached_values(content.getvalue(), cached)
+@pytest.mark.parametrize("value", [None, math.nan, math.inf])
+def test_a_formula_cell_without_a_value_is_refused(tmp_path, value):
+    sheet = example_sheets("C")[0]
+    sheet.set("B13", value, "=B11/B12")
+    with pytest.raises(ValueError, match="sheet 'Example C': formula cell B13 has no cached value"):
+        sheets.save_sheets([sheet], tmp_path / "c.xlsx")
+    lone = Sheet(name="Lone")
+    lone.set("A1", None, "=1+1")
+    with pytest.raises(ValueError, match="formula cell A1 has no cached value"):
+        sheets.save_sheets([lone], tmp_path / "lone.xlsx")
+    assert list(tmp_path.iterdir()) == []  # nothing half-written
+
+
+def test_text_results_are_stored_as_text(written):
+    cached = values_of(written["D"], ["E5", "F5", "G5"])
+    assert cached == {"E5": "no (unanswerable)", "F5": "excluded", "G5": "excluded"}
 
 
 # --- command line -------------------------------------------------------------
 
 
-def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "helpers.sheets", *args], cwd=ROOT,
+def cli(*args: str, module: str = "helpers.sheet") -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", module, *args], cwd=ROOT,
                           capture_output=True, text=True, timeout=60)
 
 
@@ -492,6 +627,8 @@ def test_cli_writes_refuses_and_checks(tmp_path):
     assert cli("C", str(path), "--force", "--gain", "exponential").returncode == 0
     check = cli("--check", str(path))
     assert check.returncode == 0 and "nDCG@5   0.4749" in check.stdout
+    old_name = cli("--check", str(path), module="helpers.sheets")  # the command's name before the move
+    assert old_name.returncode == 0 and old_name.stdout == check.stdout
 
 
 @pytest.mark.parametrize(
@@ -514,13 +651,3 @@ def test_cli_check_exit_status_1_on_disagreement(written, tmp_path):
     path = edit(written["C"], tmp_path / "typed.xlsx", setting("B13", 0.69))
     result = cli("--check", str(path))
     assert result.returncode == 1 and "B13 (nDCG@k)" in result.stdout
-
-
-def test_cached_values_fill_both_empty_value_forms_openpyxl_writes():
-    from helpers.sheet.xlsx import _fill_values
-
-    xml = '<c r="A1"><f>1+1</f><v/></c><c r="A2" s="3"><f>2+2</f><v></v></c><c r="A3"><f>"x"</f><v /></c>'
-    filled = _fill_values(xml, {"A1": 2.0, "A2": 4.0, "A3": "undefined"}, "Sheet")
-    assert '<c r="A1"><f>1+1</f><v>2.0</v>' in filled
-    assert '<c r="A2" s="3"><f>2+2</f><v>4.0</v>' in filled
-    assert '<c r="A3" t="str"><f>"x"</f><v>undefined</v>' in filled

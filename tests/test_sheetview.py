@@ -87,7 +87,10 @@ def test_html_shows_letters_row_numbers_inputs_and_formulas(worksheet):
     page = worksheet.to_html()
     worksheet.show_formulas = False
     assert "<th>A</th>" in page and "<th class='row-number'>13</th>" in page
-    assert "class='input'" in page and "=B2/LOG(A2+1,2)" in page and "0.550" in page
+    assert "<td class='number input'>2</td>" in page
+    assert "=B2/LOG(A2+1,2)</div>" in page and ">0.550<" in page
+    assert "=B2/LOG(A2+1,2)</div>" not in worksheet.to_html()  # formulas only on demand
+    assert "title='=B2/LOG(A2+1,2)'" in worksheet.to_html()  # but always as a tooltip
 
 
 def test_exponential_worksheet_matches_the_helpers():
@@ -101,6 +104,29 @@ def test_exponential_worksheet_matches_the_helpers():
 def test_all_zero_grades_show_undefined():
     sheet = ndcg_worksheet([0, 0], [], k=2)
     assert (sheet.value("A8"), sheet.value("B8")) == ("NDCG@k", "undefined")
+    assert sheet.formula("B8") == '=IF(B7=0,"undefined",B6/B7)'
+
+
+def test_gain_row_names_the_gain_and_the_switch_is_an_input_only_in_the_workbook():
+    lesson = ndcg_worksheet([2, 0, 3, 1, 0, 2], [3], k=5, gain="exponential")
+    assert (lesson.value("A9"), lesson.value("B9")) == ("Gain", "exponential")
+    assert "B9" not in lesson.input_refs() and lesson.names == {}
+    switch = ndcg_worksheet([2, 0, 3, 1, 0, 2], [3], k=5, gain="exponential", gain_switch=True)
+    assert "B9" in switch.input_refs() and switch.names == {"Gain": "B9"}
+    assert switch.formula("C2") == '=IF(Gain="exponential",2^B2-1,B2)/LOG(A2+1,2)'
+    assert switch.value("B13") == pytest.approx(lesson.value("B13"))
+
+
+def test_mrr_block_with_a_cutoff_has_a_reciprocal_rank_at_k_column(worksheet):
+    assert worksheet.value("D15") == "Reciprocal rank @k"
+    assert worksheet.formula("D16") == "=IF(AND(ISNUMBER(B16),B16<=$B$22),C16,0)"
+    assert [worksheet.value(f"D{row}") for row in range(16, 21)] == pytest.approx([1, 0, 0.5, 0, 1])
+    assert (worksheet.value("A22"), worksheet.value("B22")) == ("Cut-off k (MRR@k)", 2)
+    assert worksheet.formula("C23") == "=AVERAGE(D16:D20)"
+    alone = mrr_worksheet(["a", "b"], [2, 0])
+    assert alone.n_columns == 3 and alone.value("C4") == pytest.approx(0.25)
+    with pytest.raises(ValueError, match="same length"):
+        mrr_worksheet(["a"], [1, 2])
 
 
 def test_frame_to_sheet_puts_the_header_in_row_1():

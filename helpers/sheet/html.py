@@ -1,0 +1,63 @@
+"""A worksheet as HTML for the notebooks and the widgets (lessons 02, 03, 05).
+
+Column letters on top, row numbers on the left, yellow input cells, and on
+demand each formula under its value. The outermost element carries the
+classes ``tex2jax_ignore`` and ``mathjax_ignore``: JupyterLab's MathJax would
+otherwise read the dollar signs of ``=LARGE($B$2:$B$8,A2)`` as maths.
+"""
+
+from __future__ import annotations
+
+import html
+
+from helpers.sheet.model import Cell, Sheet, column_letter
+
+INPUT_COLOUR = "#fff3b0"
+OUTER_CLASSES = "sheet-view tex2jax_ignore mathjax_ignore"
+STYLE = (
+    "<style>"
+    ".sheet-view table{border-collapse:collapse;table-layout:auto;width:auto;margin:0}"
+    ".sheet-view caption{text-align:left;font-weight:bold;padding:2px 0}"
+    ".sheet-view td,.sheet-view th{border:1px solid #ccc;padding:2px 8px;vertical-align:top;"
+    "font-family:monospace;line-height:1.4}"
+    ".sheet-view th{background:#eee;color:#555;text-align:center;font-weight:normal}"
+    ".sheet-view td.number{text-align:right;white-space:nowrap}"
+    ".sheet-view td.text{text-align:left;white-space:normal;overflow-wrap:anywhere;max-width:32em}"
+    ".sheet-view td.header{font-weight:bold;background:#f6f6f6}"
+    ".sheet-view td.label,.sheet-view td.title{font-weight:bold}"
+    f".sheet-view td.input{{background:{INPUT_COLOUR}}}"
+    ".sheet-view tr.block-start td,.sheet-view tr.block-start th{border-top:2px solid #888}"
+    ".sheet-view .formula{color:#666;font-size:85%;text-align:left;white-space:nowrap}"
+    "</style>"
+)
+
+
+def sheet_html(sheet: Sheet) -> str:
+    """The sheet as one HTML element: a table with letters, row numbers, inputs and (maybe) formulas."""
+    columns = range(1, sheet.n_columns + 1)
+    head = "".join(f"<th>{column_letter(c)}</th>" for c in columns)
+    block_starts = {block.first_row for block in sheet.blocks[1:]}
+    body = []
+    for row in range(1, sheet.n_rows + 1):
+        cells = "".join(cell_html(sheet.at(row, c), sheet.show_formulas) for c in columns)
+        css = " class='block-start'" if row in block_starts else ""
+        body.append(f"<tr{css}><th class='row-number'>{row}</th>{cells}</tr>")
+    caption = f"<caption>{html.escape(sheet.title)}</caption>" if sheet.title else ""
+    return (
+        f"<div class='{OUTER_CLASSES}'>{STYLE}<table>{caption}<thead><tr><th></th>{head}</tr></thead>"
+        f"<tbody>{''.join(body)}</tbody></table></div>"
+    )
+
+
+def cell_html(cell: Cell, show_formulas: bool) -> str:
+    """One <td>: the shown value, right-aligned if a number, its formula under it when asked."""
+    text = html.escape(cell.shown())
+    if cell.formula and show_formulas:
+        text += f"<div class='formula'>{html.escape(cell.formula)}</div>"
+    classes = ["number" if cell.is_number else "text"]
+    if cell.role:
+        classes.append(cell.role)
+    if cell.is_input:
+        classes.append("input")
+    title = f" title='{html.escape(cell.formula)}'" if cell.formula else ""
+    return f"<td class='{' '.join(classes)}'{title}>{text}</td>"
