@@ -72,15 +72,19 @@ def plot_discounted_gains(
         raise TypeError("orderings must be a dict: name -> grades in rank order")
     figure, axes = _new_figure(7, 3.2)
     width = 0.8 / len(orderings)
+    ranks: set[int] = set()
     for index, (name, grades) in enumerate(orderings.items()):
         table = metrics.arithmetic_table(grades, k=k, gain=gain)
         table = table[table["in_top_k"]]
+        ranks.update(int(rank) for rank in table["rank"])
         positions = [rank + index * width for rank in table["rank"]]
         total = metrics.dcg(grades, k, gain)
         axes.bar(positions, table["discounted_gain"], width, label=f"{name} (DCG {total:.4f})")
     axes.set(
         xlabel="rank", ylabel="gain / log2(rank + 1)", title=f"Discounted gain per position ({gain} gain)"
     )
+    shift = width * (len(orderings) - 1) / 2  # each rank's tick under the middle of its group of bars
+    axes.set_xticks([rank + shift for rank in sorted(ranks)], [str(rank) for rank in sorted(ranks)])
     axes.legend()
     return figure
 

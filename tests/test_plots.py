@@ -50,6 +50,15 @@ def test_discounted_gains_plot():
     assert "DCG 3.5000" in axes.get_legend().get_texts()[0].get_text()
 
 
+def test_rank_axes_have_whole_number_ticks_only():
+    two = plots.plot_discounted_gains({"a": [2, 0, 3], "b": [3, 2, 0]}, k=3).axes[0]
+    assert [tick.get_text() for tick in two.get_xticklabels()] == ["1", "2", "3"]
+    centres = [patch.get_x() + patch.get_width() for patch in two.patches[:3]]  # between a's and b's bars
+    assert list(two.get_xticks()) == pytest.approx(centres)
+    for figure in (plots.plot_discount(6), plots.plot_reciprocal_rank(6), plots.plot_ndcg_by_k({"x": [1, 0, 2]})):
+        assert all(float(tick).is_integer() for tick in figure.axes[0].get_xticks())
+
+
 def test_ndcg_by_k_plot_leaves_gaps_where_undefined():
     axes = plots.plot_ndcg_by_k({"nothing relevant": [0, 0, 0], "pushed": [0, 0, 2]}).axes[0]
     nothing, pushed = (list(line.get_ydata()) for line in axes.lines)

@@ -1,0 +1,117 @@
+"""Tables of the lessons as people read them: whole text, words left, numbers right, one precision per column.
+
+``table(frame)`` returns a pandas ``Styler`` that JupyterLab and Voilà show as
+HTML. Unlike a bare DataFrame it never cuts a long cell with "…", wraps long
+text instead, aligns text columns left and number columns right, prints every
+number of a column with the same decimals, and marks the table so MathJax
+never typesets its dollar signs (``=LARGE($B$2:$B$8,A2)`` stays a formula).
+
+>>> import pandas as pd
+>>> html = table(pd.DataFrame({"metric": ["nDCG@5"], "value": [0.55038]})).to_html()
+>>> "0.550" in html and "mathjax_ignore" in html
+True
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+import pandas as pd
+from pandas.api.types import is_bool_dtype, is_float_dtype, is_integer_dtype, is_numeric_dtype
+from pandas.io.formats.style import Styler
+
+from helpers._checks import check_whole
+
+# tex2jax_ignore / mathjax_ignore: the class names MathJax 2 and 3 skip (JupyterLab uses 3, Voilà 2 or 3)
+TABLE_CLASSES = "lesson-table tex2jax_ignore mathjax_ignore"
+TEXT_STYLE = "text-align: left; white-space: normal; overflow-wrap: anywhere; max-width: 32em;"
+NUMBER_STYLE = "text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums;"
+
+
+def table(
+    frame: pd.DataFrame | pd.Series,
+    decimals: int | Mapping[str, int] = 3,
+    index: bool = True,
+    caption: str | None = None,
+) -> Styler:
+    """A DataFrame styled for a lesson: whole text, aligned, one precision per column (every lesson).
+
+    ``decimals`` is the number of decimals of every float column, or a mapping
+    column -> decimals (columns not named keep 3). Whole-number columns show no
+    decimals (also a float column whose values are all whole, such as grades).
+    ``index=False`` hides the row labels.
+    """
+    if isinstance(frame, pd.Series):
+        frame = frame.to_frame()
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"table needs a pandas DataFrame or Series, got {type(frame).__name__}")
+    places = _decimals_by_column(frame, decimals)
+    styler = frame.style.set_table_attributes(f'class="{TABLE_CLASSES}"')
+    for column in frame.columns:
+        subset = pd.IndexSlice[:, [column]]
+        if _is_number_column(frame[column]):
+            styler = styler.set_properties(subset=subset, **_props(NUMBER_STYLE))
+            styler = styler.format(_number_format(frame[column], places[column]), subset=subset, na_rep="—")
+        else:
+            styler = styler.set_properties(subset=subset, **_props(TEXT_STYLE))
+            styler = styler.format(_number_format(frame[column], places[column]), subset=subset, na_rep="—")
+    styler = styler.set_table_styles(
+        [
+            {"selector": "th", "props": "text-align: left; white-space: normal; vertical-align: bottom;"},
+            {"selector": "caption", "props": "caption-side: top; text-align: left; font-weight: bold;"},
+        ],
+        overwrite=False,
+    )
+    if not index:
+        styler = styler.hide(axis="index")
+    if caption:
+        styler = styler.set_caption(caption)
+    return styler
+
+
+NUMBER_TEXT = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)%?$")
+
+
+def _is_number_column(column: pd.Series) -> bool:
+    """Numbers, or text that is all numbers already formatted ("0.750"): both read right-aligned."""
+    if is_bool_dtype(column):
+        return False
+    if is_numeric_dtype(column):
+        return True
+    values = column.dropna()
+    return len(values) > 0 and all(
+        (isinstance(v, int | float) and not isinstance(v, bool)) or (isinstance(v, str) and NUMBER_TEXT.match(v))
+        for v in values
+    )
+
+
+def _decimals_by_column(frame: pd.DataFrame, decimals: int | Mapping[str, int]) -> dict:
+    if isinstance(decimals, Mapping):
+        unknown = set(decimals) - set(frame.columns)
+        if unknown:
+            raise ValueError(f"decimals names columns the table does not have: {sorted(map(str, unknown))}")
+        return {column: check_whole(decimals.get(column, 3), "decimals", minimum=0) for column in frame.columns}
+    places = check_whole(decimals, "decimals", minimum=0)
+    return {column: places for column in frame.columns}
+
+
+def _number_format(column: pd.Series, places: int):
+    """Whole numbers without decimals; any other number with ``places`` decimals."""
+    if is_integer_dtype(column):
+        return "{:d}"
+    values = column.dropna()
+    if is_float_dtype(column) and len(values) and all(float(v).is_integer() for v in values):
+        return "{:.0f}"  # grades and counts stored as floats: 2, not 2.000
+
+    def shown(value) -> str:
+        if isinstance(value, float):
+            return f"{value:.{places}f}"
+        return str(value)  # text (or a number already formatted by the lesson), a whole number
+
+    return shown
+
+
+def _props(css: str) -> dict[str, str]:
+    pairs = (item.split(":", 1) for item in css.split(";") if item.strip())
+    return {name.strip(): value.strip() for name, value in pairs}

@@ -1,0 +1,67 @@
+"""helpers.tables: whole text, words left and numbers right, one precision per column, never typeset."""
+
+import re
+
+import pandas as pd
+import pytest
+
+from helpers.tables import table
+
+
+def cells_of(html: str, column: int) -> list[str]:
+    return re.findall(rf'<td id="T_\w+_row\d+_col{column}" class="[^"]*" >([^<]*)</td>', html)
+
+
+def style_of(html: str, row: int, column: int) -> str:
+    selector = re.search(rf"([^{{}}]*#T_\w+_row{row}_col{column}\b[^{{}}]*)\{{([^}}]*)\}}", html)
+    return selector.group(2) if selector else ""
+
+
+@pytest.fixture
+def frame():
+    return pd.DataFrame({
+        "when": ["a long sentence that a bare pandas table would cut off after fifty characters, with an ellipsis",
+                 "short"],
+        "value": [0.55038, 2.0],
+        "count": [3, 10],
+        "grade": [2.0, 0.0],
+        "formula": ["=LARGE($B$2:$B$8,A2)", "=B2/LOG(A2+1,2)"],
+    })
+
+
+def test_no_cell_is_cut(frame):
+    html = table(frame).to_html()
+    assert frame.loc[0, "when"] in html and "…" not in html
+
+
+def test_one_precision_per_column_and_whole_numbers_without_decimals(frame):
+    html = table(frame, decimals={"value": 4}).to_html()
+    assert cells_of(html, 1) == ["0.5504", "2.0000"]
+    assert cells_of(html, 2) == ["3", "10"]
+    assert cells_of(html, 3) == ["2", "0"]  # grades stored as floats read as whole numbers
+    assert cells_of(table(frame).to_html(), 1) == ["0.550", "2.000"]
+
+
+def test_words_left_numbers_right(frame):
+    html = table(frame).to_html()
+    assert "text-align: left" in style_of(html, 0, 0) and "white-space: normal" in style_of(html, 0, 0)
+    assert "text-align: right" in style_of(html, 0, 1)
+    formatted = table(pd.DataFrame({"MRR": ["0.750", "0.417"]})).to_html()
+    assert "text-align: right" in style_of(formatted, 0, 0)
+
+
+def test_never_typeset_as_maths(frame):
+    html = table(frame).to_html()
+    assert re.search(r'<table id="T_\w+" class="lesson-table tex2jax_ignore mathjax_ignore"', html)
+    assert "=LARGE($B$2:$B$8,A2)" in html
+
+
+def test_series_hidden_index_caption_and_bad_input():
+    html = table(pd.Series([1.5, 2.25], name="x"), index=False, caption="two numbers").to_html()
+    assert "<caption>two numbers</caption>" in html and "1.500" in html
+    with pytest.raises(TypeError, match="DataFrame or Series"):
+        table([1, 2])
+    with pytest.raises(ValueError, match="columns the table does not have"):
+        table(pd.DataFrame({"a": [1.0]}), decimals={"b": 2})
+    with pytest.raises(ValueError, match="decimals must be at least 0"):
+        table(pd.DataFrame({"a": [1.0]}), decimals=-1)
