@@ -1,0 +1,139 @@
+"""The classroom view of a lesson: Voilà on a projector, the demonstration only.
+
+Usage (from the repository root)::
+
+    python -m helpers.teacher.classroom 05 [--port 8866] [--scale 1.25] [--no-browser]
+
+The command copies the lesson into a temporary folder without its
+``exercise`` and ``solution`` cells (they never run, so nothing gives an
+answer away and nothing is written into the repository), and serves the copy
+with Voilà and the ``classroom`` template: code hidden, setup cells run
+unseen, text and numbers sized for a room. A preheated kernel makes the page
+usable as soon as it opens; kernels idle for ``--cull`` seconds are shut down,
+so a morning of reloads keeps memory flat. ``?scale=1.5`` on the URL (or
+``--scale``) makes everything larger.
+
+The same template works wherever Voilà runs, e.g. through JupyterHub:
+``/voila/render/notebooks/05_metrics_lab.ipynb?voila-template=classroom``
+with ``JUPYTER_PATH`` naming :data:`TEMPLATES_ROOT` (there the hidden cells
+still run, hidden).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import nbformat
+
+from helpers._checks import check_number, check_whole
+
+TEMPLATES_ROOT = Path(__file__).resolve().parent  # holds voila/templates/classroom
+NOTEBOOKS = Path(__file__).resolve().parent.parent.parent / "notebooks"
+HIDDEN_ROLES = ("exercise", "solution")
+
+
+def role_of(cell: nbformat.NotebookNode) -> str:
+    """The role tag of a cell (setup, lesson, exercise, solution, classroom); 'lesson' when untagged."""
+    tags = cell.get("metadata", {}).get("tags") or ["lesson"]
+    return str(tags[0])
+
+
+def lesson_path(lesson: str | Path) -> Path:
+    """The notebook of a lesson given as '05', '5' or a path."""
+    path = Path(lesson)
+    if path.suffix == ".ipynb":
+        if not path.is_file():
+            raise ValueError(f"no notebook {path}")
+        return path
+    prefix = str(lesson).zfill(2)
+    found = sorted(NOTEBOOKS.glob(f"{prefix}_*.ipynb"))
+    if len(found) != 1:
+        known = ", ".join(p.name[:2] for p in sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")))
+        raise ValueError(f"no lesson {lesson!r}: choose one of {known}, or give a notebook path")
+    return found[0]
+
+
+def classroom_notebook(path: Path) -> nbformat.NotebookNode:
+    """The lesson without its exercise and solution cells, and clean of outputs."""
+    notebook = nbformat.read(path, as_version=4)
+    notebook.cells = [cell for cell in notebook.cells if role_of(cell) not in HIDDEN_ROLES]
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    return notebook
+
+
+def voila_command(notebook: Path, port: int, cull_seconds: int, open_browser: bool) -> list[str]:
+    """The Voilà command line of the classroom view."""
+    command = [
+        sys.executable, "-m", "voila", str(notebook),
+        f"--port={port}", "--Voila.ip=127.0.0.1",
+        "--template=classroom", "--strip_sources=True", "--show_tracebacks=False",
+        # a kernel is started and the lesson run before anyone asks: the page is usable at once
+        "--preheat_kernel=True", "--VoilaConfiguration.default_pool_size=1",
+        f"--MappingKernelManager.cull_idle_timeout={cull_seconds}",
+        f"--MappingKernelManager.cull_interval={max(5, cull_seconds // 4)}",
+        "--MappingKernelManager.cull_connected=False",
+    ]  # fmt: skip
+    if not open_browser:
+        command.append("--no-browser")
+    return command
+
+
+def classroom_environment() -> dict[str, str]:
+    """The environment of Voilà: the classroom template on JUPYTER_PATH, inline plots."""
+    env = dict(os.environ)
+    env["JUPYTER_PATH"] = os.pathsep.join(filter(None, [str(TEMPLATES_ROOT), env.get("JUPYTER_PATH", "")]))
+    env.pop("MPLBACKEND", None)  # with MPLBACKEND=Agg a notebook shows no inline plot
+    return env
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m helpers.teacher.classroom",
+        description="Show a lesson in Voilà for a projector: the demonstration only, no exercises or solutions.",
+    )
+    parser.add_argument("lesson", help="the lesson, e.g. 05 (or a notebook path)")
+    parser.add_argument("--port", type=int, default=8866, help="the port to serve on (default 8866)")
+    parser.add_argument("--scale", type=float, default=1.0, help="text size factor for the room (default 1)")
+    parser.add_argument("--cull", type=int, default=120, help="shut kernels down after this many idle seconds")
+    parser.add_argument("--no-browser", action="store_true", help="do not open a browser")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    try:
+        path = lesson_path(args.lesson)
+        port = check_whole(args.port, "port", minimum=1)
+        scale = check_number(args.scale, "scale", above=0)
+        cull = check_whole(args.cull, "cull", minimum=10)
+    except (TypeError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    folder = Path(tempfile.mkdtemp(prefix="classroom-"))
+    try:
+        copy = folder / path.name
+        nbformat.write(classroom_notebook(path), copy)
+        print(f"Classroom view of {path.name}: http://127.0.0.1:{port}/?scale={scale:g}  (Ctrl-C to stop)")
+        process = subprocess.Popen(
+            voila_command(copy, port, cull, not args.no_browser), cwd=folder, env=classroom_environment()
+        )
+        try:
+            return process.wait()
+        except KeyboardInterrupt:
+            process.send_signal(signal.SIGINT)
+            return process.wait(timeout=30)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
