@@ -31,3 +31,24 @@ def test_notebook_opens_with_title_and_one_line(path):
     assert lines and lines[0].startswith("*") and lines[0].endswith("*"), (
         "title needs one italic line below it"
     )
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_read_the_code_links_name_real_functions_in_real_files(path):
+    import importlib
+    import re
+
+    for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+        text = "".join(cell["source"])
+        if "*Read the code:*" not in text:
+            continue
+        line = text.split("*Read the code:*", 1)[1]
+        for target in re.findall(r"\]\((\.\./helpers/\w+\.py)\)", line):
+            assert (path.parent / target).resolve().is_file(), target
+        for module, name in re.findall(r"`(metrics|mistakes)\.(\w+)`", line):
+            assert hasattr(importlib.import_module(f"helpers.{module}"), name), (module, name)
+
+
+def test_most_lessons_link_the_code_they_rebuild():
+    linked = [path for path in NOTEBOOKS if "*Read the code:*" in path.read_text(encoding="utf-8")]
+    assert len(linked) >= 7
