@@ -7,6 +7,7 @@ WORKED_EXAMPLES.md are asserted where a control can reach them.
 
 from __future__ import annotations
 
+import html
 import io
 import itertools
 import random
@@ -21,7 +22,8 @@ from PIL import Image
 from helpers import metrics
 from helpers.data import load_example
 from helpers.widgets import MetricsLab, metrics_lab, mrr_control, ndcg_control, worksheet_control
-from helpers.widgets.lab import move_to, png_bytes, short_number
+from helpers.widgets._arithmetic import move_to, short_number
+from helpers.widgets._plot import png_bytes
 
 UNDEFINED = "undefined — no relevant document"
 
@@ -357,7 +359,8 @@ def test_k_stops_at_the_list_length_by_default():
 def test_k_past_the_list_counts_padding_and_says_so():
     lab = metrics_lab(max_k=8)
     lab.k_slider.value = 8
-    assert lab.k_note.value.startswith("K = 8 > 6 results: counted as 6 returned + padding")
+    # the note is escaped text in the HTML widget ("&gt;" for ">")
+    assert html.unescape(lab.k_note.value).startswith("K = 8 > 6 results: counted as 6 returned + padding")
     ids, _, grades = example_e()
     assert_lab_shows(lab, expected_lab(ids, grades, 8))
     # nothing was missed in example E: no padding row, the ideal has six grades too
