@@ -1,4 +1,4 @@
-"""The interactive controls, driven through .value and .click() without a browser (helpers/widgets.py).
+"""The interactive controls, driven through .value and .click() without a browser (helpers/widgets/*_view.py).
 
 Every number a control shows is compared with helpers.metrics computed here,
 independently, from data/ for the same state; the documented figures of
@@ -12,6 +12,7 @@ import io
 import itertools
 import random
 import re
+from dataclasses import replace
 from html.parser import HTMLParser
 
 import matplotlib.pyplot as plt
@@ -21,7 +22,7 @@ from PIL import Image
 
 from helpers import metrics
 from helpers.data import load_example
-from helpers.widgets import MetricsLab, metrics_lab, mrr_control, ndcg_control, worksheet_control
+from helpers.widgets import MetricsLab, lab_model, metrics_lab, mrr_control, ndcg_control, worksheet_control
 from helpers.widgets._arithmetic import move_to, short_number
 from helpers.widgets._plot import png_bytes
 
@@ -314,6 +315,29 @@ def test_the_ideal_switch_matters_with_a_missed_document():
     assert lab.metric_values["ndcg"] == pytest.approx(expected, abs=1e-12)
     still_relevant = {"kb01", "kb07", "kb03", "kb06"}
     assert lab.metric_values["recall"] == pytest.approx(metrics.recall_at_k(lab.ids, still_relevant, 5))
+
+
+def test_the_view_shows_any_state_of_the_model():
+    """A state made by the model's transitions is shown as is; the controls' echo does not recompute."""
+    lab = metrics_lab()
+    setup = lab.setup
+    state = lab_model.with_k(setup, lab.state, 5)
+    state = lab_model.with_gain(setup, state, "linear")
+    state = lab_model.with_threshold(setup, state, 2)
+    state = lab_model.click_grade(setup, state, 3)
+    before = lab.refresh_count
+    lab.show(state)
+    assert lab.refresh_count == before + 1
+    assert lab.state is state
+    assert (lab.k_slider.value, lab.gain_toggle.value, lab.threshold_toggle.value) == (5, "linear", 2)
+    assert lab.grade_buttons[2].description == "1 · useful"
+    assert lab.metric_values == lab_model.compute(setup, state).numbers.as_dict()
+    ids, _, grades = example_e()
+    grades[2] = 1
+    assert_lab_shows(lab, expected_lab(ids, grades, 5, "linear", threshold=2))
+    lab.formulas_checkbox.value = True
+    lab.reset_button.click()  # reset: data and conventions back, the formulas stay shown
+    assert lab.state == replace(setup.opening, show_formulas=True) and lab.formulas_checkbox.value
 
 
 # --- the metrics lab: edge cases ----------------------------------------------
