@@ -331,7 +331,7 @@ def test_the_view_shows_any_state_of_the_model():
     assert lab.state is state
     assert (lab.k_slider.value, lab.gain_toggle.value, lab.threshold_toggle.value) == (5, "linear", 2)
     assert lab.grade_buttons[2].description == "1 · useful"
-    assert lab.metric_values == lab_model.compute(setup, state).numbers.as_dict()
+    assert lab.metric_values == lab_model.compute(setup, state).values()
     ids, _, grades = example_e()
     grades[2] = 1
     assert_lab_shows(lab, expected_lab(ids, grades, 5, "linear", threshold=2))

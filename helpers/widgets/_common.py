@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable, Sequence
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 import ipywidgets as widgets
 
@@ -17,9 +17,16 @@ GAIN_LABELS = {"linear": "linear: gain = grade", "exponential": "exponential: 2^
 IDEAL_LABELS = {"judged": "all judged", "returned": "returned only"}
 MONO = "font-family:monospace"
 
+
+class HasValues(Protocol):
+    """A control's result: it gives its numbers as plain values."""
+
+    def values(self) -> dict: ...
+
+
 Setup = TypeVar("Setup")
 State = TypeVar("State")
-Result = TypeVar("Result")
+Result = TypeVar("Result", bound=HasValues)
 
 
 def text(value: str) -> str:
@@ -114,6 +121,11 @@ class StateView(widgets.VBox, Generic[Setup, State, Result]):
         """Compute and render the current state again."""
         self.show(self.state)
 
+    @property
+    def metric_values(self) -> dict:
+        """The numbers shown now (None where undefined), as plain JSON-serialisable values."""
+        return self.result.values()
+
     def follow(self, control: widgets.ValueWidget, transition: Callable[[Setup, State, Any], State]) -> None:
         """A change of the control's value goes through ``transition`` to the next state."""
 
@@ -123,6 +135,6 @@ class StateView(widgets.VBox, Generic[Setup, State, Result]):
 
         control.observe(changed, names="value")
 
-    def on_click(self, button: widgets.Button, transition: Callable[[Setup, State], State]) -> None:
+    def follow_clicks(self, button: widgets.Button, transition: Callable[[Setup, State], State]) -> None:
         """A click on the button goes through ``transition`` to the next state."""
         button.on_click(lambda _button: self.show(transition(self.setup, self.state)))

@@ -227,7 +227,7 @@ class LabNumbers:
     idcg: float
     ndcg: float | None
 
-    def as_dict(self) -> dict:
+    def values(self) -> dict:
         """The numbers as plain, JSON-serialisable values (tuples as lists)."""
         return {
             name: list(value) if isinstance(value, tuple) else value for name, value in vars(self).items()
@@ -271,6 +271,10 @@ class LabResult:
     def formula_text(self) -> str:
         """The formula lines as one text."""
         return "\n".join(self.formula_lines)
+
+    def values(self) -> dict:
+        """The numbers as plain, JSON-serialisable values (what the lab's ``metric_values`` shows)."""
+        return self.numbers.values()
 
 
 def compute(setup: LabSetup, state: LabState) -> LabResult:

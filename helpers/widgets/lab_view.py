@@ -121,15 +121,15 @@ class MetricsLab(StateView[LabSetup, LabState, LabResult]):
     def _wire(self) -> None:
         """Every control's event -> a transition of the model."""
         for rank, button in enumerate(self.grade_buttons, start=1):
-            self.on_click(button, partial(model.click_grade, rank=rank))
+            self.follow_clicks(button, partial(model.click_grade, rank=rank))
         for number, button in enumerate(self.missed_buttons, start=1):
-            self.on_click(button, partial(model.click_missed, number=number))
+            self.follow_clicks(button, partial(model.click_missed, number=number))
         self.follow(self.k_slider, model.with_k)
         self.follow(self.gain_toggle, model.with_gain)
         self.follow(self.ideal_toggle, model.with_ideal)
         self.follow(self.threshold_toggle, model.with_threshold)
         self.follow(self.formulas_checkbox, model.with_formulas)
-        self.on_click(self.reset_button, model.reset)
+        self.follow_clicks(self.reset_button, model.reset)
 
     def _layout(self, heading: str) -> list[widgets.Widget]:
         setup = self.setup
@@ -185,11 +185,6 @@ class MetricsLab(StateView[LabSetup, LabState, LabResult]):
     def missed_grades(self) -> list[int]:
         """The current grades of the judged documents the system missed."""
         return list(self.state.missed_grades)
-
-    @property
-    def metric_values(self) -> dict:
-        """The numbers shown now (None where undefined), as plain JSON-serialisable values."""
-        return self.result.numbers.as_dict()
 
     @property
     def formula_text(self) -> str:

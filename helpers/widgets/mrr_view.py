@@ -47,7 +47,7 @@ class MrrControl(StateView[MrrSetup, MrrState, MrrResult]):
         self.follow(self.hit_k_slider, model.with_hit_k)
         self.reset_button = widgets.Button(description="reset to the data")
         self.reset_button.add_class("reset-btn")
-        self.on_click(self.reset_button, model.reset)
+        self.follow_clicks(self.reset_button, model.reset)
         self.summary_html = html_box(css="mrr-summary")
         super().__init__(self._layout())
         self.add_class("mrr-control")
@@ -75,11 +75,6 @@ class MrrControl(StateView[MrrSetup, MrrState, MrrResult]):
 
     def compute(self, state: MrrState) -> MrrResult:
         return model.compute(self.setup, state)
-
-    @property
-    def metric_values(self) -> dict:
-        """The numbers shown now, as plain values."""
-        return self.result.values()
 
     def ranking(self, system: str, query: str) -> list[str]:
         """The list as it is now, with the moved passage at the picked rank."""

@@ -91,11 +91,6 @@ class NdcgControl(StateView[NdcgSetup, NdcgState, NdcgResult]):
     def compute(self, state: NdcgState) -> NdcgResult:
         return model.compute(self.setup, state)
 
-    @property
-    def metric_values(self) -> dict:
-        """The numbers shown now (None where undefined), as plain values."""
-        return self.result.values()
-
     def ranking(self) -> list[str]:
         """The current ranked list of ids."""
         return list(self.state.order)

@@ -74,11 +74,6 @@ class WorksheetControl(StateView[WorksheetSetup, WorksheetState, WorksheetResult
     def compute(self, state: WorksheetState) -> WorksheetResult:
         return model.compute(self.setup, state)
 
-    @property
-    def metric_values(self) -> dict:
-        """The numbers shown now (None where undefined), as plain values."""
-        return self.result.values()
-
     def render(self, result: WorksheetResult) -> None:
         for box, grade in zip(
             self.grade_inputs + self.missed_inputs, result.grades + result.missed_grades, strict=True
