@@ -12,6 +12,9 @@ the control holds its new value (the handlers run synchronously). Two settings:
 - **in-process**: the same code in this Python process, where widget
   messages go nowhere (the recompute and redraw alone).
 
+"lab model only" times the pure half of a click (the next state and
+``compute``, no widget, no table HTML, no plot), to show what the view adds.
+
 Prints a table of median, 95th percentile and maximum in milliseconds. The
 goal for a grade click in the metrics lab is a median under 20 ms. Timings
 are reported, never asserted.
@@ -32,6 +35,7 @@ SCENARIOS = textwrap.dedent(
     import json as _json
     import time as _time
 
+    from helpers.widgets import lab_model as _model
     from helpers.widgets import metrics_lab, mrr_control, ndcg_control, worksheet_control
 
 
@@ -47,7 +51,14 @@ SCENARIOS = textwrap.dedent(
     _lab = metrics_lab()
     _mrr, _ndcg, _sheet = mrr_control(), ndcg_control(), worksheet_control()
     _rank_options = [1, 2, 3, 4, 5, 0]
+    _setup = _lab.setup
     _results = {
+        "lab model only: click + compute": _timed(
+            [
+                lambda i=i: _model.compute(_setup, _model.click_grade(_setup, _lab.state, 1 + i % 6))
+                for i in range(CLICKS)
+            ]
+        ),
         "lab: grade click": _timed(
             [_lab.grade_buttons[i % 6].click for i in range(CLICKS)]
         ),

@@ -1,4 +1,4 @@
-"""The interactive controls, driven through .value and .click() without a browser (helpers/widgets.py).
+"""The interactive controls, driven through .value and .click() without a browser (helpers/widgets/*_view.py).
 
 Every number a control shows is compared with helpers.metrics computed here,
 independently, from data/ for the same state; the documented figures of
@@ -7,10 +7,12 @@ WORKED_EXAMPLES.md are asserted where a control can reach them.
 
 from __future__ import annotations
 
+import html
 import io
 import itertools
 import random
 import re
+from dataclasses import replace
 from html.parser import HTMLParser
 
 import matplotlib.pyplot as plt
@@ -20,8 +22,9 @@ from PIL import Image
 
 from helpers import metrics
 from helpers.data import load_example
-from helpers.widgets import MetricsLab, metrics_lab, mrr_control, ndcg_control, worksheet_control
-from helpers.widgets.lab import move_to, png_bytes, short_number
+from helpers.widgets import MetricsLab, lab_model, metrics_lab, mrr_control, ndcg_control, worksheet_control
+from helpers.widgets._arithmetic import move_to, short_number
+from helpers.widgets._plot import png_bytes
 
 UNDEFINED = "undefined — no relevant document"
 
@@ -314,6 +317,29 @@ def test_the_ideal_switch_matters_with_a_missed_document():
     assert lab.metric_values["recall"] == pytest.approx(metrics.recall_at_k(lab.ids, still_relevant, 5))
 
 
+def test_the_view_shows_any_state_of_the_model():
+    """A state made by the model's transitions is shown as is; the controls' echo does not recompute."""
+    lab = metrics_lab()
+    setup = lab.setup
+    state = lab_model.with_k(setup, lab.state, 5)
+    state = lab_model.with_gain(setup, state, "linear")
+    state = lab_model.with_threshold(setup, state, 2)
+    state = lab_model.click_grade(setup, state, 3)
+    before = lab.refresh_count
+    lab.show(state)
+    assert lab.refresh_count == before + 1
+    assert lab.state is state
+    assert (lab.k_slider.value, lab.gain_toggle.value, lab.threshold_toggle.value) == (5, "linear", 2)
+    assert lab.grade_buttons[2].description == "1 · useful"
+    assert lab.metric_values == lab_model.compute(setup, state).values()
+    ids, _, grades = example_e()
+    grades[2] = 1
+    assert_lab_shows(lab, expected_lab(ids, grades, 5, "linear", threshold=2))
+    lab.formulas_checkbox.value = True
+    lab.reset_button.click()  # reset: data and conventions back, the formulas stay shown
+    assert lab.state == replace(setup.opening, show_formulas=True) and lab.formulas_checkbox.value
+
+
 # --- the metrics lab: edge cases ----------------------------------------------
 
 
@@ -357,7 +383,8 @@ def test_k_stops_at_the_list_length_by_default():
 def test_k_past_the_list_counts_padding_and_says_so():
     lab = metrics_lab(max_k=8)
     lab.k_slider.value = 8
-    assert lab.k_note.value.startswith("K = 8 > 6 results: counted as 6 returned + padding")
+    # the note is escaped text in the HTML widget ("&gt;" for ">")
+    assert html.unescape(lab.k_note.value).startswith("K = 8 > 6 results: counted as 6 returned + padding")
     ids, _, grades = example_e()
     assert_lab_shows(lab, expected_lab(ids, grades, 8))
     # nothing was missed in example E: no padding row, the ideal has six grades too

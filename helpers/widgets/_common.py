@@ -1,0 +1,140 @@
+"""The small view parts the four controls share (lessons 01, 02, 03, 05): boxes, toggles and the state loop.
+
+:class:`StateView` is the loop every control runs: an event turns the current
+state into a new one through a pure transition of its model, ``compute`` turns
+that state into a result, ``render`` writes the result into the widgets.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Sequence
+from typing import Any, Generic, Protocol, TypeVar
+
+import ipywidgets as widgets
+
+GAIN_LABELS = {"linear": "linear: gain = grade", "exponential": "exponential: 2^grade − 1"}
+IDEAL_LABELS = {"judged": "all judged", "returned": "returned only"}
+MONO = "font-family:monospace"
+
+
+class HasValues(Protocol):
+    """A control's result: it gives its numbers as plain values."""
+
+    def values(self) -> dict: ...
+
+
+Setup = TypeVar("Setup")
+State = TypeVar("State")
+Result = TypeVar("Result", bound=HasValues)
+
+
+def text(value: str) -> str:
+    """Plain text made safe for an HTML widget (quotes left as they are)."""
+    return html.escape(value, quote=False)
+
+
+def bold(value: str) -> str:
+    """Plain text in bold, e.g. a metric label."""
+    return f"<b>{text(value)}</b>"
+
+
+def pre_lines(lines: Sequence[str]) -> str:
+    """Lines of text as one preformatted HTML block (monospace, so the sums line up)."""
+    return f"<pre style='{MONO};margin:4px 0'>" + "\n".join(text(line) for line in lines) + "</pre>"
+
+
+def html_box(value: str = "", css: str | None = None, **layout: str) -> widgets.HTML:
+    """An HTML widget, with a CSS class for the browser tests and an optional layout."""
+    box = widgets.HTML(value, layout=widgets.Layout(**layout)) if layout else widgets.HTML(value)
+    if css:
+        box.add_class(css)
+    return box
+
+
+def note_box(css: str) -> widgets.HTML:
+    """A short text beside a control, taking the rest of the row."""
+    return html_box(css=css, flex="1 1 0%", min_width="18em", margin="0 0 0 1em")
+
+
+def toggle(
+    options: Sequence[tuple[str, Any]], value: Any, description: str, css: str
+) -> widgets.ToggleButtons:
+    """A row of toggle buttons wide enough for their labels, with a CSS class for the tests."""
+    buttons = widgets.ToggleButtons(
+        options=options,
+        value=value,
+        description=description,
+        style={"button_width": "auto", "description_width": "5em"},
+        layout=widgets.Layout(flex="0 0 auto", width="auto"),
+    )
+    buttons.add_class(css)
+    return buttons
+
+
+def gain_toggle(value: str) -> widgets.ToggleButtons:
+    """The switch between linear and exponential gain (lessons 02, 03, 05)."""
+    return toggle([(label, name) for name, label in GAIN_LABELS.items()], value, "gain", "gain-toggle")
+
+
+def k_slider(value: int, maximum: int, description: str = "k", css: str = "k-slider") -> widgets.IntSlider:
+    """A slider for a cut-off from 1 to ``maximum``."""
+    slider = widgets.IntSlider(value=value, min=1, max=maximum, description=description)
+    slider.add_class(css)
+    return slider
+
+
+class StateView(widgets.VBox, Generic[Setup, State, Result]):
+    """A lesson control that holds a pure state: event -> transition -> new state -> compute -> render.
+
+    Subclasses set ``setup`` and give ``compute`` and ``render``; ``show(state)``
+    makes a state the current one. While ``render`` writes the state's values
+    back into the controls, their own change events are ignored (they are the
+    echo of the state, not a learner's action).
+    """
+
+    setup: Setup
+    state: State
+    result: Result
+    refresh_count = 0
+    _rendering = False
+
+    def compute(self, state: State) -> Result:
+        raise NotImplementedError
+
+    def render(self, result: Result) -> None:
+        raise NotImplementedError
+
+    def show(self, state: State) -> None:
+        """Make ``state`` the current state: compute its result, then update every widget in place."""
+        result = self.compute(state)
+        self.state, self.result = state, result
+        self._rendering = True
+        try:
+            with self.hold_sync():
+                self.render(result)
+        finally:
+            self._rendering = False
+        self.refresh_count += 1
+
+    def refresh(self) -> None:
+        """Compute and render the current state again."""
+        self.show(self.state)
+
+    @property
+    def metric_values(self) -> dict:
+        """The numbers shown now (None where undefined), as plain JSON-serialisable values."""
+        return self.result.values()
+
+    def follow(self, control: widgets.ValueWidget, transition: Callable[[Setup, State, Any], State]) -> None:
+        """A change of the control's value goes through ``transition`` to the next state."""
+
+        def changed(change: dict) -> None:
+            if not self._rendering:
+                self.show(transition(self.setup, self.state, change["new"]))
+
+        control.observe(changed, names="value")
+
+    def follow_clicks(self, button: widgets.Button, transition: Callable[[Setup, State], State]) -> None:
+        """A click on the button goes through ``transition`` to the next state."""
+        button.on_click(lambda _button: self.show(transition(self.setup, self.state)))
