@@ -7,7 +7,7 @@ from functools import partial
 import ipywidgets as widgets
 
 from helpers.data import load_example
-from helpers.sheet.view import Sheet, ndcg_worksheet
+from helpers.sheet import Sheet, ndcg_worksheet
 from helpers.widgets import worksheet_model as model
 from helpers.widgets._common import StateView, bold, gain_toggle, html_box, k_slider, text
 from helpers.widgets.worksheet_model import WorksheetResult, WorksheetSetup, WorksheetState
