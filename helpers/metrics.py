@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 import pandas as pd
 
@@ -73,7 +73,7 @@ def cut(values: list, k: int | None) -> list:
 # --- from judgments to grades ---------------------------------------------
 
 
-def grades_in_rank_order(ranked: Ranking, judgments: Mapping[DocId, float]) -> list[float]:
+def grades_in_rank_order(ranked: Ranking, judgments: Mapping[Any, float]) -> list[float]:
     """Grades of the ranked ids, looked up in the judgments; unjudged ids get 0 (lessons 02, 03).
 
     Parameters: ``ranked`` ids in rank order, ``judgments`` a mapping id -> grade.
@@ -85,7 +85,7 @@ def grades_in_rank_order(ranked: Ranking, judgments: Mapping[DocId, float]) -> l
     return [float(judgments.get(doc_id, 0)) for doc_id in ranked]
 
 
-def relevant_ids(judgments: Mapping[DocId, float], threshold: float = 1) -> frozenset:
+def relevant_ids(judgments: Mapping[Any, float], threshold: float = 1) -> frozenset:
     """The ids whose grade is at least ``threshold`` (lessons 01, 06).
 
     >>> sorted(relevant_ids({"D1": 0, "D2": 1, "D3": 2}, threshold=2))
@@ -312,7 +312,7 @@ def ndcg(grades: Grades, k: int | None = None, ideal: Grades | None = None, gain
 
 def query_ndcg(
     ranked: Ranking,
-    judgments: Mapping[DocId, float],
+    judgments: Mapping[Any, float],
     k: int | None = None,
     gain: Gain = "linear",
     ideal: Ideal = "judged",

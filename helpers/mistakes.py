@@ -186,6 +186,10 @@ MISTAKES: dict[str, Mistake] = {
         "equal scores ordered by id descending where the tool orders them ascending",
         "ir_measures' RR@k (msmarco provider) sorts equal scores by document id from the lowest to the highest.",
     ),
+    "recall-r-for-min-k-r": Mistake(
+        "recall divided by R where min(k, R) was asked",
+        "This exercise divides by min(k, R): with fewer than R places, finding k relevant results scores 1.",
+    ),
     "recall-for-precision": Mistake(
         "recall@k given where precision@k was asked",
         "Precision divides the relevant results in the top k by k; recall divides them by R.",
@@ -250,6 +254,7 @@ FUNCTIONS: dict[str, tuple[str, ...]] = {
     "ap-hits-denominator": ("average_precision_hits_denominator",),
     "precision-for-recall": ("precision_instead_of_recall",),
     "recall-for-precision": ("recall_instead_of_precision",),
+    "recall-r-for-min-k-r": ("helpers.metrics.recall_at_k",),
     "dcg-for-cg": ("helpers.metrics.dcg",),
     "precision-for-ap": ("helpers.metrics.precision_at_k",),
     "r-for-hits-denominator": ("helpers.metrics.average_precision",),

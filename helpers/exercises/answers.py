@@ -85,7 +85,7 @@ def read_answer(answer: Any) -> Answer:
     if isinstance(answer, Integral):
         return Answer(Decimal(int(answer)), 0, str(int(answer)))
     if isinstance(answer, Rational):
-        return _exact(Fraction(answer.numerator, answer.denominator), str(answer))
+        return _exact(Fraction(int(answer.numerator), int(answer.denominator)), str(answer))
     if isinstance(answer, Decimal):
         return read_text(str(answer))
     if isinstance(answer, Real):
@@ -215,8 +215,9 @@ def judge_number(answer: Answer, expected: float, decimals: int, min_decimals: i
         if rounded in correctly_rounded(expected, decimals):
             return NumberVerdict.RIGHT
         return _close_or_wrong(answer, expected, decimals)
+    assert isinstance(answer.number, Decimal)  # an answer with decimals was written as a decimal number
     precision = min(answer.decimals, decimals)
-    written = Decimal(answer.number).quantize(Decimal(1).scaleb(-precision), rounding=ROUND_HALF_UP)
+    written = answer.number.quantize(Decimal(1).scaleb(-precision), rounding=ROUND_HALF_UP)
     if written in correctly_rounded(expected, precision):
         return NumberVerdict.RIGHT if answer.decimals >= fewest else NumberVerdict.TOO_FEW_DECIMALS
     if answer.decimals <= decimals and answer.number == truncated(expected, answer.decimals):
@@ -228,10 +229,9 @@ def judge_number(answer: Answer, expected: float, decimals: int, min_decimals: i
 
 def _other_rounding(answer: Answer, expected: float) -> bool:
     """True when the answer is the neighbour of the right rounding, on the far side of the value."""
-    assert answer.decimals is not None and answer.number is not None
+    assert answer.decimals is not None and isinstance(answer.number, Decimal)
     unit = Decimal(1).scaleb(-answer.decimals)
-    exact = Decimal(expected)
-    return abs(Decimal(answer.number) - exact) < unit
+    return abs(answer.number - Decimal(expected)) < unit
 
 
 def _close_or_wrong(answer: Answer, expected: float, decimals: int) -> NumberVerdict:

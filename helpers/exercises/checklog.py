@@ -31,7 +31,7 @@ def given_text(answer: Any) -> dict:
     if isinstance(answer, Integral):
         return {"type": kind, "text": str(int(answer))}
     if isinstance(answer, Rational):
-        fraction = Fraction(answer.numerator, answer.denominator)
+        fraction = Fraction(int(answer.numerator), int(answer.denominator))
         return {"type": kind, "text": f"{fraction.numerator}/{fraction.denominator}"}
     if isinstance(answer, Decimal):
         return {"type": kind, "text": str(answer)}

@@ -358,13 +358,13 @@ def worked_recall(
         f"relevant results in the top {k}: {len(hits)}; R = {len(set(relevant))}",
         f"R@{k} = {len(hits)} / {shown} = {len(hits)} / {total} = {_short(value)}",
     )
-    other = "min_k_R" if denominator == "R" else "R"
+    other: Denominator = "min_k_R" if denominator == "R" else "R"
     slips: list[Slip] = [
         (("precision-for-recall",), mk.precision_instead_of_recall(ranked, relevant, k)),
         (
-            ("recall-min-k-r",) if denominator == "R" else ("ap-r-for-min-k-r",),
+            ("recall-min-k-r",) if denominator == "R" else ("recall-r-for-min-k-r",),
             m.recall_at_k(ranked, relevant, k, other),
-        ),  # type: ignore[arg-type]
+        ),
         (("ignored-cutoff",), m.recall_at_k(ranked, relevant, max(len(ranked), 1), denominator)),
     ]
     return Worked(value, steps, tuple(slips))
@@ -475,7 +475,7 @@ def worked_mean_difference(a: Sequence[float], b: Sequence[float]) -> Worked:
     return Worked(value, steps, ((("a-minus-b",), -value),))
 
 
-def exact_sign_flip_p(differences: Sequence[float], two_sided: bool = True) -> float:
+def exact_sign_flip_p(differences: Sequence[float] | np.ndarray, two_sided: bool = True) -> float:
     """The exact p-value of the paired randomization (sign-flip) test, by listing every sign pattern.
 
     >>> exact_sign_flip_p([0.1, 0.0, 0.1, 0.0, 0.1])
