@@ -17,7 +17,15 @@ import pandas as pd
 
 from helpers._checks import check_threshold
 
-DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+def _golden_sets_folder() -> Path:
+    """data/ beside the package in a checkout (the files you read and edit); the copy inside an installed helpers."""
+    beside = Path(__file__).resolve().parent.parent / "data"
+    if (beside / "example_a").is_dir():
+        return beside
+    return Path(__file__).resolve().parent / "_golden_sets"
+
+
+DATA_DIR = _golden_sets_folder()
 
 COLUMNS = {
     "queries.csv": ["query_id", "text"],

@@ -49,3 +49,16 @@ def test_old_and_new_commands_run_with_python_dash_m(command):
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("usage:")
+
+
+def test_pyproject_lists_every_package_folder():
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    folders = {
+        ".".join(path.parent.relative_to(ROOT).parts)
+        for path in HELPERS.rglob("__init__.py")
+        if "__pycache__" not in path.parts
+    }
+    assert set(config["packages"]) == folders | {"helpers._golden_sets"}
+    assert config["package-dir"]["helpers._golden_sets"] == "data"
