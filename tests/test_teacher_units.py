@@ -6,6 +6,7 @@ import csv
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -221,6 +222,41 @@ def test_gradebook_one_row_per_learner_numbers_as_numbers(tmp_path, results):
     assert rows["'=cmd|' /C calc'!A0"]["problems"] == "raised"
     for row in rows.values():
         assert float(row["total"]) == sum(float(row[c]) for c in header[1:-3] if row[c])
+
+
+@pytest.fixture(scope="module")
+def libreoffice(tmp_path_factory):
+    """soffice, converting a CSV as a teacher opening it would (UTF-8, comma-separated); skipped without it."""
+    soffice = shutil.which("soffice")
+    if soffice is None:
+        pytest.skip("LibreOffice (soffice) is not installed; CI installs libreoffice-calc-nogui")
+    profile = tmp_path_factory.mktemp("libreoffice-profile")
+
+    def convert(csv_file: Path) -> Path:
+        command = [soffice, f"-env:UserInstallation={profile.as_uri()}", "--headless", "--infilter=CSV:44,34,76,1",
+                   "--convert-to", "xlsx", "--outdir", str(csv_file.parent), str(csv_file)]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=240)
+        assert done.returncode == 0, done.stderr
+        return csv_file.with_suffix(".xlsx")
+
+    return convert
+
+
+def test_the_gradebook_opens_in_libreoffice_with_numbers_as_numbers(tmp_path, results, libreoffice):
+    import openpyxl
+
+    results[0].learner = "Zoë Ärger"
+    path = tmp_path / "gradebook.csv"
+    reports.write_gradebook(path, results)
+    sheet = openpyxl.load_workbook(libreoffice(path)).active
+    rows = [[cell.value for cell in row] for row in sheet.iter_rows()]
+    header, body = rows[0], {row[0]: row for row in rows[1:]}
+    assert header[0] == "learner" and header[-3:] == ["total", "out_of", "problems"]
+    assert set(body) == {"Zoë Ärger", "bob", "carl", "'=cmd|' /C calc'!A0"}, "accents kept, no formula run"
+    for row in body.values():
+        numbers = [value for value in row[1:-1] if value is not None]
+        assert all(isinstance(value, int | float) for value in numbers), row
+    assert body["bob"][header.index("total")] == 1 and body["bob"][header.index("out_of")] == 4
 
 
 def test_answers_csv_holds_every_judged_answer(tmp_path, results):
