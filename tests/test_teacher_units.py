@@ -19,7 +19,7 @@ from helpers.teacher import grade, reports, sandbox
 from helpers.teacher.judging import AnswerKey, judge_notebook, mistake_title, read_points
 from helpers.teacher.logbook import read_log
 from helpers.teacher.results import Judged, NotebookResult, Problem, load_results
-from helpers.teacher.submissions import learner_of, lesson_of, read_notebook
+from helpers.teacher.submissions import learner_of, lesson_of, lessons_of, read_notebook
 
 ROOT = Path(__file__).resolve().parent.parent
 KEY = b"s" * 32
@@ -106,7 +106,7 @@ def test_the_last_answer_counts_and_slips_are_named(key):
         {"event": "hint", "exercise": "new-hit-rate-at-2", "number": 1},
         check_event("new-mrr-d8-first", None, kind="list"),
     ]
-    judged = {answer.exercise: answer for answer in judge_notebook("01", events, key)}
+    judged = {answer.exercise: answer for answer in judge_notebook(["01"], events, key)}
     assert list(judged) == ["new-mrr-d8-first", "new-hit-rate-at-2", "explain-rr-mean", "mrr-function"]
     right = judged["explain-rr-mean"]
     assert right.correct and right.points == 3 and right.max_points == 3 and right.hint == ""
@@ -121,7 +121,7 @@ def test_the_last_answer_counts_and_slips_are_named(key):
 def test_a_recorded_answer_gets_the_verdict_check_gives(key):
     for answer in ("0.5667", "0,567", "56.67%", "0.57", "0.5666", "17/30", "abc"):
         events = [check_event("explain-rr-mean", answer)]
-        judged = judge_notebook("01", events, key)[2]
+        judged = judge_notebook(["01"], events, key)[2]
         assert judged.verdict == check("explain-rr-mean", answer).verdict.value, answer
 
 
@@ -137,7 +137,7 @@ def test_function_outputs_are_judged_and_a_template_is_not_answered(key):
                 (right[:2], "could not be read", 0)]
     for outputs, verdict, points in cases_of:
         events = [{"event": "check_function", "exercise": "mrr-function", "outputs": outputs}]
-        judged = judge_notebook("01", events, key)[-1]
+        judged = judge_notebook(["01"], events, key)[-1]
         assert (judged.verdict, judged.points) == (verdict, points)
 
 
@@ -148,7 +148,7 @@ def test_solution_use_is_noted_and_the_answer_key_costs_the_points(key):
         {"event": "answer-key", "exercise": "new-hit-rate-at-2", "via": "worked()"},
         check_event("new-hit-rate-at-2", value_text("new-hit-rate-at-2")),
     ]
-    judged = {answer.exercise: answer for answer in judge_notebook("01", events, key)}
+    judged = {answer.exercise: answer for answer in judge_notebook(["01"], events, key)}
     assert judged["explain-rr-mean"].points == 3 and judged["explain-rr-mean"].help_used == ("solution()",)
     assert judged["new-hit-rate-at-2"].correct and judged["new-hit-rate-at-2"].points == 0
     assert "answer key" in judged["new-hit-rate-at-2"].message
@@ -286,7 +286,9 @@ def test_feedback_never_shows_the_expected_value_of_a_wrong_answer(results):
     assert value_text("sheet-ndcg3") not in page and value_text("kb04-graded-2") not in page
     assert "Named mistake" in page and "no discount" in page.lower()
     assert "http" not in page.replace('xmlns="http://www.w3.org/2000/svg"', "")
-    assert reports.feedback_name("a/b c") == "a_b_c.html" and reports.feedback_name("..") == "learner.html"
+    assert reports.feedback_name("bob") == "bob.html" and reports.feedback_name("a/b c").startswith("a_b_c-")
+    assert reports.feedback_name("a b") != reports.feedback_name("a_b")
+    assert reports.feedback_name("..").startswith("learner-")
 
 
 def test_item_analysis_and_the_class_report(results):
@@ -326,6 +328,7 @@ def test_learners_lessons_and_unreadable_notebooks():
     assert lesson_of(checks, "mine.ipynb") == "03" and lesson_of(checks, "07_x.ipynb") == "07"
     checks.metadata["helpers"] = {"lesson": "10"}
     assert lesson_of(checks, "07_x.ipynb") == "10"
+    assert lessons_of(checks, "07_x.ipynb") == ["10", "07", "03"], "an edited mark does not drop a lesson"
     assert lesson_of(nbformat.v4.new_notebook(), "x.ipynb") == ""
 
 
@@ -480,3 +483,9 @@ def test_the_outside_watch_names_created_changed_and_deleted_files(tmp_path):
         f"deleted {(deep / 'ann' / '02.ipynb').resolve()}",
     ]
     assert temporary == [str((temp / "new.txt").resolve())], "in /tmp only what appeared and stayed"
+
+
+def test_doctests():
+    import doctest
+
+    assert doctest.testmod(reports).failed == 0

@@ -27,14 +27,16 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from helpers.exercises import LOG_ENV, REGISTRY, exercises_of, load_extra_exercises
-from helpers.teacher import reports
 from helpers.teacher import sandbox as sb
-from helpers.teacher.results import NotebookResult, Problem
-from helpers.teacher.submissions import Submission, find_notebooks, read_submissions
+from helpers.teacher.results import NotebookResult
 
-__all__ = ["LOG_ENV", "check_out", "main", "parse_args"]
+if TYPE_CHECKING:
+    from helpers.teacher.submissions import Submission
+
+# The register (pandas), nbformat and matplotlib are imported once the command line is checked,
+# so that a bad --out fails at once.
 OUR_FILES = ("gradebook.csv", "answers.csv", "class-report.html", "results", "feedback")
 
 
@@ -69,6 +71,8 @@ def check_out(out: Path, submissions: Path) -> Path:
 
 def expected_ids(text: str) -> list[str]:
     """--expect: exercise ids and lesson numbers ('01,old-mrr'), checked against the register."""
+    from helpers.exercises import REGISTRY, exercises_of
+
     found: list[str] = []
     for name in filter(None, (part.strip() for part in text.split(","))):
         if name in REGISTRY:
@@ -112,77 +116,22 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     return args
 
 
-# --- the output folder, filled as notebooks finish -----------------------------------------------
-
-
-class Store:
-    """The output folder: each result saved the moment it arrives, the CSV files and feedback rewritten."""
-
-    def __init__(self, out: Path, expect: list[str], points: dict[str, float], watch: sb.OutsideWatch | None):
-        self.out, self.expect, self.points, self.watch = out, expect, points, watch
-        self.results: dict[str, NotebookResult] = {}
-        for name in ("results", "feedback"):
-            shutil.rmtree(out / name, ignore_errors=True)
-            (out / name).mkdir()
-        if watch:
-            watch.ignored.append((out / "results").resolve())
-            watch.ignored.append((out / "feedback").resolve())
-            for name in ("gradebook.csv", "answers.csv", "class-report.html"):
-                watch.own |= {(out / name).resolve(), (out / f"{name}.part").resolve()}
-
-    def add(self, number: int, result: NotebookResult) -> None:
-        self.results[f"{number:04d}"] = result
-        (self.out / "results" / f"{number:04d}.json").write_text(result.to_json(), encoding="utf-8")
-        self.write_tables()
-        own = [r for r in self.results.values() if r.learner == result.learner]
-        reports.write_feedback(self.out / "feedback", result.learner, own)
-
-    def write_tables(self) -> None:
-        results = self.ordered()
-        reports.write_gradebook(self.out / "gradebook.csv", results, self.expect, self.points)
-        reports.write_answers(self.out / "answers.csv", results)
-
-    def ordered(self) -> list[NotebookResult]:
-        return [self.results[key] for key in sorted(self.results)]
-
-    def finish(self, sandbox: str, interrupted: str = "") -> None:
-        """Rewrite everything from the results in hand, and the class report."""
-        results = self.ordered()
-        for key, result in self.results.items():  # again: a notebook run without a sandbox could have edited them
-            (self.out / "results" / f"{key}.json").write_text(result.to_json(), encoding="utf-8")
-        self.write_tables()
-        for learner in {result.learner for result in results}:
-            reports.write_feedback(self.out / "feedback", learner, [r for r in results if r.learner == learner])
-        reports.write_class_report(self.out / "class-report.html", results, sandbox, interrupted)
-
-
-def mark_changed_submissions(submissions: list[Submission], store: Store) -> None:
-    """After grading: a submission whose file changed or vanished gets a problem (it was graded as first read)."""
-    for number, submission in enumerate(submissions, start=1):
-        key = f"{number:04d}"
-        try:
-            same = submission.path.read_bytes() == submission.data
-        except OSError:
-            same = False
-        if not same and key in store.results:
-            result = store.results[key]
-            said = f"{submission.path} changed or was deleted while the class was graded; graded as first read"
-            result.problems.append(Problem("submission-changed", said))
-            store.add(number, result)
-
-
 # --- the run -----------------------------------------------------------------------------------
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Grade a folder; 0 when done, 1 when there was no notebook, 130 when interrupted."""
     args = parse_args(argv)
+    from helpers.exercises import load_extra_exercises
+    from helpers.teacher import grading
+    from helpers.teacher.judging import AnswerKey, read_points
+    from helpers.teacher.reports import OutputFolder
+    from helpers.teacher.submissions import find_notebooks, read_submissions
+
     try:
         for path in args.exercises:
             load_extra_exercises(str(path))
         expect = expected_ids(args.expect)
-        from helpers.teacher.judging import AnswerKey, read_points
-
         points = read_points(args.points) if args.points else {}
         key = AnswerKey.build(points)
         sandbox = sb.find_sandbox(args.sandbox)
@@ -196,9 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     submissions = read_submissions(args.submissions)
     session = Path(tempfile.mkdtemp(prefix="hg-", dir=_short_temp()))
     watch = outside_watch(args, session, sandbox)
-    store = Store(args.out, expect, points, watch)
-    from helpers.teacher import grading
-
+    store = OutputFolder(args.out, expect, points, watch)
     settings = grading.Settings(
         sandbox=sandbox, key=key, session=session, timeout=args.timeout, memory_mb=args.memory,
         hide=tuple(_hidden(args, session)), readable=tuple(_readable(args)), watch=watch,
@@ -210,7 +157,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             grading.seed_font_cache(session)
             run_all(submissions, settings, args.jobs, store.add, grading.grade_submission, stop)
-            mark_changed_submissions(submissions, store)
+            store.mark_changed(submissions)
         finally:
             if not args.keep:
                 shutil.rmtree(session, ignore_errors=True)
@@ -220,7 +167,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"\n{said}; written to {args.out}", file=sys.stderr)
         return 130
     store.finish(sandbox.describe())
-    print(summary(store.ordered(), args.out))
+    print(store.summary())
     return 0
 
 
@@ -261,8 +208,7 @@ def run_all(
         done(number, result)
         problems = f" ({', '.join(result.codes)})" if result.codes else ""
         points = sum(answer.max_points for answer in result.answers)
-        print(f"[{number}/{total}] {result.notebook}: {reports.number(result.total)} of "
-              f"{reports.number(points)} points{problems}", flush=True)
+        print(f"[{number}/{total}] {result.notebook}: {result.total:g} of {points:g} points{problems}", flush=True)
 
     if jobs == 1:
         for number, submission in enumerate(submissions, start=1):
@@ -310,16 +256,6 @@ def _short_temp() -> str:
     """A temporary folder whose paths stay short enough for the kernel's local sockets (108 bytes)."""
     folder = tempfile.gettempdir()
     return folder if len(folder) <= 60 else "/tmp"
-
-
-def summary(results: list[NotebookResult], out: Path) -> str:
-    """The lines printed at the end: learners, points, problems, where the files are."""
-    _, rows = reports.gradebook_rows(results)
-    lines = [f"{row.learner}: {reports.number(row.total)} of {reports.number(row.out_of)}"
-             + (f" ({'; '.join(row.problems)})" if row.problems else "") for row in rows]
-    lines.append(f"\n{len(rows)} learners, {len(results)} notebooks: {out}/gradebook.csv, answers.csv, "
-                 "feedback/, class-report.html")
-    return "\n".join(lines)
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ from helpers.teacher.in_kernel import GRADING_ENV
 from helpers.teacher.judging import AnswerKey, judge_notebook
 from helpers.teacher.logbook import read_log
 from helpers.teacher.results import ZEROING, NotebookResult, Problem
-from helpers.teacher.submissions import Submission, learner_of, lesson_of, read_notebook
+from helpers.teacher.submissions import Submission, learner_of, lessons_of, read_notebook
 
 STARTUP = """# written by the grader: sign the check log and lock the answer key before the first cell
 from helpers.teacher.in_kernel import enter_grading_mode
@@ -84,10 +84,11 @@ def grade_submission(submission: Submission, settings: Settings, number: int) ->
     except ValueError as error:
         result.problems.append(Problem("invalid-notebook", str(error)))
         return result
-    result.lesson = lesson_of(notebook, submission.notebook)
+    lessons = lessons_of(notebook, submission.notebook)
+    result.lesson = ", ".join(lessons)
     root = settings.session / f"n{number}"
     try:
-        _grade_in(root, notebook, submission, settings, f"{settings.token}-{number}", result)
+        _grade_in(root, notebook, submission, settings, f"{settings.token}-{number}", result, lessons)
     except Exception as error:  # never let one submission stop the class
         result.problems.append(Problem("grader-error", f"{type(error).__name__}: {error}"[:300]))
     finally:
@@ -99,7 +100,9 @@ def grade_submission(submission: Submission, settings: Settings, number: int) ->
     return result
 
 
-def _grade_in(root: Path, notebook, submission: Submission, settings: Settings, marker: str, result) -> None:
+def _grade_in(
+    root: Path, notebook, submission: Submission, settings: Settings, marker: str, result, lessons: list[str]
+) -> None:
     """Run the notebook in ``root`` and fill ``result`` (see the module docstring)."""
     work, log, key_file = prepare(root, submission, settings)
     key = secrets.token_bytes(32)
@@ -113,7 +116,7 @@ def _grade_in(root: Path, notebook, submission: Submission, settings: Settings, 
         result.problems.append(Problem("grader-error", "the kernel never entered grading mode: no answer was read"))
         return
     reading = read_log(log, key, REGISTRY)
-    result.answers = judge_notebook(result.lesson, reading.events, settings.key)
+    result.answers = judge_notebook(lessons, reading.events, settings.key)
     result.problems += reading.problems
     if reading.replaced:
         result.problems.append(Problem("replaced-check", "replaced: " + ", ".join(reading.replaced)))

@@ -61,16 +61,16 @@ def read_points(path: Path) -> dict[str, float]:
     return found
 
 
-def graded_ids(lesson: str, events: Iterable[dict]) -> list[str]:
-    """The exercises a notebook is graded on: its lesson's, then any other it checked, in register order."""
+def graded_ids(lessons: Iterable[str], events: Iterable[dict]) -> list[str]:
+    """The exercises a notebook is graded on: its lessons', then any other it checked, in register order."""
     checked = {event["exercise"] for event in events if event.get("event") in ("check", "check_function")}
-    wanted = {exercise.id for exercise in exercises_of(lesson)} | checked
+    wanted = {exercise.id for lesson in lessons for exercise in exercises_of(lesson)} | checked
     return [exercise_id for exercise_id in REGISTRY if exercise_id in wanted]
 
 
-def judge_notebook(lesson: str, events: list[dict], key: AnswerKey) -> list[Judged]:
-    """One judged answer per exercise of the notebook (see the module docstring)."""
-    return [judge_exercise(exercise_id, events, key) for exercise_id in graded_ids(lesson, events)]
+def judge_notebook(lessons: Iterable[str], events: list[dict], key: AnswerKey) -> list[Judged]:
+    """One judged answer per exercise of the notebook's lessons and of those it checked (module docstring)."""
+    return [judge_exercise(exercise_id, events, key) for exercise_id in graded_ids(lessons, events)]
 
 
 def judge_exercise(exercise_id: str, events: list[dict], key: AnswerKey) -> Judged:

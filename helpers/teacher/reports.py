@@ -15,11 +15,13 @@
 from __future__ import annotations
 
 import csv
+import hashlib
 import html
 import io
 import math
 import os
 import re
+import shutil
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -28,10 +30,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from helpers.exercises import REGISTRY
-from helpers.teacher.results import PROBLEMS, Judged, NotebookResult
+from helpers.teacher.results import PROBLEMS, Judged, NotebookResult, Problem
 
-if TYPE_CHECKING:  # matplotlib is imported when a plot is drawn, so the grader's command line starts fast
+if TYPE_CHECKING:
     from matplotlib.figure import Figure
+
+    from helpers.teacher.sandbox import OutsideWatch
+    from helpers.teacher.submissions import (
+        Submission,  # matplotlib is imported when a plot is drawn, so the grader's command line starts fast
+    )
 
 GREEN, RED, GREY, AMBER, BLUE = "#1e7b34", "#b3261e", "#555555", "#8a5a00", "#2b5d9b"
 STYLE = """
@@ -173,7 +180,7 @@ def write_answers(path: Path, results: Sequence[NotebookResult]) -> None:
         path,
         ANSWER_COLUMNS,
         (
-            [safe_text(result.learner), safe_text(result.notebook), result.lesson, answer.exercise,
+            [safe_text(result.learner), safe_text(result.notebook), answer.lesson, answer.exercise,
              safe_text(answer.answer), answer.verdict, "1" if answer.correct else "0", number(answer.points),
              number(answer.max_points), answer.mistake, safe_text(answer.mistake_title), safe_text(answer.message),
              ", ".join(answer.help_used)]
@@ -187,8 +194,15 @@ def write_answers(path: Path, results: Sequence[NotebookResult]) -> None:
 
 
 def feedback_name(learner: str) -> str:
-    """A file name for a learner's page: letters, digits, dot, dash and underscore only."""
-    return (re.sub(r"[^A-Za-z0-9._-]+", "_", learner).strip("._") or "learner") + ".html"
+    """A file name for a learner's page: letters, digits, dot, dash, underscore; a short hash when changed.
+
+    >>> feedback_name("ann"), feedback_name("a b") != feedback_name("a_b")
+    ('ann.html', True)
+    """
+    plain = re.sub(r"[^A-Za-z0-9._-]+", "_", learner).strip("._") or "learner"
+    if plain != learner:
+        plain += "-" + hashlib.sha256(learner.encode("utf-8")).hexdigest()[:6]
+    return plain + ".html"
 
 
 def feedback_html(learner: str, results: Sequence[NotebookResult]) -> str:
@@ -371,6 +385,74 @@ def score_plot(rows: Sequence[Row]) -> Figure:
 
 def write_class_report(path: Path, results: Sequence[NotebookResult], sandbox: str = "", interrupted: str = "") -> None:
     _write_text(path, class_report_html(results, sandbox, interrupted))
+
+
+# --- the output folder, filled as notebooks finish -----------------------------------------------
+
+
+class OutputFolder:
+    """The output folder: each result saved the moment it arrives, the CSV files and feedback rewritten."""
+
+    def __init__(self, out: Path, expect: list[str], points: dict[str, float], watch: OutsideWatch | None):
+        self.out, self.expect, self.points, self.watch = out, expect, points, watch
+        self.results: dict[str, NotebookResult] = {}
+        for name in ("results", "feedback"):
+            shutil.rmtree(out / name, ignore_errors=True)
+            (out / name).mkdir()
+        if watch:
+            watch.ignored.append((out / "results").resolve())
+            watch.ignored.append((out / "feedback").resolve())
+            for name in ("gradebook.csv", "answers.csv", "class-report.html"):
+                watch.own |= {(out / name).resolve(), (out / f"{name}.part").resolve()}
+
+    def add(self, number: int, result: NotebookResult) -> None:
+        self.results[f"{number:04d}"] = result
+        (self.out / "results" / f"{number:04d}.json").write_text(result.to_json(), encoding="utf-8")
+        self.write_tables()
+        own = [r for r in self.results.values() if r.learner == result.learner]
+        write_feedback(self.out / "feedback", result.learner, own)
+
+    def write_tables(self) -> None:
+        results = self.ordered()
+        write_gradebook(self.out / "gradebook.csv", results, self.expect, self.points)
+        write_answers(self.out / "answers.csv", results)
+
+    def ordered(self) -> list[NotebookResult]:
+        return [self.results[key] for key in sorted(self.results)]
+
+    def finish(self, sandbox: str, interrupted: str = "") -> None:
+        """Rewrite everything from the results in hand, and the class report."""
+        results = self.ordered()
+        for key, result in self.results.items():  # again: a notebook run without a sandbox could have edited them
+            (self.out / "results" / f"{key}.json").write_text(result.to_json(), encoding="utf-8")
+        self.write_tables()
+        for learner in {result.learner for result in results}:
+            write_feedback(self.out / "feedback", learner, [r for r in results if r.learner == learner])
+        write_class_report(self.out / "class-report.html", results, sandbox, interrupted)
+
+    def mark_changed(self, submissions: Sequence[Submission]) -> None:
+        """After grading: a submission whose file changed or vanished gets a problem (graded as first read)."""
+        for number, submission in enumerate(submissions, start=1):
+            key = f"{number:04d}"
+            try:
+                same = submission.path.read_bytes() == submission.data
+            except OSError:
+                same = False
+            if not same and key in self.results:
+                result = self.results[key]
+                said = f"{submission.path} changed or was deleted while the class was graded; graded as first read"
+                result.problems.append(Problem("submission-changed", said))
+                self.add(number, result)
+
+    def summary(self) -> str:
+        """The lines printed at the end: learners, points, problems, where the files are."""
+        results = self.ordered()
+        _, rows = gradebook_rows(results, self.expect, self.points)
+        lines = [f"{row.learner}: {number(row.total)} of {number(row.out_of)}"
+                 + (f" ({'; '.join(row.problems)})" if row.problems else "") for row in rows]
+        lines.append(f"\n{len(rows)} learners, {len(results)} notebooks: {self.out}/gradebook.csv, answers.csv, "
+                     "feedback/, class-report.html")
+        return "\n".join(lines)
 
 
 # --- small pieces -------------------------------------------------------------------------------

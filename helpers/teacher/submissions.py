@@ -87,13 +87,23 @@ def checked_ids(notebook: NotebookNode) -> list[str]:
     return [match for cell in notebook.cells if cell.cell_type == "code" for match in CHECK_CALL.findall(cell.source)]
 
 
-def lesson_of(notebook: NotebookNode, name: str) -> str:
-    """The lesson a notebook belongs to: the release's mark, else its file name ('01_...'), else its checks."""
+def lessons_of(notebook: NotebookNode, name: str) -> list[str]:
+    """The lessons a notebook is graded on: the release's mark, its file name ('01_...'), the ids its cells check.
+
+    All three count, so editing the mark or renaming the file does not drop a lesson's exercises.
+    """
+    found = []
     marked = notebook.metadata.get("helpers", {}).get("lesson")
     if isinstance(marked, str) and marked:
-        return marked
-    found = LESSON_IN_NAME.match(Path(name).name)
-    if found:
-        return found.group(1)
-    lessons = Counter(REGISTRY[i].lesson for i in checked_ids(notebook) if i in REGISTRY)
-    return lessons.most_common(1)[0][0] if lessons else ""
+        found.append(marked)
+    named = LESSON_IN_NAME.match(Path(name).name)
+    if named:
+        found.append(named.group(1))
+    checked = Counter(REGISTRY[i].lesson for i in checked_ids(notebook) if i in REGISTRY)
+    found += [lesson for lesson, _ in checked.most_common()]
+    return list(dict.fromkeys(found))
+
+
+def lesson_of(notebook: NotebookNode, name: str) -> str:
+    """The notebook's own lesson (the first of :func:`lessons_of`), or ''."""
+    return next(iter(lessons_of(notebook, name)), "")
