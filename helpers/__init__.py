@@ -78,6 +78,7 @@ MOVED_MODULES = {
     "helpers.trec_io": "helpers.batch.trec_io",
     "helpers.compare": "helpers.batch.comparison",
     "helpers.grade": "helpers.teacher.grade",
+    "helpers.release": "helpers.teacher.release",
 }
 
 

@@ -1,48 +1,120 @@
-"""Tests of the teacher's grader, helpers.grade: one real run over a folder of learner notebooks."""
+"""The grader on real notebooks: the lessons as released, right and wrong; and notebooks that cheat or break.
+
+Two folders, each graded once by ``python -m helpers.grade`` in a module fixture:
+
+- *lessons* (sandbox auto, --jobs 2): the untouched release copy of every
+  lesson, a learner with every answer right, one with typical wrong answers;
+  a teacher's exercise file and points file are used by the release and the
+  grader alike;
+- *attacks*, once with bubblewrap (skipped where it does not work) and once
+  without: a forged log, an edited log, the answer key, a replaced check, a
+  neighbour's files overwritten, files written to $HOME and /tmp, background
+  processes, too much memory, broken JSON, a raising cell, an endless loop,
+  solution() used.
+"""
 
 from __future__ import annotations
 
 import csv
 import hashlib
+import html
+import json
 import os
+import re
+import shutil
+import signal
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from helpers.teacher import grade
-from helpers.teacher.grade import NOTEBOOK, Row
+from helpers.exercises import REGISTRY, check, exercises_of, load_extra_exercises, registry
+from helpers.teacher import sandbox
+from helpers.teacher.judging import mistake_title
 
-pytestmark = pytest.mark.notebook  # every test here runs lesson notebooks in a kernel
+pytestmark = pytest.mark.notebook
 
-PROJECT = Path(__file__).resolve().parent.parent
-TIMEOUT = 5  # seconds per notebook (the others need about 1 s): the endless one is stopped after this
+ROOT = Path(__file__).resolve().parent.parent
+SHOTS = ROOT / "test-output" / "grade"
+LESSONS = [f"0{number}" for number in range(10)]
+TEACHER_FILE = '''
+from helpers import metrics
+from helpers.exercises import Exercise, FunctionExercise, register
+from helpers.exercises.runner import Case
 
-IMPORT = "from helpers.exercises import check, check_function"
-MRR = "def mrr(first_ranks):\n    return sum(1 / r for r in first_ranks if r) / len(first_ranks)"
-SUBMISSIONS = {
-    "good": [IMPORT, "check('old-mrr', 0.5)", "check('old-mrr', '0,750')", MRR,
-             "check_function('mrr-function', mrr, timeout=2)"],
-    "wrong": [IMPORT, "check('sheet-ndcg5', '0.690')", "check('advisor-mrr4', 0.667)"],
-    "raising": [IMPORT, "check('old-mrr', 0.75)", "1 / 0", "check('new-mrr', '0.417')"],
-    "endless": [IMPORT, "check('old-mrr', 0.75)", "while True:\n    pass", "check('new-mrr', '0.417')"],
-    "class/writer": ["open('answers.txt', 'w').write('0.75')", "print('and no check at all')"],
+register(Exercise(
+    id="teacher-mrr", lesson="01", question="MRR of first ranks 2, 0 and 1? Give 3 decimals.",
+    answer=lambda: metrics.mean_reciprocal_rank([2, 0, 1]),
+    hints=("A miss scores 0 and stays in the mean.", "1/2, 0 and 1/1, then the mean of the three."),
+    code="metrics.mean_reciprocal_rank([2, 0, 1])", points=2, slips=lambda: [(("dropped-misses",), 0.75)],
+))
+
+
+def precision_cases():
+    return [Case((["a", "b", "c"], {"a", "c"}, 2), 0.5, "half of the top 2"),
+            Case((["a"], {"a"}, 1), 1.0, "one of one"), Case((["x", "y"], {"a"}, 2), 0.0, "no hit")]
+
+
+register(FunctionExercise(
+    id="teacher-precision", lesson="10",
+    question="Write precision_at(ranked, relevant, k): the share of the top k results that are relevant.",
+    name="precision_at", cases=precision_cases,
+    hints=("Count the relevant ids among ranked[:k].", "Divide that count by k."),
+    code="def precision_at(ranked, relevant, k):\\n    return sum(doc in relevant for doc in ranked[:k]) / k",
+))
+'''
+POINTS_FILE = "exercise,points\nexplain-rr-mean,3\n"
+ANSWER_LINE = re.compile(r"^answer = None.*$", flags=re.M)
+CHECK_ID = re.compile(r"""\bcheck\(\s*["']([a-z0-9-]+)["']\s*,\s*answer\)""")
+FUNCTION_ID = re.compile(r"""\bcheck_function\(\s*["']([a-z0-9-]+)["']\s*,\s*(\w+)\)""")
+WRONG_FUNCTIONS = {
+    "dcg-function": ("def dcg(gains):\n    return float(sum(gains))", "no-discount"),
+    "ndcg-function": (
+        "import math\n\ndef ndcg(gains, k):\n"
+        "    best = sum(g / math.log2(r + 1) for r, g in enumerate(gains[:k], start=1))\n"
+        "    return sum(g / math.log2(r + 1) for r, g in enumerate(gains[:k], start=1)) / best if best else 0.0",
+        "unsorted-ideal",
+    ),
 }
 
 
-def make_submissions(folder: Path) -> None:
-    """The learner notebooks of the test, plus one file that is not JSON and one checkpoint copy."""
-    for name, cells in SUBMISSIONS.items():
-        path = folder / f"{name}.ipynb"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        nbformat.write(new_notebook(cells=[new_code_cell(source) for source in cells]), path)
-    (folder / "broken.ipynb").write_text("{ this is not json", encoding="utf-8")
-    checkpoint = folder / ".ipynb_checkpoints" / "good-checkpoint.ipynb"
-    checkpoint.parent.mkdir()
-    checkpoint.write_text("{}", encoding="utf-8")
+def text_of(exercise_id: str) -> str:
+    """The right answer as a learner would type it."""
+    found = REGISTRY[exercise_id]
+    value = found.worked().value
+    return "undefined" if value != value else f"{value:.{found.decimals}f}"
+
+
+def slip_of(exercise_id: str) -> tuple[str, str]:
+    """A typical wrong answer (the first slip that changes the number) and the mistake check names for it."""
+    found = REGISTRY[exercise_id]
+    for codes, value in found.worked().slips:
+        if len(codes) == 1 and value == value and abs(value) != float("inf"):
+            text = f"{value:.{found.decimals}f}"
+            result = check(exercise_id, text)
+            if not result.correct and result.mistake:
+                return text, result.mistake
+    raise AssertionError(f"no slip for {exercise_id}")
+
+
+def fill(notebook, answer_for, function_for):
+    """A learner's work: each exercise cell's None replaced, each template function written."""
+    for cell in notebook.cells:
+        if cell.cell_type != "code" or "exercise" not in cell.metadata.get("tags", []):
+            continue
+        found = CHECK_ID.search(cell.source)
+        if found:
+            cell.source = ANSWER_LINE.sub(f"answer = {answer_for(found.group(1))!r}", cell.source)
+        found = FUNCTION_ID.search(cell.source)
+        if found:
+            exercise_id, name = found.groups()
+            cell.source = f"{function_for(exercise_id)}\n\n\ncheck_function({exercise_id!r}, {name})"
+    return notebook
 
 
 def tree_hash(folder: Path) -> dict[str, str]:
@@ -53,165 +125,433 @@ def tree_hash(folder: Path) -> dict[str, str]:
     }
 
 
+def read_csv(path: Path) -> list[dict]:
+    with path.open(newline="", encoding="utf-8-sig") as handle:
+        return list(csv.DictReader(handle))
+
+
+def run_grader(submissions: Path, out: Path, *options: str, env: dict | None = None, timeout: int = 900):
+    command = [sys.executable, "-m", "helpers.grade", str(submissions), "--out", str(out), *options]
+    return subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=out.parent,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
+
+
+def graded_output(run, out: Path) -> dict:
+    """What a run wrote, read back: the gradebook by learner, the answers by (learner, exercise), ..."""
+    assert run.returncode == 0, run.stderr[-3000:]
+    gradebook = {row["learner"]: row for row in read_csv(out / "gradebook.csv")}
+    answers = {(row["learner"], row["exercise"]): row for row in read_csv(out / "answers.csv")}
+    return {"run": run, "out": out, "gradebook": gradebook, "answers": answers}
+
+
+def codes(graded: dict, learner: str) -> str:
+    return graded["gradebook"][learner]["problems"]
+
+
+# --- the lessons: released, right, wrong -------------------------------------------------------------
+
+
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory):
-    """Run ``python -m helpers.grade`` once over the test folder (about 12 s, 5 of them the endless loop)."""
-    base = tmp_path_factory.mktemp("grading")
-    submissions, elsewhere, temp = base / "submissions", base / "cwd", base / "tmp"
-    for folder in (submissions, elsewhere, temp):
-        folder.mkdir()
-    make_submissions(submissions)
+def teacher_files(tmp_path_factory):
+    """The teacher's exercise file and points file, registered in this process too (removed afterwards)."""
+    folder = tmp_path_factory.mktemp("teacher")
+    (folder / "my_exercises.py").write_text(TEACHER_FILE)
+    (folder / "points.csv").write_text(POINTS_FILE)
+    added = load_extra_exercises(str(folder / "my_exercises.py"))
+    yield folder
+    for exercise_id in added:
+        REGISTRY.pop(exercise_id, None)
+    registry._loaded_files.discard((folder / "my_exercises.py").resolve())
+
+
+@pytest.fixture(scope="module")
+def released(tmp_path_factory, teacher_files):
+    target = tmp_path_factory.mktemp("release") / "class"
+    done = subprocess.run(
+        [sys.executable, "-m", "helpers.release", str(target), "--exercises", str(teacher_files / "my_exercises.py")],
+        capture_output=True, text=True, timeout=120, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert done.returncode == 0, done.stderr
+    assert "2 from your files" in done.stdout
+    return target
+
+
+def points_of(exercise_id: str) -> float:
+    return 3.0 if exercise_id == "explain-rr-mean" else REGISTRY[exercise_id].points
+
+
+@pytest.fixture(scope="module")
+def lessons(tmp_path_factory, released, teacher_files):
+    """Grade untouched copies of every lesson, a learner with every answer right, one with slips."""
+    base = tmp_path_factory.mktemp("lessons")
+    submissions = base / "submissions"
+    notebooks = sorted((released / "notebooks").glob("*.ipynb"))
+    for path in notebooks:
+        (submissions / "untouched").mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, submissions / "untouched" / path.name)
+        if path.name.startswith("00"):
+            continue
+        right = fill(nbformat.read(path, as_version=4), text_of, lambda i: REGISTRY[i].code)
+        (submissions / "right").mkdir(exist_ok=True)
+        nbformat.write(right, submissions / "right" / path.name)
+    lesson02 = next(path for path in notebooks if path.name.startswith("02"))
+    wrong = fill(nbformat.read(lesson02, as_version=4), lambda i: slip_of(i)[0], lambda i: WRONG_FUNCTIONS[i][0])
+    (submissions / "wrong").mkdir()
+    nbformat.write(wrong, submissions / "wrong" / lesson02.name)
     before = tree_hash(submissions)
-    out = base / "out" / "grades.csv"
-    env = {**os.environ, "TMPDIR": str(temp)}
-    env.pop(grade.LOG_ENV, None)
-    command = [
-        sys.executable, "-m", "helpers.grade", str(submissions), "--out", str(out),
-        "--timeout", str(TIMEOUT), "--expect", "old-mrr,new-mrr",
-    ]
-    run = subprocess.run(command, cwd=elsewhere, env=env, capture_output=True, text=True, timeout=120)
-    with out.open(newline="", encoding="utf-8") as handle:
-        rows = list(csv.DictReader(handle))
-    return {"run": run, "rows": rows, "before": before, "after": tree_hash(submissions),
-            "elsewhere": elsewhere, "temp": temp}
+    out = base / "out"
+    started = time.monotonic()
+    teacher = ["--exercises", str(teacher_files / "my_exercises.py"), "--points", str(teacher_files / "points.csv")]
+    run = run_grader(submissions, out, "--timeout", "180", "--jobs", "2", *teacher)
+    print(f"graded {len(list(submissions.rglob('*.ipynb')))} lesson notebooks in {time.monotonic() - started:.0f} s")
+    graded = graded_output(run, out)
+    graded.update(submissions=submissions, before=before, notebooks=notebooks)
+    return graded
 
 
-def rows_of(graded, learner: str) -> dict[str, dict]:
-    """The CSV rows of one learner, keyed by exercise (notebook rows keyed by their mistake code)."""
-    rows = [row for row in graded["rows"] if row["learner"] == learner]
-    return {row["mistake"] if row["exercise"] == NOTEBOOK else row["exercise"]: row for row in rows}
+def all_exercises() -> list[str]:
+    return [exercise.id for lesson in [*LESSONS, "10"] for exercise in exercises_of(lesson)]
 
 
-def test_the_run_finishes_and_prints_a_summary(graded):
-    run = graded["run"]
-    assert run.returncode == 0, run.stderr
-    assert "learner" in run.stdout and "not_attempted" in run.stdout
-    assert "rows written to" in run.stdout
-    assert list(graded["rows"][0]) == ["learner", "exercise", "correct", "mistake", "message"]
+def test_the_release_holds_every_lesson_clean_with_the_teachers_exercises(released):
+    names = sorted(path.name for path in (released / "notebooks").glob("*.ipynb"))
+    assert len(names) == 11 and names[-1] == "10_exercises.ipynb"
+    assert (released / "exercises" / "my_exercises.py").is_file() and (released / "data" / "example_a").is_dir()
+    assert (released / "helpers" / "metrics.py").is_file() and "pip install" in (released / "README.md").read_text()
+    lesson01 = nbformat.read(released / "notebooks" / names[1], as_version=4)
+    assert lesson01.metadata["helpers"] == {"lesson": "01"}
+    sources = [cell.source for cell in lesson01.cells]
+    assert any("check('teacher-mrr', answer)" in source for source in sources)
+    extra = nbformat.read(released / "notebooks" / "10_exercises.ipynb", as_version=4)
+    assert any("def precision_at(ranked, relevant, k):" in cell.source for cell in extra.cells)
+    for name in names:
+        notebook = nbformat.read(released / "notebooks" / name, as_version=4)
+        for cell in notebook.cells:
+            tags = cell.metadata.get("tags", [])
+            assert len(tags) == 1 and tags[0] != "solution", (name, tags)
+            if cell.cell_type == "code":
+                assert cell.outputs == [] and cell.execution_count is None
+            if CHECK_ID.search(cell.source) or FUNCTION_ID.search(cell.source):
+                assert tags == ["exercise"]
 
 
-def test_good_notebook(graded):
-    rows = rows_of(graded, "good")
-    assert set(rows) == {"old-mrr", "mrr-function", "new-mrr"}
-    assert rows["old-mrr"]["correct"] == "True"  # the last check counts
-    assert rows["mrr-function"]["correct"] == "True"
-    assert rows["new-mrr"]["mistake"] == "not-attempted"
+def test_every_learner_of_the_lessons_gets_a_row(lessons):
+    assert sorted(lessons["gradebook"]) == ["right", "untouched", "wrong"]
+    assert "sandbox" in lessons["run"].stdout
+    assert len(list((lessons["out"] / "results").glob("*.json"))) == 2 * len(lessons["notebooks"]) - 1 + 1
+    assert tree_hash(lessons["submissions"]) == lessons["before"], "submissions are never modified"
 
 
-def test_wrong_notebook_names_the_mistakes(graded):
-    rows = rows_of(graded, "wrong")
-    assert rows["sheet-ndcg5"]["correct"] == "False"
-    assert rows["sheet-ndcg5"]["mistake"] == "retrieved-only-ideal"
-    assert rows["advisor-mrr4"]["mistake"] == "hit-rate-for-mrr+dropped-misses"
-    assert "two different mistakes" in rows["advisor-mrr4"]["message"]
+def test_untouched_release_copies_score_0_with_no_problem(lessons):
+    row = lessons["gradebook"]["untouched"]
+    expected = all_exercises()
+    assert float(row["total"]) == 0 and float(row["out_of"]) == pytest.approx(sum(points_of(i) for i in expected))
+    assert row["problems"] == "", "a lesson writing its own .xlsx is no problem"
+    for exercise_id in expected:
+        assert row[exercise_id] == "0"
+        assert lessons["answers"][("untouched", exercise_id)]["verdict"] == "not answered yet"
 
 
-def test_broken_json(graded):
-    rows = rows_of(graded, "broken")
-    assert "not a valid notebook" in rows["invalid-notebook"]["message"]
-    assert rows["invalid-notebook"]["exercise"] == NOTEBOOK
-    assert rows["invalid-notebook"]["correct"] == "False"
+def test_every_answer_right_scores_full_points(lessons):
+    row = lessons["gradebook"]["right"]
+    expected = [i for i in all_exercises() if REGISTRY[i].lesson != "00"]
+    assert row["problems"] == ""
+    for exercise_id in expected:
+        assert float(row[exercise_id]) == points_of(exercise_id), lessons["answers"][("right", exercise_id)]
+    assert row["explain-rr-mean"] == "3" and row["teacher-mrr"] == "2"  # the points file, the teacher's entry
+    assert float(row["total"]) == float(row["out_of"]) == pytest.approx(sum(points_of(i) for i in expected))
 
 
-def test_raising_notebook_runs_on(graded):
-    rows = rows_of(graded, "raising")
-    assert "cell 3 raised ZeroDivisionError" in rows["raised"]["message"]
-    assert rows["old-mrr"]["correct"] == "True" and rows["new-mrr"]["correct"] == "True"
+def test_typical_wrong_answers_score_0_with_the_right_mistake_names(lessons):
+    row = lessons["gradebook"]["wrong"]
+    lesson02 = [exercise.id for exercise in exercises_of("02")]
+    assert float(row["total"]) == 0 and float(row["out_of"]) == len(lesson02)
+    for exercise_id in lesson02:
+        answer = lessons["answers"][("wrong", exercise_id)]
+        mistake = WRONG_FUNCTIONS[exercise_id][1] if exercise_id in WRONG_FUNCTIONS else slip_of(exercise_id)[1]
+        assert (answer["correct"], answer["points"], answer["mistake"]) == ("0", "0", mistake), answer
+        assert answer["mistake_title"] == mistake_title(mistake.split("+"))
 
 
-def test_endless_notebook_is_stopped(graded):
-    rows = rows_of(graded, "endless")
-    assert f"still running after {TIMEOUT} s" in rows["timeout"]["message"]
-    assert rows["old-mrr"]["correct"] == "True"
-    assert rows["new-mrr"]["mistake"] == "not-attempted"
+def test_feedback_names_the_mistake_and_a_hint_never_the_answer(lessons):
+    page = (lessons["out"] / "feedback" / "wrong.html").read_text()
+    for exercise_id in (exercise.id for exercise in exercises_of("02")):
+        answer = lessons["answers"][("wrong", exercise_id)]
+        assert html.escape(REGISTRY[exercise_id].hints[0]) in page
+        assert html.escape(answer["mistake_title"]) in page
+    own = page
+    for (learner, _), answer in lessons["answers"].items():
+        if learner == "wrong" and answer["answer"]:
+            own = own.replace(answer["answer"], "")
+    for exercise in exercises_of("02"):
+        if exercise.kind == "answer":
+            assert text_of(exercise.id) not in own, exercise.id
+    assert {path.name for path in (lessons["out"] / "feedback").iterdir()} == {"right.html", "untouched.html",
+                                                                              "wrong.html"}
 
 
-def test_file_writing_notebook_without_checks_in_a_subfolder(graded):
-    rows = rows_of(graded, "class/writer")
-    assert "wrote 1 file(s): answers.txt" in rows["wrote-files"]["message"]
-    assert "no check()" in rows["no-checks"]["message"]
-    assert rows["old-mrr"]["mistake"] == "not-attempted"
-    assert not any("checkpoint" in row["learner"] for row in graded["rows"])
+def test_the_class_report_gives_the_share_right_and_the_common_mistakes(lessons):
+    page = (lessons["out"] / "class-report.html").read_text()
+    assert page.count("<svg") == 2 and "src=" not in page
+    for exercise in exercises_of("02"):
+        answer = lessons["answers"][("wrong", exercise.id)]
+        # three learners were graded on lesson 02: one right, one with this mistake, one untouched
+        assert f"<li>33 % {html.escape(answer['mistake_title'])}" in page, exercise.id
+    assert "bubblewrap" in page or "NOT sandboxed" in page
 
 
-def test_nothing_changes_outside_the_temporary_folders(graded):
-    assert graded["after"] == graded["before"]  # the submissions are untouched
-    assert not list(graded["elsewhere"].iterdir())  # nothing written in the grader's cwd
-    assert not list(graded["temp"].iterdir())  # the temporary folders are removed
+@pytest.mark.browser
+def test_the_class_report_opens_in_chromium(lessons):
+    chromium = Path("/usr/bin/chromium")
+    if not chromium.exists():
+        pytest.skip(f"{chromium} is missing: install Debian's chromium")
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser.conftest import CHROMIUM_ARGS
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    report = lessons["out"] / "class-report.html"
+    fetched = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(chromium), headless=True, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1200, "height": 1600})
+        page.on("request", lambda request: fetched.append(request.url))
+        page.goto(report.as_uri())
+        figures = page.locator("figure svg")
+        assert figures.count() == 2
+        boxes = [figures.nth(i).bounding_box() for i in range(2)]
+        rows = page.locator("table tr").count()
+        page.screenshot(path=str(SHOTS / "class-report.png"), full_page=True)
+        browser.close()
+    print(f"class report screenshot: {SHOTS / 'class-report.png'}")
+    assert fetched == [report.as_uri()], "the report is standalone"
+    assert all(box and box["width"] > 300 and box["height"] > 100 for box in boxes)
+    assert rows > len(all_exercises())
 
 
-# --- the parts that need no kernel ---------------------------------------------------------
+# --- notebooks that cheat or break, with and without bubblewrap ---------------------------------------
+
+IMPORT = "from helpers.exercises import REGISTRY, check, check_function, hint, reveal, solution"
 
 
-def test_read_notebook_rejects_bad_files():
-    with pytest.raises(ValueError, match="not a valid notebook"):
-        grade.read_notebook(b"{ nope")
-    with pytest.raises(ValueError, match="UTF-8"):
-        grade.read_notebook(b"\xff\xfe\x00")
-    with pytest.raises(ValueError, match="not a valid notebook"):
-        grade.read_notebook(b'{"cells": 3}')
+def attack_notebooks(submissions: Path, fake_home: Path, token: str) -> dict[str, list[str]]:
+    """The learners of the attacks folder and their cells."""
+    right = text_of("explain-rr-mean")
+    victim, victim2 = submissions / "victim" / "01_mine.ipynb", submissions / "victim2" / "01_mine.ipynb"
+    log = "os.environ['HELPERS_CHECK_LOG']"
+    forged_lines = [json.dumps({"event": "check", "exercise": i, "correct": True, "mistake": None, "message": "Right"})
+                    for i in list(REGISTRY)[:8]] + [json.dumps(
+                        {"event": "check", "exercise": "made-up-exercise", "given": {"type": "str", "text": "1"},
+                         "seq": 2, "mac": "0" * 64})]
+    return {
+        "a-vandal": [IMPORT, "import os", f"open({str(victim)!r}, 'w').write('{{}}')", f"os.remove({str(victim2)!r})",
+                     f"check('explain-rr-mean', {right!r})"],
+        "forger": [IMPORT, "import os", "check('explain-rr-mean', None)",
+                   f"with open({log}, 'a') as log:\n    log.write({chr(10).join(forged_lines) + chr(10)!r})"],
+        "editor": [IMPORT, "import os\nfrom helpers.exercises import Exercise, register",
+                   "register(Exercise(id='my-own', lesson='01', question='q', answer=lambda: 1.0, hints=('a',)))",
+                   "check('my-own', 1)", "check('explain-rr-mean', '0.1')",
+                   f"lines = open({log}).readlines()\nopen({log}, 'w').writelines([lines[1], lines[0], *lines[2:]])"],
+        "key-importer": [IMPORT, "check('new-mrr-d8-first', REGISTRY['new-mrr-d8-first'].worked().value)",
+                         "check('explain-rr-mean', REGISTRY['explain-rr-mean'].answer())",
+                         "mrr = {tuple(c.args[0]): c.expected for c in REGISTRY['mrr-function'].cases()}.get",
+                         "exec(REGISTRY['mrr-function'].code)\ncheck_function('mrr-function', mrr)"],
+        "patcher": [IMPORT, "import helpers.exercises as package\nimport helpers.exercises.checking as checking\n"
+                    "from helpers.exercises import checklog\n"
+                    "def check(exercise_id, answer):\n"
+                    "    checklog.record({'event': 'check', 'exercise': exercise_id, 'correct': True})\n"
+                    "    return 'Right!'\n"
+                    "checking.check = package.check = check",
+                    "for i in ('new-mrr-d8-first', 'explain-rr-mean'):\n    print(check(i, None))"],
+        "home-writer": [IMPORT, "import os, pathlib", "(pathlib.Path.home() / 'note.txt').write_text('mine')",
+                        f"open({str(fake_home / 'stolen.txt')!r}, 'w').write('x')",
+                        f"open('/tmp/helpers-grade-{token}.txt', 'w').write('x')",
+                        f"check('explain-rr-mean', {right!r})"],
+        "background": [IMPORT, "import subprocess, sys",
+                       f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)', '{token}-detached'], "
+                       "start_new_session=True)",
+                       f"subprocess.Popen(['sh', '-c', sys.executable + ' -c \"import time; time.sleep(300)\" "
+                       f"{token}-orphan &'])",
+                       "import time; time.sleep(0.5)", f"check('explain-rr-mean', {right!r})"],
+        "memory-hog": [IMPORT, "block = bytearray(8 * 1024**3)", f"check('explain-rr-mean', {right!r})"],
+        "raising": [IMPORT, f"check('explain-rr-mean', {right!r})", "1 / 0",
+                    f"check('new-hit-rate-at-2', {text_of('new-hit-rate-at-2')!r})"],
+        "endless": [IMPORT, f"check('explain-rr-mean', {right!r})", "while True:\n    pass",
+                    f"check('new-hit-rate-at-2', {text_of('new-hit-rate-at-2')!r})"],
+        "helped": [IMPORT, "solution('explain-rr-mean')", "check('explain-rr-mean', reveal('explain-rr-mean').value)",
+                   "hint('new-hit-rate-at-2')", "check('new-hit-rate-at-2', '0.300')"],
+        "victim": [IMPORT, f"check('explain-rr-mean', {right!r})"],
+        "victim2": [IMPORT, f"check('explain-rr-mean', {right!r})"],
+    }
 
 
-def test_outcome_rows_keep_the_last_check_and_mention_reveal():
-    entries = [
-        {"event": "check", "exercise": "old-mrr", "correct": False, "mistake": None, "message": "no"},
-        {"event": "reveal", "exercise": "old-mrr"},
-        {"event": "check", "exercise": "old-mrr", "correct": True, "mistake": None, "message": "yes"},
-        {"event": "check_function", "exercise": "mrr-function", "correct": False, "mistake": "x",
-         "message": "m"},
-    ]
-    rows = grade.outcome_rows("ann", entries)
-    assert rows == [
-        Row("ann", "old-mrr", True, None, "yes (reveal() was called for this exercise)"),
-        Row("ann", "mrr-function", False, "x", "m"),
-    ]
-    assert grade.expected_rows("ann", rows, ["old-mrr", "new-mrr"]) == [
-        Row("ann", "new-mrr", False, "not-attempted", "this exercise was never checked")
-    ]
+def processes_with(token: str) -> list[str]:
+    found = []
+    for pid in Path("/proc").glob("[0-9]*"):
+        try:
+            line = (pid / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if token in line:
+            found.append(line)
+    return found
 
 
-def test_snapshot_does_not_follow_links(tmp_path):
-    (tmp_path / "a.txt").write_text("a")
-    (tmp_path / "link").symlink_to("/dev/zero")
-    snap = grade.snapshot(tmp_path)
-    assert snap["link"] == "link to /dev/zero" and len(snap["a.txt"]) == 64
-    assert grade.written_files(snap, {**snap, "b.txt": "x", "a.txt": "y"}) == ["a.txt", "b.txt"]
+@pytest.fixture(scope="module", params=["bwrap", "none"])
+def attacks(request, tmp_path_factory):
+    mode = request.param
+    if mode == "bwrap" and sandbox.find_sandbox("auto").bwrap is None:
+        pytest.skip(f"bubblewrap does not work here: {sandbox.find_sandbox('auto').reason}")
+    base = tmp_path_factory.mktemp(f"attacks-{mode}")
+    submissions, fake_home, out = base / "submissions", base / "home", base / "out"
+    fake_home.mkdir()
+    (fake_home / ".profile").write_text("mine")
+    temp = Path(tempfile.mkdtemp(prefix="hgt-", dir="/tmp"))  # the grader's TMPDIR, short for its sockets
+    token = f"grade-test-{os.getpid()}-{mode}"
+    for learner, cells in attack_notebooks(submissions, fake_home, token).items():
+        (submissions / learner).mkdir(parents=True)
+        nbformat.write(new_notebook(cells=[new_code_cell(c) for c in cells]), submissions / learner / "01_mine.ipynb")
+    (submissions / "broken.ipynb").write_text("{ this is not json", encoding="utf-8")
+    before = {"submissions": tree_hash(submissions), "home": tree_hash(fake_home)}
+    env = {"HOME": str(fake_home), "TMPDIR": str(temp), "MPLCONFIGDIR": str(base / "matplotlib")}
+    started = time.monotonic()
+    # without a sandbox one notebook at a time, so that what changed outside is pinned on the right one
+    jobs = "2" if mode == "bwrap" else "1"
+    run = run_grader(submissions, out, "--sandbox", mode, "--timeout", "8", "--memory", "3072", "--jobs", jobs, env=env)
+    print(f"graded the attacks ({mode}) in {time.monotonic() - started:.0f} s")
+    graded = graded_output(run, out)
+    graded.update(mode=mode, submissions=submissions, home=fake_home, before=before, token=token,
+                  survivors=processes_with(token), temp_left=list(temp.iterdir()),
+                  tmp_file=Path(f"/tmp/helpers-grade-{token}.txt"))
+    yield graded
+    graded["tmp_file"].unlink(missing_ok=True)
+    shutil.rmtree(temp, ignore_errors=True)
 
 
-def test_unreadable_or_vanished_submission(tmp_path):
-    folder = tmp_path / "f.ipynb"
-    folder.mkdir()  # a folder named like a notebook cannot be read
-    assert grade.grade_notebook(folder, "f", 5)[0].mistake == "invalid-notebook"
-    assert not grade.unchanged(tmp_path / "gone.ipynb", "0" * 64)
+def test_every_learner_gets_a_row(attacks):
+    learners = {"a-vandal", "forger", "editor", "key-importer", "patcher", "home-writer", "background", "memory-hog",
+                "raising", "endless", "helped", "victim", "victim2", "broken"}
+    assert set(attacks["gradebook"]) == learners
+    said = "bubblewrap" if attacks["mode"] == "bwrap" else "NOT sandboxed"
+    assert attacks["run"].stdout.splitlines()[0].startswith(("sandbox: " + said, said))
 
 
-def test_read_log_skips_garbage(tmp_path):
-    log = tmp_path / "log.jsonl"
-    log.write_text('{"event": "check", "exercise": "a", "correct": true}\nnot json\n[1]\n{"exercise": 3}\n')
-    assert grade.read_log(log) == [{"event": "check", "exercise": "a", "correct": True}]
-    assert grade.read_log(tmp_path / "missing.jsonl") == []
+@pytest.mark.parametrize(("learner", "problem"), [
+    ("forger", "forged-log"), ("editor", "log-edited"), ("editor", "unknown-exercise"),
+    ("key-importer", "answer-key"), ("patcher", "replaced-check"),
+])
+def test_forgers_get_0_and_are_named(attacks, learner, problem):
+    assert float(attacks["gradebook"][learner]["total"]) == 0
+    assert problem in codes(attacks, learner)
 
 
-def test_summary_table():
-    rows = [
-        Row("ann", NOTEBOOK, False, "raised", "cell 2 raised"),
-        Row("ann", "old-mrr", True, None, "ok"),
-        Row("ann", "new-mrr", False, "not-attempted", "never"),
-        Row("bob", "old-mrr", False, "dropped-misses", "no"),
-    ]
-    table = grade.summary_table(rows).set_index("learner")
-    assert table.loc["ann"].tolist() == [1, 1, 0, 1, "raised"]
-    assert table.loc["bob"].tolist() == [1, 0, 1, 0, "-"]
+def test_the_answer_key_refuses_in_the_kernel(attacks):
+    answer = attacks["answers"][("key-importer", "new-mrr-d8-first")]
+    assert answer["verdict"] == "not checked" and "answer key" in answer["message"]
+    assert "raised" in codes(attacks, "key-importer")
 
 
-def test_command_line_errors(tmp_path, capsys):
-    with pytest.raises(SystemExit):
-        grade.parse_args([str(tmp_path / "missing"), "--out", "x.csv"])
-    with pytest.raises(SystemExit):
-        grade.parse_args([str(tmp_path), "--out", "x.csv", "--timeout", "0"])
-    with pytest.raises(SystemExit):
-        grade.parse_args([str(tmp_path), "--out", "x.csv", "--expect", "old-mrr,typo"])
-    assert capsys.readouterr().err.count("typo") == 1
-    assert grade.main([str(tmp_path), "--out", str(tmp_path / "g.csv")]) == 1
-    assert "no .ipynb" in capsys.readouterr().err
-    assert (tmp_path / "g.csv").read_text().strip() == "learner,exercise,correct,mistake,message"
+def test_breaking_notebooks_keep_what_they_answered(attacks):
+    rows = attacks["gradebook"]
+    assert "memory-limit" in codes(attacks, "memory-hog") and rows["memory-hog"]["total"] == "1"
+    assert codes(attacks, "broken") == "invalid-notebook" and rows["broken"]["total"] == "0"
+    assert "raised" in codes(attacks, "raising") and rows["raising"]["total"] == "2"
+    assert "timeout" in codes(attacks, "endless") and rows["endless"]["total"] == "1"
+    assert rows["endless"]["new-hit-rate-at-2"] == "0"
+
+
+def test_solution_use_counts_and_shows_in_the_feedback(attacks):
+    assert attacks["gradebook"]["helped"]["total"] == "1"
+    assert attacks["answers"][("helped", "explain-rr-mean")]["help_used"] == "solution(), reveal()"
+    page = (attacks["out"] / "feedback" / "helped.html").read_text()
+    assert "You used solution(), reveal() for this exercise" in page
+    assert html.escape(REGISTRY["new-hit-rate-at-2"].hints[1]) in page  # the hint after the one already seen
+
+
+def test_no_process_survives_and_background_ones_are_named(attacks):
+    assert attacks["survivors"] == []
+    assert "background-process" in codes(attacks, "background")
+    assert attacks["gradebook"]["background"]["total"] == "1"
+    assert attacks["temp_left"] == [], "the grader's temporary folders are removed"
+
+
+def test_with_bubblewrap_nothing_outside_the_sandbox_changes(attacks):
+    if attacks["mode"] != "bwrap":
+        pytest.skip("bubblewrap mode only")
+    assert tree_hash(attacks["submissions"]) == attacks["before"]["submissions"]
+    assert tree_hash(attacks["home"]) == attacks["before"]["home"]
+    assert not attacks["tmp_file"].exists()
+    assert "raised" in codes(attacks, "a-vandal"), "the submissions are hidden: nothing to overwrite"
+    # $HOME, /tmp (and your home folder's path) are private, empty folders inside: the writes land there
+    assert codes(attacks, "home-writer") == "" and attacks["gradebook"]["home-writer"]["total"] == "1"
+    assert all("wrote-outside" not in row["problems"] for row in attacks["gradebook"].values())
+    assert attacks["gradebook"]["victim"]["total"] == attacks["gradebook"]["victim2"]["total"] == "1"
+
+
+def test_without_a_sandbox_what_a_notebook_did_outside_is_reported(attacks):
+    if attacks["mode"] != "none":
+        pytest.skip("no-sandbox mode only")
+    results = {json.loads(p.read_text())["learner"]: json.loads(p.read_text())
+               for p in (attacks["out"] / "results").glob("*.json")}
+
+    def said(learner: str, code: str) -> str:
+        return " ".join(p["message"] for p in results[learner]["problems"] if p["code"] == code)
+
+    vandal = said("a-vandal", "wrote-outside")
+    assert "changed " + str((attacks["submissions"] / "victim" / "01_mine.ipynb").resolve()) in vandal
+    assert "deleted " + str((attacks["submissions"] / "victim2" / "01_mine.ipynb").resolve()) in vandal
+    for victim in ("victim", "victim2"):  # graded as handed in, and told what happened
+        assert attacks["gradebook"][victim]["total"] == "1"
+        assert "submission-changed" in codes(attacks, victim)
+    writer = said("home-writer", "wrote-outside")
+    assert f"created {attacks['home'].resolve() / 'stolen.txt'}" in writer
+    assert str(attacks["tmp_file"]) in said("home-writer", "wrote-tmp")
+    assert "note.txt" not in writer + said("home-writer", "wrote-tmp"), "its own $HOME is in its own folder"
+
+
+def test_ctrl_c_keeps_what_was_graded(tmp_path):
+    submissions, out = tmp_path / "submissions", tmp_path / "out"
+    for learner, cells in {"a": [IMPORT, f"check('explain-rr-mean', {text_of('explain-rr-mean')!r})"],
+                           "b": [IMPORT, "while True:\n    pass"]}.items():
+        (submissions / learner).mkdir(parents=True)
+        nbformat.write(new_notebook(cells=[new_code_cell(c) for c in cells]), submissions / learner / "01_x.ipynb")
+    command = [sys.executable, "-m", "helpers.grade", str(submissions), "--out", str(out), "--timeout", "300"]
+    grader = subprocess.Popen(command, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not (out / "results" / "0001.json").exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(4)  # b's kernel is now in its loop
+    family = descendants(grader.pid)
+    grader.send_signal(signal.SIGINT)
+    _, err = grader.communicate(timeout=60)
+    assert grader.returncode == 130, err
+    assert "interrupted: 1 of 2 notebooks graded" in err
+    rows = {row["learner"]: row for row in read_csv(out / "gradebook.csv")}
+    assert list(rows) == ["a"] and rows["a"]["total"] == "1"
+    assert "interrupted: 1 of 2" in (out / "class-report.html").read_text()
+    time.sleep(1)
+    assert family and not [pid for pid in family if Path(f"/proc/{pid}").exists() and not _zombie(pid)]
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below pid, found through their parents."""
+    parents = {}
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+    found, frontier = [], [pid]
+    while frontier:
+        children = [child for child, parent in parents.items() if parent in frontier]
+        found += children
+        frontier = children
+    return found
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        return (Path(f"/proc/{pid}") / "stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True

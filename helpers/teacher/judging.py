@@ -1,0 +1,177 @@
+"""Judge the answers a notebook recorded, in the grader's own process, with the answer key computed up front.
+
+The :class:`AnswerKey` is computed once, before any notebook runs, so nothing a
+notebook does to ``data/`` moves it. Each exercise of the notebook's lesson
+(and any other exercise it checked) gets one :class:`~helpers.teacher.results.Judged`:
+the last recorded answer counts, judged by :func:`helpers.exercises.judge` or,
+for a function exercise, by its recorded outputs on the hidden cases.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from helpers import mistakes as mk
+from helpers._checks import check_number
+from helpers.exercises import REGISTRY, Exercise, FunctionExercise, Verdict, exercises_of, judge
+from helpers.exercises.runner import Case, judge_outputs, outcome_from_record
+from helpers.exercises.worked import Worked
+from helpers.teacher.results import Judged
+
+NOT_CHECKED = "not checked"
+
+
+@dataclass(frozen=True)
+class AnswerKey:
+    """Every exercise's worked answer or hidden cases, and its points (the register's, or the teacher's file)."""
+
+    worked: dict[str, Worked]
+    cases: dict[str, list[Case]]
+    points: dict[str, float]
+
+    @classmethod
+    def build(cls, points: dict[str, float] | None = None) -> AnswerKey:
+        """Compute the key of every registered exercise now; ``points`` overrides the register's points."""
+        unknown = sorted(set(points or {}) - set(REGISTRY))
+        if unknown:
+            raise ValueError(f"points given for unknown exercise ids: {', '.join(unknown)}")
+        worked = {i: e.worked() for i, e in REGISTRY.items() if isinstance(e, Exercise)}
+        cases = {i: e.cases() for i, e in REGISTRY.items() if isinstance(e, FunctionExercise)}
+        return cls(worked, cases, {i: float((points or {}).get(i, e.points)) for i, e in REGISTRY.items()})
+
+
+def read_points(path: Path) -> dict[str, float]:
+    """A teacher's points file: CSV with the header ``exercise,points``, one exercise a line."""
+    with path.open(newline="", encoding="utf-8-sig") as handle:
+        rows = list(csv.DictReader(handle))
+    if rows and set(rows[0]) != {"exercise", "points"}:
+        raise ValueError(f"{path}: the header must be exercise,points (got {','.join(rows[0])})")
+    found: dict[str, float] = {}
+    for line, row in enumerate(rows, start=2):
+        try:
+            value = float(row["points"])
+        except (TypeError, ValueError):
+            raise ValueError(f"{path}, line {line}: points must be a number, got {row['points']!r}") from None
+        check_number(value, f"{path}, line {line}: points", at_least=0)
+        found[row["exercise"].strip()] = value
+    return found
+
+
+def graded_ids(lessons: Iterable[str], events: Iterable[dict]) -> list[str]:
+    """The exercises a notebook is graded on: its lessons', then any other it checked, in register order."""
+    checked = {event["exercise"] for event in events if event.get("event") in ("check", "check_function")}
+    wanted = {exercise.id for lesson in lessons for exercise in exercises_of(lesson)} | checked
+    return [exercise_id for exercise_id in REGISTRY if exercise_id in wanted]
+
+
+def judge_notebook(lessons: Iterable[str], events: list[dict], key: AnswerKey) -> list[Judged]:
+    """One judged answer per exercise of the notebook's lessons and of those it checked (module docstring)."""
+    return [judge_exercise(exercise_id, events, key) for exercise_id in graded_ids(lessons, events)]
+
+
+def judge_exercise(exercise_id: str, events: list[dict], key: AnswerKey) -> Judged:
+    """The last recorded answer to one exercise, judged; the help used and the answer key called, noted."""
+    exercise = REGISTRY[exercise_id]
+    own = [event for event in events if event.get("exercise") == exercise_id]
+    checks = [event for event in own if event.get("event") in ("check", "check_function")]
+    last = checks[-1] if checks else None
+    if isinstance(exercise, Exercise):
+        judged = _judge_answer(exercise, last, key.worked[exercise_id])
+    else:
+        judged = _judge_function(exercise, last, key.cases[exercise_id])
+    verdict, correct, answer, message, slips = judged
+    help_used = _help_used(own)
+    points = key.points[exercise_id] if correct else 0.0
+    if any(event.get("event") == "answer-key" for event in own):
+        points = 0.0
+        message += " No points: the notebook called this exercise's answer key."
+    return Judged(
+        exercise=exercise_id,
+        lesson=exercise.lesson,
+        kind=exercise.kind,
+        answer=answer,
+        verdict=verdict,
+        correct=correct,
+        points=points,
+        max_points=key.points[exercise_id],
+        mistake="+".join(slips),
+        mistake_title=mistake_title(slips),
+        message=message,
+        hint="" if correct else next_hint(exercise.hints, own),
+        help_used=help_used,
+    )
+
+
+Outcome = tuple[str, bool, str, str, tuple[str, ...]]  # verdict, correct, answer as text, message, slip codes
+
+
+def _judge_answer(exercise: Exercise, last: dict | None, worked: Worked) -> Outcome:
+    if last is None:
+        return NOT_CHECKED, False, "", "The exercise cell never recorded an answer.", ()
+    given = last.get("given")
+    if not isinstance(given, dict):
+        return Verdict.UNREADABLE.value, False, "", "The recorded line holds no answer.", ()
+    text, kind = given.get("text"), given.get("type")
+    if text is None and kind != "None":
+        message = f"Could not read your answer: a {kind} is not a number. Give one number such as 0.125."
+        return Verdict.UNREADABLE.value, False, f"({kind})", message, ()
+    result = judge(exercise, text, worked)
+    return result.verdict.value, result.correct, result.answer, result.message, result.slips
+
+
+def _judge_function(exercise: FunctionExercise, last: dict | None, cases: list[Case]) -> Outcome:
+    if last is None:
+        return NOT_CHECKED, False, "", "The exercise cell never recorded your function.", ()
+    outputs = last.get("outputs")
+    if not isinstance(outputs, list):
+        return Verdict.NOT_ANSWERED.value, False, "", f"Not answered yet: {exercise.name} was not written.", ()
+    try:
+        outcomes = [outcome_from_record(record if isinstance(record, dict) else {}) for record in outputs]
+        report = judge_outputs(exercise.id, exercise.name, cases, outcomes)
+    except ValueError as error:
+        return Verdict.UNREADABLE.value, False, "", f"The recorded outputs could not be judged: {error}", ()
+    if not report.answered:
+        return Verdict.NOT_ANSWERED.value, False, "", report.message, ()
+    verdict = Verdict.RIGHT if report.correct else (Verdict.SLIP if report.slips else Verdict.WRONG)
+    return verdict.value, report.correct, _outputs_text(outcomes), report.message, report.slips
+
+
+def _outputs_text(outcomes: list) -> str:
+    """What the function returned on each case, short: '0.75; 0.4667; ValueError'."""
+    shown = []
+    for outcome in outcomes:
+        if outcome.kind != "value":
+            shown.append(outcome.error.split(":")[0] if outcome.kind == "error" else outcome.kind)
+        elif isinstance(outcome.value, float):
+            shown.append("nan" if math.isnan(outcome.value) else f"{outcome.value:.4g}")
+        else:
+            shown.append(str(outcome.value)[:20])
+    return "; ".join(shown)
+
+
+def mistake_title(codes: Iterable[str]) -> str:
+    """The titles of slip codes, joined ('' for none; the code itself when the catalogue does not know it)."""
+    titles = []
+    for code in codes:
+        try:
+            titles.append(mk.describe(code).title)
+        except (KeyError, ValueError):
+            titles.append(code)
+    return " together with ".join(titles)
+
+
+def next_hint(hints: tuple[str, ...], events: list[dict]) -> str:
+    """The first hint the learner has not seen yet (the last one when all were seen)."""
+    seen = sum(event.get("event") == "hint" for event in events)
+    return hints[min(seen, len(hints) - 1)]
+
+
+def _help_used(events: list[dict]) -> tuple[str, ...]:
+    names = [event.get("event") for event in events]
+    used = [f"{name}()" for name in ("solution", "reveal") if name in names]
+    hints = names.count("hint")
+    return (*used, f"{hints} hint{'s' * (hints != 1)}") if hints else tuple(used)

@@ -1,0 +1,245 @@
+"""Student copies: ``python -m helpers.release DIR`` writes what learners get, ready to install and open.
+
+Usage::
+
+    python -m helpers.release DIR [--exercises FILE ...] [--force]
+
+``DIR`` receives:
+
+- ``notebooks/``: the learner version of every lesson: cells tagged
+  ``solution`` removed, every output, execution count and widget state cleared,
+  each notebook marked with its lesson (``metadata.helpers.lesson``, read by the
+  grader); the teacher's exercises added as tagged exercise cells at the end of
+  their lesson's "Try it yourself" (or in a notebook of their own);
+- ``exercises/``: the teacher's exercise files, run by every kernel when
+  ``helpers.exercises`` is imported (so ``check`` knows them);
+- ``data/``, ``helpers/``, ``pyproject.toml``, ``requirements.txt`` and a
+  README saying how to install and open the lessons.
+
+The release refuses a lesson whose cells give away an answer: a ``check`` called
+with anything but ``answer``, a ``solution`` / ``reveal`` call, an unknown
+exercise id, or a check outside a cell tagged ``exercise``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import re
+import shutil
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+from helpers.exercises import REGISTRY, Exercise, FunctionExercise, load_extra_exercises
+from helpers.exercises.registry import EXTRA_EXERCISES_ENV, EXTRA_EXERCISES_FOLDER, AnyExercise
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = PROJECT_ROOT / "notebooks"
+WRITTEN = ("notebooks", "exercises", "data", "helpers", "pyproject.toml", "requirements.txt", "README.md")
+CHECK_WITH = re.compile(r"""\bcheck\(\s*["']([a-z0-9-]+)["']\s*,\s*([^)]*)\)""")
+ANY_CHECK = re.compile(r"""\bcheck(?:_function)?\(\s*["']([a-z0-9-]+)["']""")
+SHOWS_SOLUTION = re.compile(r"^\s*(solution|reveal)\(", flags=re.M)
+ANSWER_TEMPLATE = "answer = None  # your answer: a number such as 0.123 (3/8 or 37.5% work too)\ncheck({id!r}, answer)"
+LEARNER_README = """# Ranking metrics by hand: your copy
+
+Python 3.11 and a shell (Linux, macOS or WSL). In this folder:
+
+```bash
+python3 -m venv .venv && .venv/bin/pip install -r requirements.txt
+.venv/bin/jupyter lab notebooks/00_start_here.ipynb
+```
+
+Work through the lessons in order. In each exercise cell replace `None` with your
+answer and run it: `check("id", answer)` says whether it is right, or names the
+mistake your number shows. Stuck? `hint("id")` gives a nudge, `solution("id")`
+the worked solution (your teacher sees that you used it).
+
+Hand in the `.ipynb` files of `notebooks/` as your teacher asks. The grader runs
+each one again from the top in a fresh kernel: check that Kernel > Restart and
+Run All works before you hand it in.
+"""
+
+
+def lesson_notebooks() -> dict[str, Path]:
+    """lesson number -> notebook of the project (e.g. '01' -> notebooks/01_hit_rate_and_mrr.ipynb)."""
+    return {path.name[:2]: path for path in sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))}
+
+
+def is_teachers(exercise: AnyExercise) -> bool:
+    """True for an exercise registered by a teacher's file rather than by the lessons' own modules."""
+    function = exercise.answer if isinstance(exercise, Exercise) else exercise.cases
+    module = getattr(function, "__module__", "") or ""
+    return not module.startswith("helpers.exercises.lessons")
+
+
+def refuse_solutions(notebook: nbformat.NotebookNode, name: str) -> None:
+    """ValueError when a cell of the lesson gives an answer away (see the module docstring)."""
+    for number, cell in enumerate(notebook.cells, start=1):
+        if cell.cell_type != "code" or "solution" in cell.metadata.get("tags", []):
+            continue
+        where = f"{name}, cell {number}"
+        for exercise_id, argument in CHECK_WITH.findall(cell.source):
+            if argument.strip() != "answer":
+                raise ValueError(f"{where}: check({exercise_id!r}, {argument.strip()}) gives the answer away")
+        for exercise_id in ANY_CHECK.findall(cell.source):
+            if exercise_id not in REGISTRY:
+                raise ValueError(f"{where}: unknown exercise id {exercise_id!r}")
+            if "exercise" not in cell.metadata.get("tags", []):
+                raise ValueError(f"{where}: a check outside a cell tagged 'exercise'")
+        if SHOWS_SOLUTION.search(cell.source):
+            raise ValueError(f"{where}: calls solution() or reveal()")
+
+
+def learner_copy(notebook: nbformat.NotebookNode, lesson: str, extra: Sequence[AnyExercise] = ()):
+    """The learner version of a lesson: no solution cells, no outputs, the lesson marked, extra exercises added."""
+    cells = [cell for cell in notebook.cells if "solution" not in cell.metadata.get("tags", [])]
+    for cell in cells:
+        cell.metadata = {"tags": list(cell.metadata.get("tags", []))}
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    last = max((i for i, cell in enumerate(cells) if "exercise" in cell.metadata["tags"]), default=len(cells) - 1)
+    added = [new for exercise in extra for new in exercise_cells(exercise)]
+    notebook.cells = cells[: last + 1] + added + cells[last + 1 :]
+    kept = {key: notebook.metadata[key] for key in ("kernelspec", "language_info") if key in notebook.metadata}
+    notebook.metadata = {**kept, "helpers": {"lesson": lesson}}
+    return notebook
+
+
+def exercise_cells(exercise: AnyExercise) -> list[nbformat.NotebookNode]:
+    """A teacher's exercise as a tagged question cell and a tagged answer cell (a template to fill in)."""
+    question = new_markdown_cell(f"**Exercise `{exercise.id}`.** {exercise.question}")
+    if isinstance(exercise, Exercise):
+        code = ANSWER_TEMPLATE.format(id=exercise.id)
+    else:
+        code = (
+            f"def {exercise.name}({parameters(exercise)}):\n"
+            f'    raise NotImplementedError("replace this line with your code")\n\n\n'
+            f"check_function({exercise.id!r}, {exercise.name})"
+        )
+    cells = [question, new_code_cell(code)]
+    for cell in cells:
+        cell.metadata = {"tags": ["exercise"]}
+    return cells
+
+
+def parameters(exercise: FunctionExercise) -> str:
+    """The parameters of the function an exercise asks for, read from its solution code ('*args' if absent)."""
+    try:
+        tree = ast.parse(exercise.code)
+    except SyntaxError:
+        return "*args"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name == exercise.name:
+            return ast.unparse(node.args)
+    return "*args"
+
+
+def extra_notebook(lesson: str, exercises: Sequence[AnyExercise]) -> nbformat.NotebookNode:
+    """A notebook for a teacher's lesson that has no notebook of its own."""
+    title = new_markdown_cell(f"# {lesson} · Exercises\n\n*Your teacher's exercises: run the setup cell first.*")
+    setup = new_code_cell("from helpers.exercises import check, check_function, exercise, hint, solution  # noqa: F401")
+    title.metadata, setup.metadata = {"tags": ["lesson"]}, {"tags": ["setup"]}
+    return learner_copy(new_notebook(cells=[title, setup]), lesson, exercises)
+
+
+def teacher_files(extra: Sequence[Path]) -> list[Path]:
+    """The teacher's exercise files: the project's exercises/ folder, $HELPERS_EXERCISES, and those given."""
+    import os
+
+    found = sorted(EXTRA_EXERCISES_FOLDER.glob("*.py")) if EXTRA_EXERCISES_FOLDER.is_dir() else []
+    found += [Path(p) for p in os.environ.get(EXTRA_EXERCISES_ENV, "").split(os.pathsep) if p]
+    found += list(extra)
+    return list(dict.fromkeys(path.resolve() for path in found))
+
+
+def check_target(target: Path, force: bool) -> Path:
+    """The release folder, refused when it would overwrite something (without --force) or hold the project."""
+    target = target.expanduser().resolve()
+    if target.exists() and not target.is_dir():
+        raise ValueError(f"{target} is a file: give a folder")
+    if PROJECT_ROOT.is_relative_to(target) or any(target.is_relative_to(PROJECT_ROOT / n) for n in WRITTEN[:4]):
+        raise ValueError(f"{target} would hold (or sit inside) the project's own files: choose another folder")
+    if target.is_dir() and any(target.iterdir()) and not force:
+        raise ValueError(f"{target} is not empty: choose a new folder, or --force to replace a release in it")
+    return target
+
+
+def release(target: Path, exercise_files: Sequence[Path] = (), force: bool = False) -> list[Path]:
+    """Write the learners' copy into ``target`` (see the module docstring); return the notebooks written."""
+    target = check_target(target, force)
+    for path in exercise_files:
+        load_extra_exercises(str(path))
+    files = teacher_files(exercise_files)
+    lessons = lesson_notebooks()
+    extra: dict[str, list[AnyExercise]] = {}
+    for exercise in REGISTRY.values():
+        if is_teachers(exercise):
+            extra.setdefault(exercise.lesson, []).append(exercise)
+    copies = {}
+    for lesson, path in lessons.items():
+        notebook = nbformat.read(path, as_version=4)
+        refuse_solutions(notebook, path.name)
+        copies[path.name] = learner_copy(notebook, lesson, extra.get(lesson, []))
+    for lesson in sorted(set(extra) - set(lessons)):
+        copies[f"{lesson}_exercises.ipynb"] = extra_notebook(lesson, extra[lesson])
+    _clear(target)
+    written = []
+    (target / "notebooks").mkdir(parents=True)
+    for name, notebook in copies.items():
+        nbformat.validate(notebook)
+        nbformat.write(notebook, target / "notebooks" / name)
+        written.append(target / "notebooks" / name)
+    _copy_project(target, files)
+    return written
+
+
+def _clear(target: Path) -> None:
+    for name in WRITTEN:
+        path = target / name
+        if path.is_dir():
+            shutil.rmtree(path)
+        elif path.exists():
+            path.unlink()
+
+
+def _copy_project(target: Path, files: Sequence[Path]) -> None:
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints", "*.xlsx")
+    shutil.copytree(PROJECT_ROOT / "data", target / "data", ignore=ignore)
+    shutil.copytree(PROJECT_ROOT / "helpers", target / "helpers", ignore=ignore)
+    for name in ("pyproject.toml", "requirements.txt"):
+        shutil.copy2(PROJECT_ROOT / name, target / name)
+    (target / "README.md").write_text(LEARNER_README, encoding="utf-8")
+    (target / "exercises").mkdir()
+    for number, path in enumerate(files, start=1):
+        name = path.name if sum(p.name == path.name for p in files) == 1 else f"{number:02d}_{path.name}"
+        shutil.copy2(path, target / "exercises" / name)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m helpers.release DIR``: 0 when written, 2 when refused."""
+    parser = argparse.ArgumentParser(
+        prog="python -m helpers.release",
+        description="Write the learners' copy of every lesson (no solutions, no outputs) with data and helpers.",
+    )
+    parser.add_argument("target", type=Path, help="folder to write (new or empty; --force replaces a release)")
+    parser.add_argument("--exercises", type=Path, action="append", default=[],
+                        help="a teacher's exercise file (register(Exercise(...)) entries); may repeat")
+    parser.add_argument("--force", action="store_true", help="replace the release files in a folder that has them")
+    args = parser.parse_args(argv)
+    try:
+        written = release(args.target, args.exercises, args.force)
+    except (ValueError, TypeError, OSError) as error:
+        print(f"python -m helpers.release: error: {error}", file=sys.stderr)
+        return 2
+    extra = sum(is_teachers(exercise) for exercise in REGISTRY.values())
+    print(f"wrote {len(written)} notebooks ({len(REGISTRY)} exercises, {extra} from your files) to {args.target}")
+    print("learners: see README.md there; after they hand in, grade with python -m helpers.grade")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

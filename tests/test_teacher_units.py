@@ -1,0 +1,491 @@
+"""The grader's parts that need no kernel: the log check, judging, the reports, the --out check, the sandbox."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from helpers.exercises import REGISTRY, check, checking, checklog
+from helpers.teacher import grade, reports, sandbox
+from helpers.teacher.judging import AnswerKey, judge_notebook, mistake_title, read_points
+from helpers.teacher.logbook import read_log
+from helpers.teacher.results import Judged, NotebookResult, Problem, load_results
+from helpers.teacher.submissions import learner_of, lesson_of, lessons_of, read_notebook
+
+ROOT = Path(__file__).resolve().parent.parent
+KEY = b"s" * 32
+
+
+@pytest.fixture(scope="module")
+def key():
+    return AnswerKey.build({"explain-rr-mean": 3})
+
+
+def value_text(exercise_id: str) -> str:
+    found = REGISTRY[exercise_id]
+    return f"{found.worked().value:.{found.decimals}f}"
+
+
+def signed_lines(entries: list[dict], key: bytes = KEY) -> list[str]:
+    lines = []
+    for number, entry in enumerate(entries, start=1):
+        numbered = {**entry, "seq": number}
+        lines.append(json.dumps({**numbered, "mac": checklog.signature(numbered, key)}))
+    return lines
+
+
+def check_event(exercise_id: str, text: str | None, kind: str = "str") -> dict:
+    return {"event": "check", "exercise": exercise_id, "given": {"type": kind, "text": text}}
+
+
+# --- the signed log -----------------------------------------------------------------------------
+
+
+def test_a_clean_signed_log_gives_its_events(tmp_path):
+    log = tmp_path / "log.jsonl"
+    entries = [check_event("explain-rr-mean", "0.5667"), {"event": "end", "exercise": "-", "replaced": []}]
+    log.write_text("\n".join(signed_lines(entries)) + "\n")
+    reading = read_log(log, KEY, REGISTRY)
+    assert reading.problems == [] and reading.ended
+    assert [event["exercise"] for event in reading.events] == ["explain-rr-mean"]
+
+
+@pytest.mark.parametrize(
+    ("tamper", "codes"),
+    [
+        (lambda lines: [*lines, '{"event": "check", "exercise": "explain-rr-mean", "correct": true}'], ["forged-log"]),
+        (lambda lines: [*lines, "not json at all"], ["forged-log"]),
+        (lambda lines: [lines[0].replace("0.3", "0.5667")] + lines[1:], ["forged-log", "log-edited"]),  # edited
+        (lambda lines: [lines[1], lines[0], *lines[2:]], ["log-edited"]),  # reordered
+        (lambda lines: [lines[0], *lines[2:]], ["log-edited"]),  # a line removed
+        (lambda lines: [lines[0], lines[0], *lines[1:]], ["log-edited"]),  # a line repeated
+        (lambda lines: [*lines, lines[1]], ["log-edited"]),  # a line replayed after the end
+    ],
+)
+def test_forged_and_edited_logs_are_named(tmp_path, tamper, codes):
+    entries = [check_event("explain-rr-mean", "0.3"), check_event("new-hit-rate-at-2", "0.6"),
+               {"event": "end", "exercise": "-", "replaced": []}]
+    log = tmp_path / "log.jsonl"
+    log.write_text("\n".join(tamper(signed_lines(entries))) + "\n")
+    reading = read_log(log, KEY, REGISTRY)
+    assert [problem.code for problem in reading.problems] == codes
+    assert "scores 0" in reading.problems[0].message
+
+
+def test_lines_signed_with_another_key_and_unknown_ids(tmp_path):
+    log = tmp_path / "log.jsonl"
+    forged = signed_lines([check_event("explain-rr-mean", "0.5667")], key=b"guessed")
+    mine = signed_lines([check_event("made-up-exercise", "1"), check_event("explain-rr-mean", "0.5")])
+    log.write_text("\n".join([*forged, *mine]) + "\n")
+    reading = read_log(log, KEY, REGISTRY)
+    assert [problem.code for problem in reading.problems] == ["forged-log", "unknown-exercise"]
+    assert "made-up-exercise" in reading.problems[1].message
+    assert [event["given"]["text"] for event in reading.events] == ["0.5"]
+    assert read_log(tmp_path / "missing.jsonl", KEY, REGISTRY).events == []
+
+
+# --- judging in the grader's process -------------------------------------------------------------
+
+
+def test_the_last_answer_counts_and_slips_are_named(key):
+    slips = REGISTRY["new-hit-rate-at-2"].worked().slips
+    slip = next(value for codes, value in slips if codes == ("mrr-for-hit-rate",))
+    events = [
+        check_event("explain-rr-mean", "0.1"),
+        check_event("explain-rr-mean", value_text("explain-rr-mean")),
+        check_event("new-hit-rate-at-2", f"{slip:.3f}"),
+        {"event": "hint", "exercise": "new-hit-rate-at-2", "number": 1},
+        check_event("new-mrr-d8-first", None, kind="list"),
+    ]
+    judged = {answer.exercise: answer for answer in judge_notebook(["01"], events, key)}
+    assert list(judged) == ["new-mrr-d8-first", "new-hit-rate-at-2", "explain-rr-mean", "mrr-function"]
+    right = judged["explain-rr-mean"]
+    assert right.correct and right.points == 3 and right.max_points == 3 and right.hint == ""
+    wrong = judged["new-hit-rate-at-2"]
+    assert (wrong.correct, wrong.points, wrong.mistake) == (False, 0, "mrr-for-hit-rate")
+    assert wrong.mistake_title and wrong.hint == REGISTRY["new-hit-rate-at-2"].hints[1]  # the next one not seen
+    assert wrong.help_used == ("1 hint",)
+    assert judged["new-mrr-d8-first"].verdict == "could not be read" and "list" in judged["new-mrr-d8-first"].message
+    assert judged["mrr-function"].verdict == "not checked"
+
+
+def test_a_recorded_answer_gets_the_verdict_check_gives(key):
+    for answer in ("0.5667", "0,567", "56.67%", "0.57", "0.5666", "17/30", "abc"):
+        events = [check_event("explain-rr-mean", answer)]
+        judged = judge_notebook(["01"], events, key)[2]
+        assert judged.verdict == check("explain-rr-mean", answer).verdict.value, answer
+
+
+def test_function_outputs_are_judged_and_a_template_is_not_answered(key):
+    from helpers.exercises.runner import Outcome, _recorded
+
+    cases = key.cases["mrr-function"]
+    right = [_recorded(Outcome("value", float(case.expected) if not math.isnan(case.expected) else 0.0))
+             for case in cases]
+    template = [_recorded(Outcome("error", error="NotImplementedError: x",
+                                  error_types=("NotImplementedError", "RuntimeError", "Exception")))] * len(cases)
+    cases_of = [(right, "right", 1), (template, "not answered yet", 0), (None, "not answered yet", 0),
+                (right[:2], "could not be read", 0)]
+    for outputs, verdict, points in cases_of:
+        events = [{"event": "check_function", "exercise": "mrr-function", "outputs": outputs}]
+        judged = judge_notebook(["01"], events, key)[-1]
+        assert (judged.verdict, judged.points) == (verdict, points)
+
+
+def test_solution_use_is_noted_and_the_answer_key_costs_the_points(key):
+    events = [
+        {"event": "solution", "exercise": "explain-rr-mean"},
+        check_event("explain-rr-mean", value_text("explain-rr-mean")),
+        {"event": "answer-key", "exercise": "new-hit-rate-at-2", "via": "worked()"},
+        check_event("new-hit-rate-at-2", value_text("new-hit-rate-at-2")),
+    ]
+    judged = {answer.exercise: answer for answer in judge_notebook(["01"], events, key)}
+    assert judged["explain-rr-mean"].points == 3 and judged["explain-rr-mean"].help_used == ("solution()",)
+    assert judged["new-hit-rate-at-2"].correct and judged["new-hit-rate-at-2"].points == 0
+    assert "answer key" in judged["new-hit-rate-at-2"].message
+
+
+def test_points_file(tmp_path):
+    good = tmp_path / "points.csv"
+    good.write_text("exercise,points\nexplain-rr-mean,3\nmrr-function,0.5\n")
+    assert read_points(good) == {"explain-rr-mean": 3.0, "mrr-function": 0.5}
+    for text, message in (("id,points\nx,1\n", "header must be exercise,points"),
+                          ("exercise,points\nx,many\n", "line 2: points must be a number"),
+                          ("exercise,points\nx,-1\n", "at least 0")):
+        good.write_text(text)
+        with pytest.raises(ValueError, match=message):
+            read_points(good)
+    with pytest.raises(ValueError, match="unknown exercise ids: typo"):
+        AnswerKey.build({"typo": 2})
+
+
+# --- the reports -------------------------------------------------------------------------------
+
+
+def judged(exercise_id: str, answer: str, points: float | None = None, **extra) -> Judged:
+    found = REGISTRY[exercise_id]
+    result = checking.judge(found, answer, found.worked())
+    return Judged(exercise_id, found.lesson, found.kind, result.answer, result.verdict.value, result.correct,
+                  points if points is not None else float(result.correct), 1.0, "+".join(result.slips),
+                  mistake_title(result.slips), result.message, **extra)
+
+
+SLIP = next(value for codes, value in REGISTRY["sheet-ndcg3"].worked().slips if codes == ("no-discount",))
+SLIP_CODES = check("sheet-ndcg3", f"{SLIP:.3f}").mistake  # every slip that gives this number
+
+
+@pytest.fixture()
+def results():
+    slip = SLIP
+    return [
+        NotebookResult("ann", "ann/03.ipynb", "03", answers=[
+            judged("sheet-ndcg3", value_text("sheet-ndcg3")), judged("kb04-graded-2", "0.1"),
+            judged("helpdesk-mean-ndcg5", None)]),
+        NotebookResult("=cmd|' /C calc'!A0", "evil.ipynb", "03", answers=[
+            judged("sheet-ndcg3", f"{slip:.3f}"), judged("kb04-graded-2", value_text("kb04-graded-2")),
+            judged("helpdesk-mean-ndcg5", "0.3")], problems=[Problem("raised", "cell 3 raised ValueError")]),
+        NotebookResult("bob", "bob/03.ipynb", "03", answers=[
+            judged("sheet-ndcg3", f"{slip:.3f}"), judged("kb04-graded-2", None), judged("helpdesk-mean-ndcg5", None)]),
+        NotebookResult("bob", "bob/01.ipynb", "01", answers=[judged("explain-rr-mean", "0.5667")]),
+        NotebookResult("carl", "carl.ipynb", problems=[Problem("invalid-notebook", "not JSON")]),
+    ]
+
+
+def read_csv(path: Path) -> list[dict]:
+    raw = path.read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf"), "UTF-8 with a byte-order mark, for Excel"
+    with path.open(newline="", encoding="utf-8-sig") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_gradebook_one_row_per_learner_numbers_as_numbers(tmp_path, results):
+    path = tmp_path / "gradebook.csv"
+    reports.write_gradebook(path, results, expect=["new-hit-rate-at-2"])
+    rows = {row["learner"]: row for row in read_csv(path)}
+    assert list(rows) == ["'=cmd|' /C calc'!A0", "ann", "bob", "carl"]  # a formula-looking name is defused
+    header = list(next(iter(rows.values())))
+    assert header == ["learner", "new-hit-rate-at-2", "explain-rr-mean", "sheet-ndcg3", "kb04-graded-2",
+                      "helpdesk-mean-ndcg5", "total", "out_of", "problems"]
+    assert rows["ann"]["sheet-ndcg3"] == "1" and rows["ann"]["explain-rr-mean"] == "" and rows["ann"]["total"] == "1"
+    assert rows["ann"]["new-hit-rate-at-2"] == "0" and rows["ann"]["out_of"] == "4"  # expected, never handed in
+    assert rows["bob"]["total"] == "1" and rows["bob"]["out_of"] == "5"
+    assert rows["carl"]["problems"] == "invalid-notebook" and rows["carl"]["total"] == "0"
+    assert rows["'=cmd|' /C calc'!A0"]["problems"] == "raised"
+    for row in rows.values():
+        assert float(row["total"]) == sum(float(row[c]) for c in header[1:-3] if row[c])
+
+
+@pytest.fixture(scope="module")
+def libreoffice(tmp_path_factory):
+    """soffice, converting a CSV as a teacher opening it would (UTF-8, comma-separated); skipped without it."""
+    soffice = shutil.which("soffice")
+    if soffice is None:
+        pytest.skip("LibreOffice (soffice) is not installed; CI installs libreoffice-calc-nogui")
+    profile = tmp_path_factory.mktemp("libreoffice-profile")
+
+    def convert(csv_file: Path) -> Path:
+        command = [soffice, f"-env:UserInstallation={profile.as_uri()}", "--headless", "--infilter=CSV:44,34,76,1",
+                   "--convert-to", "xlsx", "--outdir", str(csv_file.parent), str(csv_file)]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=240)
+        assert done.returncode == 0, done.stderr
+        return csv_file.with_suffix(".xlsx")
+
+    return convert
+
+
+def test_the_gradebook_opens_in_libreoffice_with_numbers_as_numbers(tmp_path, results, libreoffice):
+    import openpyxl
+
+    results[0].learner = "Zoë Ärger"
+    path = tmp_path / "gradebook.csv"
+    reports.write_gradebook(path, results)
+    sheet = openpyxl.load_workbook(libreoffice(path)).active
+    rows = [[cell.value for cell in row] for row in sheet.iter_rows()]
+    header, body = rows[0], {row[0]: row for row in rows[1:]}
+    assert header[0] == "learner" and header[-3:] == ["total", "out_of", "problems"]
+    assert set(body) == {"Zoë Ärger", "bob", "carl", "'=cmd|' /C calc'!A0"}, "accents kept, no formula run"
+    for row in body.values():
+        numbers = [value for value in row[1:-1] if value is not None]
+        assert all(isinstance(value, int | float) for value in numbers), row
+    assert body["bob"][header.index("total")] == 1 and body["bob"][header.index("out_of")] == 4
+
+
+def test_answers_csv_holds_every_judged_answer(tmp_path, results):
+    path = tmp_path / "answers.csv"
+    reports.write_answers(path, results)
+    rows = read_csv(path)
+    assert list(rows[0]) == reports.ANSWER_COLUMNS
+    assert len(rows) == sum(len(result.answers) for result in results)
+    slip_rows = [row for row in rows if row["mistake"] == SLIP_CODES]
+    assert len(slip_rows) == 2 and all(row["correct"] == "0" and row["points"] == "0" for row in slip_rows)
+    assert all(row["verdict"] for row in rows)
+
+
+def test_safe_text_keeps_numbers_and_defuses_formulas():
+    assert reports.safe_text("-0.5") == "-0.5" and reports.safe_text("12%") == "12%"
+    assert reports.safe_text("=1+1") == "'=1+1" and reports.safe_text("@SUM(A1)") == "'@SUM(A1)"
+    assert reports.safe_text("-2+3") == "'-2+3" and reports.safe_text("plain") == "plain"
+    assert reports.number(2.0) == "2" and reports.number(0.5) == "0.5" and reports.number(None) == ""
+
+
+def test_feedback_never_shows_the_expected_value_of_a_wrong_answer(results):
+    own = [r for r in results if r.learner == "bob"]
+    page = reports.feedback_html("bob", own)
+    assert "Feedback for bob" in page and "1 of 4 points" in page
+    for answer in (a for r in own for a in r.answers if a.answer):
+        page = page.replace(answer.answer, "(yours)")  # the learner's own answers may show
+    assert value_text("sheet-ndcg3") not in page and value_text("kb04-graded-2") not in page
+    assert "Named mistake" in page and "no discount" in page.lower()
+    assert "http" not in page.replace('xmlns="http://www.w3.org/2000/svg"', "")
+    assert reports.feedback_name("bob") == "bob.html" and reports.feedback_name("a/b c").startswith("a_b_c-")
+    assert reports.feedback_name("a b") != reports.feedback_name("a_b")
+    assert reports.feedback_name("..").startswith("learner-")
+
+
+def test_item_analysis_and_the_class_report(results):
+    items = {item.exercise: item for item in reports.item_analysis(results)}
+    sheet = items["sheet-ndcg3"]
+    assert (sheet.graded, sheet.right, sheet.named, sheet.not_answered) == (3, 1, 2, 0)
+    assert sheet.mistakes[0][0] == SLIP_CODES and sheet.mistakes[0][2] == 2
+    assert items["kb04-graded-2"].wrong == 1 and items["helpdesk-mean-ndcg5"].not_answered == 2
+    page = reports.class_report_html(results, "sandbox: test")
+    assert page.count("<svg") == 2 and "sandbox: test" in page
+    title = mistake_title(SLIP_CODES.split("+"))
+    assert f"<li>67 % {title}" in page  # 2 of the 3 learners graded on sheet-ndcg3
+    assert "src=" not in page and "<link" not in page, "standalone: nothing fetched"
+
+
+def test_results_round_trip_as_json(tmp_path, results):
+    for number, result in enumerate(results):
+        (tmp_path / f"{number:04d}.json").write_text(result.to_json())
+    loaded = load_results(tmp_path)
+    assert sorted(r.notebook for r in loaded) == sorted(r.notebook for r in results)
+    assert next(r for r in loaded if r.learner == "ann").answers == results[0].answers
+
+
+# --- submissions ----------------------------------------------------------------------------------
+
+
+def test_learners_lessons_and_unreadable_notebooks():
+    assert learner_of(Path("ann/01_x.ipynb")) == "ann" and learner_of(Path("bob.ipynb")) == "bob"
+    with pytest.raises(ValueError, match="not a valid notebook"):
+        read_notebook(b"{ nope")
+    with pytest.raises(ValueError, match="UTF-8"):
+        read_notebook(b"\xff\xfe\x00")
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    checks = new_notebook(cells=[new_code_cell('check("sheet-ndcg3", answer)')])
+    assert lesson_of(checks, "mine.ipynb") == "03" and lesson_of(checks, "07_x.ipynb") == "07"
+    checks.metadata["helpers"] = {"lesson": "10"}
+    assert lesson_of(checks, "07_x.ipynb") == "10"
+    assert lessons_of(checks, "07_x.ipynb") == ["10", "07", "03"], "an edited mark does not drop a lesson"
+    assert lesson_of(nbformat.v4.new_notebook(), "x.ipynb") == ""
+
+
+# --- the command line: --out is checked first ------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", ["file", "inside", "foreign", "unwritable"])
+def test_a_bad_out_fails_at_once(tmp_path, case, capsys):
+    submissions = tmp_path / "submissions"
+    submissions.mkdir()
+    (submissions / "endless.ipynb").write_text("{}")
+    out = {
+        "file": tmp_path / "grades.csv",
+        "inside": submissions / "out",
+        "foreign": tmp_path / "photos",
+        "unwritable": tmp_path / "grades.csv" / "out",
+    }[case]
+    (tmp_path / "grades.csv").write_text("a file")
+    (tmp_path / "photos").mkdir()
+    (tmp_path / "photos" / "cat.jpg").write_text("meow")
+    started = time.monotonic()
+    with pytest.raises(SystemExit) as stopped:
+        grade.main([str(submissions), "--out", str(out)])
+    assert time.monotonic() - started < 1.0
+    assert stopped.value.code == 2 and "--out" in capsys.readouterr().err
+
+
+def test_a_bad_out_fails_before_any_notebook_runs_on_the_command_line(tmp_path):
+    submissions = tmp_path / "submissions"
+    submissions.mkdir()
+    (submissions / "x.ipynb").write_text("{}")
+    (tmp_path / "file").write_text("x")
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "helpers.grade", str(submissions), "--out", str(tmp_path / "file")],
+        capture_output=True, text=True, timeout=60, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    seconds = time.monotonic() - started
+    print(f"python -m helpers.grade with a bad --out: exit {done.returncode} after {seconds:.2f} s (imports included)")
+    assert done.returncode == 2 and "is a file" in done.stderr and "sandbox" not in done.stdout
+
+
+def test_an_earlier_run_can_be_replaced_and_ids_are_checked(tmp_path):
+    submissions, out = tmp_path / "s", tmp_path / "out"
+    submissions.mkdir()
+    out.mkdir()
+    (out / "gradebook.csv").write_text("old")
+    (out / "notes.txt").write_text("mine")
+    assert grade.check_out(out, submissions) == out.resolve()
+    assert grade.expected_ids("01, explain-rr-mean") == ["new-mrr-d8-first", "new-hit-rate-at-2",
+                                                        "explain-rr-mean", "mrr-function"]
+    with pytest.raises(grade.Refused, match="'typo'"):
+        grade.expected_ids("typo")
+    assert grade.main([str(submissions), "--out", str(out)]) == 1  # no notebook
+
+
+def test_a_teachers_exercise_can_be_expected(tmp_path):
+    from helpers.exercises import Exercise, register
+
+    try:
+        register(Exercise(id="teacher-only", lesson="11", question="q?", answer=lambda: 0.5, hints=("a", "b")))
+        assert grade.expected_ids("teacher-only,11") == ["teacher-only"]
+    finally:
+        REGISTRY.pop("teacher-only", None)
+
+
+# --- the sandbox pieces -------------------------------------------------------------------------------
+
+
+def test_no_sandbox_when_asked_and_bwrap_found_by_trying_it():
+    assert sandbox.find_sandbox("none").bwrap is None
+    assert "NOT sandboxed" in sandbox.find_sandbox("none").describe()
+    found = sandbox.find_sandbox("auto")
+    if found.bwrap is None:
+        assert found.reason and "NOT sandboxed" in found.describe()
+        with pytest.raises(ValueError, match="--sandbox bwrap"):
+            sandbox.find_sandbox("bwrap")
+    else:
+        assert sandbox.try_bwrap(found.bwrap) == ""
+    assert sandbox.try_bwrap("/bin/false").startswith("bwrap is installed but does not work here")
+
+
+def test_the_kernel_command_carries_the_limits_and_the_mounts(tmp_path):
+    plain = sandbox.Sandbox(None, "none").command_prefix(tmp_path, tmp_path / "w", [], 1024)
+    assert plain[:3] == [sys.executable, "-S", "-c"] and plain[4] == str(1024**3)
+    wrapped = sandbox.Sandbox("/usr/bin/bwrap").command_prefix(tmp_path, tmp_path / "w", [Path("/run")], 1024,
+                                                               [tmp_path / "ex.py"])
+    text = " ".join(wrapped)
+    assert "--ro-bind / /" in text and "--tmpfs /tmp --tmpfs /run" in text and "--unshare-all" in text
+    assert f"--ro-bind {tmp_path / 'ex.py'} {tmp_path / 'ex.py'}" in text and "--cap-drop ALL" in text
+    assert f"--bind {tmp_path} {tmp_path}" in text and wrapped[-1] == "--"
+
+
+def test_limits_apply_to_the_command(tmp_path):
+    code = "import resource; print(resource.getrlimit(resource.RLIMIT_AS)[0])"
+    prefix = sandbox.Sandbox(None).command_prefix(tmp_path, tmp_path, [], 512)
+    done = subprocess.run([*prefix, sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
+    assert int(done.stdout) == 512 * 1024**2
+
+
+def test_hideable_keeps_what_the_kernel_needs(tmp_path):
+    (tmp_path / "a" / "venv").mkdir(parents=True)
+    (tmp_path / "b").mkdir()
+    folders = [tmp_path / "a", tmp_path / "b", tmp_path / "missing", Path("/")]
+    hidden = sandbox.hideable(folders, [tmp_path / "a" / "venv"])
+    assert hidden == [(tmp_path / "b").resolve()]
+
+
+def test_marked_processes_are_found_and_killed():
+    marker = f"unit-{os.getpid()}"
+    env = {**os.environ, sandbox.MARKER_ENV: marker}
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], env=env, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 10
+        while child.pid not in sandbox.marked_processes(marker) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert sandbox.marked_processes(marker) == [child.pid]
+        assert sandbox.marked_processes(marker[:-1], prefix=True) == [child.pid]
+        assert sandbox.marked_processes(marker[:-1]) == []
+        assert "time.sleep(60)" in sandbox.command_line(child.pid)
+        sandbox.kill_processes([child.pid])
+        assert child.wait(timeout=10) == -9
+    finally:
+        child.kill()
+
+
+def test_the_outside_watch_names_created_changed_and_deleted_files(tmp_path):
+    deep, home, temp, own = tmp_path / "subs", tmp_path / "home", tmp_path / "tmp", tmp_path / "subs" / "g.csv"
+    for folder in (deep / "ann", home / ".ssh", temp / "other-program"):
+        folder.mkdir(parents=True)
+    (deep / "ann" / "01.ipynb").write_text("x")
+    (deep / "ann" / "02.ipynb").write_text("x")
+    watch = sandbox.OutsideWatch([deep], [home], [deep / "ignored"], loose=[temp])
+    watch.own.add(own.resolve())
+    before = watch.snapshot()
+    time.sleep(0.01)
+    (deep / "ann" / "01.ipynb").write_text("changed")
+    (deep / "ann" / "02.ipynb").unlink()
+    (deep / "ignored").mkdir()
+    (deep / "ignored" / "x").write_text("x")
+    own.write_text("the grader's own")
+    (home / ".ssh" / "authorized_keys").write_text("key")
+    (temp / "other-program" / "file").write_text("not ours")
+    (temp / "new.txt").write_text("x")
+    (temp / "scratch.o").write_text("another program's, gone in a moment")
+    after = watch.snapshot()
+    (temp / "scratch.o").unlink()
+    owned, temporary = watch.changes(before, after, pause=0.01)
+    assert owned == [
+        f"changed {(home / '.ssh').resolve()} (a folder: something in it was created or deleted)",
+        f"changed {(deep / 'ann' / '01.ipynb').resolve()}",
+        f"deleted {(deep / 'ann' / '02.ipynb').resolve()}",
+    ]
+    assert temporary == [str((temp / "new.txt").resolve())], "in /tmp only what appeared and stayed"
+
+
+def test_doctests():
+    import doctest
+
+    assert doctest.testmod(reports).failed == 0
