@@ -19,50 +19,31 @@ import importlib.machinery
 import importlib.util
 import sys
 
-from helpers import metrics
-from helpers.data import load_example, rank_by_score
-from helpers.metrics import (
-    UndefinedMetricError,
-    arithmetic_table,
-    average_precision,
-    cumulative_gain,
-    dcg,
-    first_relevant_rank,
-    grades_in_rank_order,
-    hit_at_k,
-    ideal_dcg,
-    mean_hit_rate,
-    mean_reciprocal_rank,
-    ndcg,
-    precision_at_k,
-    query_ndcg,
-    recall_at_k,
-    reciprocal_rank,
-    relevant_ids,
-)
-
-__all__ = [
-    "UndefinedMetricError",
-    "arithmetic_table",
-    "average_precision",
-    "cumulative_gain",
-    "dcg",
-    "first_relevant_rank",
-    "grades_in_rank_order",
-    "hit_at_k",
-    "ideal_dcg",
-    "load_example",
-    "mean_hit_rate",
-    "mean_reciprocal_rank",
-    "metrics",
-    "ndcg",
-    "precision_at_k",
-    "query_ndcg",
-    "rank_by_score",
-    "recall_at_k",
-    "reciprocal_rank",
+# What ``from helpers import ...`` offers, imported on first use (PEP 562): a command such as
+# ``python -m helpers.grade --help`` starts without loading pandas.
+_FROM_METRICS = (
+    "UndefinedMetricError", "arithmetic_table", "average_precision", "cumulative_gain", "dcg",
+    "first_relevant_rank", "grades_in_rank_order", "hit_at_k", "ideal_dcg", "mean_hit_rate",
+    "mean_reciprocal_rank", "ndcg", "precision_at_k", "query_ndcg", "recall_at_k", "reciprocal_rank",
     "relevant_ids",
-]
+)  # fmt: skip
+_FROM_DATA = ("load_example", "rank_by_score")
+__all__ = sorted(["metrics", *_FROM_METRICS, *_FROM_DATA])
+
+
+def __getattr__(name: str):
+    if name == "metrics":
+        return importlib.import_module("helpers.metrics")
+    if name in _FROM_METRICS:
+        return getattr(importlib.import_module("helpers.metrics"), name)
+    if name in _FROM_DATA:
+        return getattr(importlib.import_module("helpers.data"), name)
+    raise AttributeError(f"module 'helpers' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
 
 # Module names from before the sub-packages, and where each one lives now. Old
 # notebooks and commands (``from helpers.evaluate import evaluate``,

@@ -369,6 +369,7 @@ def test_a_bad_out_fails_before_any_notebook_runs_on_the_command_line(tmp_path):
     seconds = time.monotonic() - started
     print(f"python -m helpers.grade with a bad --out: exit {done.returncode} after {seconds:.2f} s (imports included)")
     assert done.returncode == 2 and "is a file" in done.stderr and "sandbox" not in done.stdout
+    assert seconds < 1.0, "a bad --out is refused in under a second, Python's start included"
 
 
 def test_an_earlier_run_can_be_replaced_and_ids_are_checked(tmp_path):
