@@ -17,6 +17,7 @@ import pandas as pd
 
 from helpers._checks import check_threshold
 
+
 def _golden_sets_folder() -> Path:
     """data/ beside the package in a checkout (the files you read and edit); the copy inside an installed helpers."""
     beside = Path(__file__).resolve().parent.parent / "data"
