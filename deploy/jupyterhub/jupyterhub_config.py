@@ -1,0 +1,105 @@
+"""JupyterHub for a class working through "Ranking metrics by hand" (README: "A class on JupyterHub").
+
+One shared environment, installed by an administrator and read-only to learners,
+holds the hub, JupyterLab, Voilà, nbgitpuller and ``helpers`` installed as a
+package (not editable). Each learner's lessons live in their own home, pulled
+there by nbgitpuller, so their edits never touch anyone else's copy.
+
+Run it (as root, from the project's folder)::
+
+    /opt/ranking-metrics/bin/jupyterhub -f deploy/jupyterhub/jupyterhub_config.py
+
+On The Littlest JupyterHub, copy this file into
+``/opt/tljh/config/jupyterhub_config.d/`` and set ``RANKING_METRICS_ENV=/opt/tljh/user``
+for the hub (TLJH sets the authenticator, the spawner and the port itself).
+
+Who logs in, and as whom: this file keeps JupyterHub's defaults, which is what a
+real deployment needs: the PAM authenticator (the machine's accounts) and
+LocalProcessSpawner (each learner's server runs as their own system account;
+TLJH uses SystemdSpawner, Kubernetes KubeSpawner). Replace the authenticator
+with your institution's (LTI from the LMS, OAuth/SAML, LDAP). The project's
+tests (tests/test_hub.py) load this file and swap in a test authenticator and
+SimpleLocalProcessSpawner, which switches no user and isolates nothing: never
+use those two for a class.
+"""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+c = get_config()  # noqa: F821 (JupyterHub provides get_config while it reads this file)
+
+# --- what a teacher sets ---------------------------------------------------------------------
+
+# The shared environment of the learners' servers: by default the one running the hub.
+SHARED_ENV = Path(os.environ.get("RANKING_METRICS_ENV", sys.prefix))
+# Hub users who are teachers (admins: they add learners, and only they are left out when collecting).
+TEACHERS = {"teacher"}
+# Every *.py here is a teacher's exercise file (python -m helpers.release --exercises), read by each new server.
+EXERCISES_DIR = Path(os.environ.get("RANKING_METRICS_EXERCISES", SHARED_ENV / "exercises"))
+# A learner's server with no activity for this long is stopped (their files stay in their home).
+CULL_IDLE_SECONDS = 3600
+# Memory per learner's server: enforced by SystemdSpawner (TLJH) and KubeSpawner; measured use is in the README.
+MEMORY_LIMIT = "1G"
+
+# --- the learners' servers -----------------------------------------------------------------------
+
+
+def classroom_templates(python: Path) -> str:
+    """The folder that holds Voilà's classroom template, asked of the shared environment's own Python."""
+    code = "import helpers.teacher.classroom as c; print(c.TEMPLATES_ROOT)"
+    try:
+        found = subprocess.run([str(python), "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    except (OSError, subprocess.SubprocessError) as error:
+        raise RuntimeError(
+            f"helpers is not installed in {SHARED_ENV} ({error}): run "
+            f"{SHARED_ENV}/bin/pip install -r deploy/jupyterhub/requirements.txt . from the project's folder"
+        ) from None
+    folder = Path(found.stdout.strip())
+    if not (folder / "voila" / "templates" / "classroom").is_dir():
+        raise RuntimeError(f"no Voilà classroom template under {folder}: reinstall helpers in {SHARED_ENV}")
+    return str(folder)
+
+
+def teacher_exercise_files(spawner) -> str:
+    """$HELPERS_EXERCISES for a server starting now: the teacher's exercise files of EXERCISES_DIR."""
+    return os.pathsep.join(str(path) for path in sorted(EXERCISES_DIR.glob("*.py")))
+
+
+c.Spawner.cmd = [str(SHARED_ENV / "bin" / "jupyterhub-singleuser")]
+c.Spawner.notebook_dir = "~"  # each learner sees their own home, where nbgitpuller puts the lessons
+c.Spawner.default_url = "/lab"
+c.Spawner.environment = {
+    # Voilà finds the classroom template: /user/<name>/voila/render/<lesson>?template=classroom
+    "JUPYTER_PATH": classroom_templates(SHARED_ENV / "bin" / "python"),
+    "HELPERS_EXERCISES": teacher_exercise_files,
+}
+c.Spawner.mem_limit = MEMORY_LIMIT
+# a class starting at the same minute: servers queue for the CPU, so allow them time to come up
+c.Spawner.start_timeout = 180
+c.Spawner.http_timeout = 180
+
+# --- who may log in --------------------------------------------------------------------------------
+
+# c.JupyterHub.authenticator_class = "ltiauthenticator.lti13.authenticator.LTI13Authenticator"  # e.g., from the LMS
+c.Authenticator.admin_users = TEACHERS
+# Learners the teacher adds (admin page, or POST /hub/api/users) may log in; nobody else.
+c.Authenticator.allow_existing_users = True
+
+# --- idle servers are stopped: jupyterhub-idle-culler, run by the hub as a service --------------------
+
+c.JupyterHub.load_roles = [
+    {
+        "name": "idle-culler",
+        "description": "find idle servers and stop them",
+        "scopes": ["list:users", "read:users:activity", "read:servers", "delete:servers"],
+        "services": ["idle-culler"],
+    }
+]
+c.JupyterHub.services = [
+    {
+        "name": "idle-culler",
+        "command": [sys.executable, "-m", "jupyterhub_idle_culler", f"--timeout={CULL_IDLE_SECONDS}"],
+    }
+]
