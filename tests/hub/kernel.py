@@ -1,0 +1,121 @@
+"""A learner's kernel driven through the hub: execute cells and click widgets over the kernel's websocket.
+
+The websocket is the one JupyterLab opens (``/user/<name>/api/kernels/<id>/channels``),
+reached through the hub's proxy with the learner's token; messages use
+Jupyter's default JSON framing (a binary frame only when a message has buffers).
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+import time
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+import nbformat
+import websocket
+
+OUTPUT_TYPES = ("stream", "display_data", "execute_result", "error")
+
+
+@dataclass
+class Execution:
+    """What one cell did: its status, its outputs as notebook outputs, and its error if it raised."""
+
+    status: str
+    outputs: list = field(default_factory=list)
+    error: str = ""
+
+    @property
+    def text(self) -> str:
+        """Everything the cell printed or showed as text."""
+        parts = []
+        for output in self.outputs:
+            if "text" in output:
+                parts.append(output["text"])
+            elif "text/plain" in output.get("data", {}):
+                parts.append(output["data"]["text/plain"])
+        return "".join(parts)
+
+
+def decode(frame: str | bytes) -> dict:
+    """A kernel message from a websocket frame: JSON text, or the binary layout used when buffers travel."""
+    if isinstance(frame, str):
+        return json.loads(frame)
+    count = struct.unpack("!i", frame[:4])[0]
+    offsets = struct.unpack("!" + "I" * count, frame[4 : 4 * (count + 1)])
+    end = offsets[1] if count > 1 else len(frame)
+    return json.loads(frame[offsets[0] : end].decode("utf-8"))
+
+
+class Kernel:
+    """One kernel of a learner's server, over its websocket channels."""
+
+    def __init__(self, server_url: str, token: str, kernel_id: str, timeout: float = 120):
+        ws_url = server_url.replace("http://", "ws://", 1).rstrip("/") + f"/api/kernels/{kernel_id}/channels"
+        self.session = uuid.uuid4().hex
+        self.socket = websocket.create_connection(
+            f"{ws_url}?session_id={self.session}", header=[f"Authorization: token {token}"], timeout=timeout
+        )
+        self.timeout = timeout
+        self.request("kernel_info_request", {})
+
+    def close(self) -> None:
+        self.socket.close()
+
+    def message(self, msg_type: str, content: dict) -> dict:
+        """A shell message, as a frontend sends it."""
+        header = {
+            "msg_id": uuid.uuid4().hex, "msg_type": msg_type, "session": self.session, "username": "learner",
+            "version": "5.3", "date": datetime.now(UTC).isoformat(),
+        }  # fmt: skip
+        return {"header": header, "parent_header": {}, "metadata": {}, "content": content, "channel": "shell"}
+
+    def request(self, msg_type: str, content: dict, on_iopub=None, replied: bool = True) -> dict | None:
+        """Send a shell message; return its reply once the kernel is idle again (IOPub passed to on_iopub).
+
+        ``replied=False`` for a message the kernel answers on IOPub only (a widget's comm_msg).
+        """
+        sent = self.message(msg_type, content)
+        self.socket.send(json.dumps(sent))
+        reply, idle = None, False
+        deadline = time.monotonic() + self.timeout
+        while (replied and reply is None) or not idle:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{msg_type}: no reply within {self.timeout:g} s")
+            received = decode(self.socket.recv())
+            if received.get("parent_header", {}).get("msg_id") != sent["header"]["msg_id"]:
+                continue
+            if received["channel"] == "shell":
+                reply = received
+            elif received["channel"] == "iopub":
+                if received["msg_type"] == "status" and received["content"]["execution_state"] == "idle":
+                    idle = True
+                elif on_iopub is not None:
+                    on_iopub(received)
+        return reply
+
+    def execute(self, code: str) -> Execution:
+        """Run code as a cell; its status, outputs and error."""
+        outputs: list = []
+
+        def keep(received: dict) -> None:
+            if received["msg_type"] in OUTPUT_TYPES:
+                outputs.append(nbformat.v4.output_from_msg(received))
+
+        reply = self.request("execute_request", {"code": code, "silent": False, "store_history": True,
+                                                 "user_expressions": {}, "allow_stdin": False,
+                                                 "stop_on_error": True}, on_iopub=keep)  # fmt: skip
+        assert reply is not None
+        content = reply["content"]
+        error = f"{content.get('ename')}: {content.get('evalue')}" if content["status"] == "error" else ""
+        return Execution(content["status"], outputs, error)
+
+    def click(self, model_id: str) -> float:
+        """Click a widget button as the browser does; seconds until the kernel has sent every update and is idle."""
+        start = time.perf_counter()
+        data = {"method": "custom", "content": {"event": "click"}}
+        self.request("comm_msg", {"comm_id": model_id, "data": data}, replied=False)
+        return time.perf_counter() - start
