@@ -1,0 +1,126 @@
+"""The hub deployment as shipped (deploy/jupyterhub/): its config, pins and Kubernetes twin, read without a hub."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from traitlets.config import Config
+
+ROOT = Path(__file__).resolve().parent.parent
+DEPLOY = ROOT / "deploy" / "jupyterhub"
+HUB_PACKAGES = ("jupyterhub", "jupyterhub-idle-culler", "nbgitpuller")
+CULLER_SCOPES = {"list:users", "read:users:activity", "read:servers", "delete:servers"}
+
+
+def pins(path: Path) -> dict[str, str]:
+    """name -> version of every 'name==version' line of a requirements file."""
+    found = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        match = re.match(r"^([A-Za-z0-9_.-]+)==(\S+)", line.strip())
+        if match:
+            found[match.group(1).lower()] = match.group(2)
+    return found
+
+
+def load_config(monkeypatch: pytest.MonkeyPatch, env: Path, exercises: Path) -> tuple[Config, dict]:
+    """Run jupyterhub_config.py as JupyterHub does (get_config), for a shared environment; the config and its names."""
+    monkeypatch.setenv("RANKING_METRICS_ENV", str(env))
+    monkeypatch.setenv("RANKING_METRICS_EXERCISES", str(exercises))
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))  # the shared environment's helpers: the project's, here
+    config = Config()
+    path = DEPLOY / "jupyterhub_config.py"
+    names = {"get_config": lambda: config, "__file__": str(path)}
+    exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), names)
+    return config, names
+
+
+@pytest.fixture(scope="module")
+def shipped(tmp_path_factory: pytest.TempPathFactory) -> tuple[Config, dict, Path]:
+    exercises = tmp_path_factory.mktemp("exercises")
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        config, names = load_config(monkeypatch, Path(sys.prefix), exercises)
+    return config, names, exercises
+
+
+def test_the_deploy_requirements_hold_every_learner_pin_and_the_hub(tmp_path: Path):
+    learner, deploy = pins(ROOT / "requirements.txt"), pins(DEPLOY / "requirements.txt")
+    assert learner.items() <= deploy.items()  # the same versions a learner's laptop has
+    test = pins(ROOT / "requirements-test.txt")
+    for package in HUB_PACKAGES:
+        assert deploy[package] == test[package]  # CI tests the versions a teacher installs
+        assert package not in learner  # a learner's laptop needs no hub
+    assert not any(line.startswith("-e") for line in (DEPLOY / "requirements.txt").read_text().splitlines())
+
+
+def test_learners_servers_run_from_the_shared_environment_in_their_homes(shipped):
+    config, _, _ = shipped
+    assert config.Spawner.cmd == [str(Path(sys.prefix) / "bin" / "jupyterhub-singleuser")]
+    assert Path(config.Spawner.cmd[0]).is_file()
+    assert config.Spawner.notebook_dir == "~" and config.Spawner.default_url == "/lab"
+
+
+def test_voila_finds_the_classroom_template_through_jupyter_path(shipped):
+    config, _, _ = shipped
+    folder = Path(config.Spawner.environment["JUPYTER_PATH"])
+    assert (folder / "voila" / "templates" / "classroom" / "index.html.j2").is_file()
+
+
+def test_each_new_server_gets_the_teachers_exercise_files(shipped):
+    config, _, exercises = shipped
+    files = config.Spawner.environment["HELPERS_EXERCISES"]
+    assert files(None) == ""
+    for name in ("week2.py", "week1.py", "notes.txt"):
+        (exercises / name).write_text("", encoding="utf-8")
+    assert files(None).split(os.pathsep) == [str(exercises / "week1.py"), str(exercises / "week2.py")]
+
+
+def test_idle_servers_are_culled_by_a_service_with_only_the_scopes_it_needs(shipped):
+    config, names, _ = shipped
+    (culler,) = [service for service in config.JupyterHub.services if service["name"] == "idle-culler"]
+    timeout = f"--timeout={names['CULL_IDLE_SECONDS']}"
+    assert culler["command"] == [sys.executable, "-m", "jupyterhub_idle_culler", timeout]
+    (role,) = [role for role in config.JupyterHub.load_roles if role["name"] == "idle-culler"]
+    assert set(role["scopes"]) == CULLER_SCOPES and role["services"] == ["idle-culler"]
+
+
+def test_the_shipped_config_keeps_a_real_authenticator_and_spawner(shipped):
+    config, names, _ = shipped
+    assert "authenticator_class" not in config.JupyterHub  # JupyterHub's default: PAM, the machine's accounts
+    assert "spawner_class" not in config.JupyterHub  # LocalProcessSpawner: each server as its learner's account
+    assert config.Authenticator.admin_users == names["TEACHERS"]
+    assert config.Authenticator.allow_existing_users is True
+
+
+def test_a_shared_environment_without_helpers_is_refused_clearly(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    with pytest.raises(RuntimeError, match="helpers is not installed in"):
+        load_config(monkeypatch, tmp_path, tmp_path)
+
+
+def test_the_kubernetes_values_are_the_same_class(shipped):
+    _, names, _ = shipped
+    values = yaml.safe_load((DEPLOY / "z2jh-values.yaml").read_text(encoding="utf-8"))
+    assert values["cull"]["enabled"] is True and values["cull"]["timeout"] == names["CULL_IDLE_SECONDS"]
+    assert values["singleuser"]["memory"]["limit"] == names["MEMORY_LIMIT"]
+    assert values["singleuser"]["defaultUrl"] == "/lab"
+    assert set(values["hub"]["config"]["Authenticator"]["admin_users"]) == names["TEACHERS"]
+    assert values["hub"]["config"]["Authenticator"]["allow_existing_users"] is True
+
+
+def test_the_kubernetes_image_installs_the_same_environment():
+    dockerfile = (DEPLOY / "Dockerfile").read_text(encoding="utf-8")
+    assert "pip install --no-cache-dir -r /tmp/project/deploy/jupyterhub/requirements.txt /tmp/project" in dockerfile
+    python = re.search(r"^FROM python:(\d+\.\d+)", dockerfile, flags=re.M).group(1)
+    assert f"ENV JUPYTER_PATH=/usr/local/lib/python{python}/site-packages/helpers/teacher" in dockerfile
+    assert "git" in re.search(r"apt-get install[^\n]*", dockerfile).group(0)  # nbgitpuller needs it
+
+
+def test_ci_installs_the_pinned_proxy_before_running_the_tests():
+    lines = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    proxy = next(number for number, line in enumerate(lines) if "configurable-http-proxy@5.3.0" in line)
+    tests = next(number for number, line in enumerate(lines) if "python -m pytest" in line)
+    assert lines[proxy].startswith("npm install -g") and proxy < tests
