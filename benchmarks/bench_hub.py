@@ -18,9 +18,12 @@ the test authenticator and SimpleLocalProcessSpawner, ``helpers`` installed as a
 - **click latency**: in the first learner's kernel, a click on a grade button
   of the metrics lab sent as JupyterLab sends it (a widget ``comm_msg`` over the
   kernel's websocket, through the proxy and the learner's server), timed until
-  the kernel has sent every update and is idle; first with the other learners
-  idle, then while each of them runs lesson 05's cells again and again. The
-  browser's drawing is not included.
+  the kernel has sent every update and is idle; three settings: the other
+  learners idle; each of them clicking their own lab once a second (a class
+  at work); each of them running lesson 05's cells again and again (the worst
+  case: every core busy). An empty cell's round trip on the same path is
+  timed too, to separate the path from the lab's own work. The browser's
+  drawing is not included.
 
 Prints the figures; never a test.
 """
@@ -98,22 +101,54 @@ def clicks(kernel: Kernel, count: int) -> list[float]:
     return [kernel.click(buttons[number % len(buttons)]) for number in range(count)]
 
 
-def busy_loops(busy: list[tuple[Kernel, list[str]]], stop: threading.Event) -> tuple[list[threading.Thread], list]:
-    """Each busy learner runs lesson 05's cells again and again until ``stop``; the threads and a lesson count."""
-    runs: list[int] = []
+def round_trips(kernel: Kernel, count: int) -> list[float]:
+    """Seconds per empty cell (``pass``): the path from this process to the kernel and back, and no work."""
+    times = []
+    for _ in range(count):
+        start = time.perf_counter()
+        kernel.execute("pass")
+        times.append(time.perf_counter() - start)
+    return times
 
-    def loop(kernel: Kernel, cells: list[str]) -> None:
-        while not stop.is_set():
-            for source in cells:
-                if stop.is_set():
-                    return
-                kernel.execute(source)
-            runs.append(1)
 
-    threads = [threading.Thread(target=loop, args=pair, daemon=True) for pair in busy]
+def in_background(work, others: list[tuple[Kernel, list[str]]], stop: threading.Event) -> tuple[list, list]:
+    """Run ``work(kernel, cells, stop, done)`` for every other learner in a thread; the threads and the done list."""
+    done: list[int] = []
+    threads = [threading.Thread(target=work, args=(*pair, stop, done), daemon=True) for pair in others]
     for thread in threads:
         thread.start()
-    return threads, runs
+    return threads, done
+
+
+def lesson_again_and_again(kernel: Kernel, cells: list[str], stop: threading.Event, done: list) -> None:
+    """A learner running lesson 05's cells without a pause until ``stop``; one entry in ``done`` per lesson."""
+    while not stop.is_set():
+        for source in cells:
+            if stop.is_set():
+                return
+            kernel.execute(source)
+        done.append(1)
+
+
+def click_every_second(kernel: Kernel, cells: list[str], stop: threading.Event, done: list) -> None:
+    """A learner clicking their own lab's grade buttons once a second until ``stop``; one entry per click."""
+    buttons = json.loads(kernel.execute(BUTTONS).text)
+    while not stop.wait(1.0):
+        kernel.click(buttons[len(done) % len(buttons)])
+        done.append(1)
+
+
+def clicks_while(work, clicker: Kernel, others: list, count: int) -> tuple[list[float], float, int]:
+    """Click latencies while every other learner does ``work``; with the load average and the others' work done."""
+    stop = threading.Event()
+    threads, done = in_background(work, others, stop)
+    time.sleep(3)
+    latencies = clicks(clicker, count)
+    load = os.getloadavg()[0]
+    stop.set()
+    for thread in threads:
+        thread.join(timeout=120)
+    return latencies, load, len(done)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -136,6 +171,9 @@ def main(argv: list[str] | None = None) -> int:
         hub = Hub(folder / "hub", site, proxy, exercises=folder / "shared" / "exercises")
         try:
             measure(hub, names, repo, args, figures)
+        except Exception:
+            print(f"the hub's log ends with:\n{hub.log_tail(80)}", file=sys.stderr)
+            raise
         finally:
             hub.stop()
     if args.json:
@@ -160,34 +198,39 @@ def measure(hub: Hub, names: list[str], repo: str, args: argparse.Namespace, fig
     figures["lesson_05_seconds"] = time.perf_counter() - start
     print(f"lesson 05 in {len(names)} servers at once: {figures['lesson_05_seconds']:.1f} s", flush=True)
     memory = [tree_memory(hub.server_pid(name)) for name in names]
-    for kind in ("rss_mb", "pss_mb"):
+    for kind in ("rss_mb", "pss_mb", "server_rss_mb", "server_pss_mb"):
         values = [entry[kind] for entry in memory]
         figures[kind] = {"median": statistics.median(values), "max": max(values), "sum": sum(values)}
     figures["hub_and_proxy_rss_mb"] = hub_rss(hub)
     print(f"per learner (server + kernel): RSS median {figures['rss_mb']['median']:.0f} MB "
           f"(max {figures['rss_mb']['max']:.0f}), PSS median {figures['pss_mb']['median']:.0f} MB, "
-          f"{len(names)} learners {figures['pss_mb']['sum']:.0f} MB PSS; hub + proxy + culler "
+          f"{len(names)} learners {figures['pss_mb']['sum']:.0f} MB PSS; the server alone RSS "
+          f"{figures['server_rss_mb']['median']:.0f} MB, PSS {figures['server_pss_mb']['median']:.0f} MB; "
+          f"hub + proxy + culler "
           f"{figures['hub_and_proxy_rss_mb']:.0f} MB RSS", flush=True)  # fmt: skip
 
     clicker, others = opened[0][0], [(kernel, cells) for kernel, _, cells in opened[1:]]
     clicks(clicker, 10)  # warm-up
+    empty = round_trips(clicker, args.clicks)
     idle = clicks(clicker, args.clicks)
+    print(f"empty cell round trip, others idle: {summary(empty)}", flush=True)
     print(f"click, {len(others)} others idle: {summary(idle)}", flush=True)
-    stop = threading.Event()
-    threads, runs = busy_loops(others, stop)
-    time.sleep(3)
-    busy = clicks(clicker, args.clicks)
-    load = os.getloadavg()[0]
-    stop.set()
-    for thread in threads:
-        thread.join(timeout=120)
-    print(f"click, {len(others)} others running lesson 05 in a loop ({len(runs)} lessons done, load {load:.1f}): "
-          f"{summary(busy)}", flush=True)  # fmt: skip
-    figures["click_idle_ms"] = {"median": statistics.median(idle) * 1000, "p95": percentile(idle, 0.95) * 1000}
-    figures["click_busy_ms"] = {"median": statistics.median(busy) * 1000, "p95": percentile(busy, 0.95) * 1000,
-                                "load": load, "lessons_run_meanwhile": len(runs)}  # fmt: skip
+    figures["empty_cell_ms"] = timing(empty)
+    figures["click_idle_ms"] = timing(idle)
+    for name, work, what in (("click_class_ms", click_every_second, "clicking once a second"),
+                             ("click_busy_ms", lesson_again_and_again, "running lesson 05 in a loop")):
+        latencies, load, done = clicks_while(work, clicker, others, args.clicks)
+        print(f"click, {len(others)} others {what} ({done} done meanwhile, load {load:.1f}): {summary(latencies)}",
+              flush=True)
+        figures[name] = {**timing(latencies), "load": load, "others_done": done}
     for kernel, _, _ in opened:
         kernel.close()
+
+
+def timing(seconds: list[float]) -> dict[str, float]:
+    """Median, 95th percentile and maximum in milliseconds."""
+    return {"median": statistics.median(seconds) * 1000, "p95": percentile(seconds, 0.95) * 1000,
+            "max": max(seconds) * 1000}
 
 
 def hub_rss(hub: Hub) -> float:

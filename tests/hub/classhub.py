@@ -137,7 +137,8 @@ def publish(release_folder: Path, bare: Path, message: str) -> str:
 
 
 def tree_memory(pid: int) -> dict[str, float]:
-    """Resident (RSS) and proportional (PSS, shared pages split) memory in MB of a process and its children."""
+    """Resident (RSS) and proportional (PSS: shared pages split) memory in MB of a process with its children,
+    and of the process alone (``server_``: a learner's server without its kernels)."""
     top = psutil.Process(pid)
     processes = [top, *top.children(recursive=True)]
     rss = pss = 0
@@ -147,7 +148,9 @@ def tree_memory(pid: int) -> dict[str, float]:
         except psutil.NoSuchProcess:
             continue
         rss, pss = rss + info.rss, pss + info.pss
-    return {"rss_mb": rss / 2**20, "pss_mb": pss / 2**20, "processes": len(processes)}
+    alone = top.memory_full_info()
+    return {"rss_mb": rss / 2**20, "pss_mb": pss / 2**20, "processes": len(processes),
+            "server_rss_mb": alone.rss / 2**20, "server_pss_mb": alone.pss / 2**20}  # fmt: skip
 
 
 class Hub:

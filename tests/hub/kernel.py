@@ -53,14 +53,23 @@ def decode(frame: str | bytes) -> dict:
 class Kernel:
     """One kernel of a learner's server, over its websocket channels."""
 
-    def __init__(self, server_url: str, token: str, kernel_id: str, timeout: float = 120):
+    def __init__(self, server_url: str, token: str, kernel_id: str, timeout: float = 120, attempts: int = 3):
         ws_url = server_url.replace("http://", "ws://", 1).rstrip("/") + f"/api/kernels/{kernel_id}/channels"
-        self.session = uuid.uuid4().hex
-        self.socket = websocket.create_connection(
-            f"{ws_url}?session_id={self.session}", header=[f"Authorization: token {token}"], timeout=timeout
-        )
         self.timeout = timeout
-        self.request("kernel_info_request", {})
+        for attempt in range(1, attempts + 1):
+            self.session = uuid.uuid4().hex
+            self.socket = websocket.create_connection(
+                f"{ws_url}?session_id={self.session}", header=[f"Authorization: token {token}"], timeout=timeout
+            )
+            try:
+                self.request("kernel_info_request", {})
+                return
+            except websocket.WebSocketConnectionClosedException:
+                # the server closes the socket when the kernel is slow to start; JupyterLab reconnects too
+                self.socket.close()
+                if attempt == attempts:
+                    raise
+                time.sleep(2)
 
     def close(self) -> None:
         self.socket.close()
