@@ -166,8 +166,11 @@ def main(argv: list[str] | None = None) -> int:
     figures: dict = {"learners": args.learners, "cores": os.cpu_count()}
     with tempfile.TemporaryDirectory(prefix="bench-hub-") as temporary:
         folder = Path(temporary)
-        site = install_helpers(folder / "shared")
-        repo = publish(release(folder / "release"), folder / "ranking-metrics.git", "lessons 00-09")
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            installing = pool.submit(install_helpers, folder / "shared")
+            released = pool.submit(release, folder / "release")
+            site = installing.result()
+            repo = publish(released.result(), folder / "ranking-metrics.git", "lessons 00-09")
         hub = Hub(folder / "hub", site, proxy, exercises=folder / "shared" / "exercises")
         try:
             measure(hub, names, repo, args, figures)

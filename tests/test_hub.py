@@ -92,8 +92,10 @@ def classroom(tmp_path_factory: pytest.TempPathFactory):
     if proxy is None:
         pytest.skip("configurable-http-proxy is not on PATH: npm install -g configurable-http-proxy@5.3.0 (.ci/run)")
     folder = tmp_path_factory.mktemp("class")
-    site = install_helpers(folder / "shared")
-    repo = publish(release(folder / "release"), folder / "ranking-metrics.git", "lessons 00-09")
+    with ThreadPoolExecutor(max_workers=2) as pool:  # two independent pip and release runs
+        installing = pool.submit(install_helpers, folder / "shared")
+        released = pool.submit(release, folder / "release")
+        site, repo = installing.result(), publish(released.result(), folder / "ranking-metrics.git", "lessons 00-09")
     hub = Hub(folder / "hub", site, proxy, exercises=folder / "shared" / "exercises")
     try:
         hub.add_learners(NAMES)

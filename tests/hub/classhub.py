@@ -175,7 +175,7 @@ class Hub:
                 [sys.executable, "-m", "jupyterhub", "-f", "jupyterhub_config.py"],
                 cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
             )
-        self.started_pids: set[int] = {self.process.pid}
+        self.servers: list[psutil.Process] = []  # every server it started, kernels below them
         self.wait_until_up()
 
     def log_tail(self, lines: int = 40) -> str:
@@ -227,7 +227,7 @@ class Hub:
                     raise RuntimeError(f"{name}'s server failed to start:\n{self.log_tail()}")
                 if server["ready"]:
                     waiting.discard(name)
-                    self.started_pids.add(self.server_pid(name))
+                    self.servers.append(psutil.Process(self.server_pid(name)))
             time.sleep(0.25)
         return time.perf_counter() - start
 
@@ -250,12 +250,19 @@ class Hub:
         return Learner(self, name, token["token"])
 
     def stop(self) -> None:
-        """Stop the hub (it stops the proxy and the servers), then any process it started that is still there."""
-        try:
-            started = {p.pid for p in psutil.Process(self.process.pid).children(recursive=True)}
-        except psutil.NoSuchProcess:
-            started = set()
-        started |= self.started_pids
+        """Stop the hub (it stops the proxy and the servers), then any process it started that is still there.
+
+        Processes are held as psutil objects, which refuse to signal a process id since reused by another program.
+        """
+        started = list(self.servers)
+        owners = [server for server in self.servers if server.is_running()]  # is_running: not a reused id
+        if self.process.poll() is None:
+            owners.append(psutil.Process(self.process.pid))
+        for owner in owners:
+            try:
+                started += owner.children(recursive=True)
+            except psutil.NoSuchProcess:
+                pass
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
             try:
@@ -263,9 +270,9 @@ class Hub:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(timeout=30)
-        for pid in started:
+        for process in started:
             try:
-                psutil.Process(pid).kill()
+                process.kill()
             except psutil.NoSuchProcess:
                 pass
 
