@@ -298,7 +298,7 @@ def compare(
         },
         name=str(measure or _only_measure(a)),
     )
-    return Comparison(table, summary, summary.name, (first, second))
+    return Comparison(table, summary, str(summary.name), (first, second))
 
 
 def _only_measure(system) -> str:
