@@ -125,7 +125,8 @@ def test_pytrec_eval_matches_every_query_of_results_test():
 
 # --- 2. random small cases with ties: pytrec_eval and helpers.metrics ------
 
-DOCNOS = ["a", "b", "d1", "d10", "d2", "D3", "z9", "10", "9"]
+# short ids are exact keys in the engine, ids over 7 bytes are hashed: both kinds meet here
+DOCNOS = ["a", "b", "d1", "d10", "d2", "D3", "z9", "10", "9", "doc-0000001", "doc-0000001-b", "doc-0000002"]
 SCORES = [0.0, 0.5, 1.0, 1.0, 2.0, -1.5]  # few values, so ties are frequent
 
 
@@ -384,12 +385,12 @@ def test_hash_collisions_fall_back_to_exact_codes(monkeypatch):
     qrels, run = read_qrels(TREC_EVAL / "qrels.test"), read_run(TREC_EVAL / "results.test")
     expected = evaluate(qrels, run, ["AP", "nDCG@10"]).per_query
 
-    def colliding(text):  # every document gets the same "hash"
-        keys, _ = original(text)
-        return np.zeros_like(keys), False
+    def colliding(text, longest):  # every document gets the same "hash"
+        return np.zeros_like(original(text, longest))
 
     original = engine.text_keys
     monkeypatch.setattr(engine, "text_keys", colliding)
+    monkeypatch.setattr(engine, "_longest", lambda text: 8)  # every key a hash, never exact
     pd.testing.assert_frame_equal(evaluate(qrels, run, ["AP", "nDCG@10"]).per_query, expected)
     with pytest.raises(ValueError, match="document 'b' appears twice"):  # a real repeat is still found
         evaluate(qrels, run_of([("301", "b", 1.0), ("301", "b", 2.0)]), "AP")

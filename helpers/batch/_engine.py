@@ -64,7 +64,7 @@ def _whole_floats(values: np.ndarray, name: str) -> np.ndarray:
     fraction = values != np.trunc(values)
     if fraction.any() or not np.all(np.abs(values) < 2**53):
         raise ValueError(
-            f"{name}: {values[np.argmax(fraction)]!r} is not an id (ids are text or whole numbers)"
+            f"{name}: {float(values[np.argmax(fraction)])!r} is not an id (ids are text or whole numbers)"
         )
     return values.astype(np.int64)
 
@@ -173,16 +173,15 @@ class DocKeys:
 
 
 def doc_keys(q_doc, r_doc, force_exact: bool = False) -> DocKeys:
-    """Numbers for the docnos of both sides; see the module docstring (step 2)."""
+    """Numbers for the docnos of both sides, made the same way; see the module docstring (step 2)."""
     if isinstance(q_doc, np.ndarray):
         return DocKeys(q_doc.astype(np.uint64), r_doc.astype(np.uint64), exact=True)
     if force_exact:  # after a hash collision: number the texts exactly (slower)
         codes, _ = pd.factorize(np.concatenate([_python_text(q_doc), _python_text(r_doc)]))
         codes = codes.astype(np.uint64)
         return DocKeys(codes[: len(q_doc)], codes[len(q_doc):], exact=True)
-    q_key, q_exact = text_keys(q_doc)
-    r_key, r_exact = text_keys(r_doc)
-    return DocKeys(q_key, r_key, exact=q_exact and r_exact)
+    longest = max(_longest(q_doc), _longest(r_doc))
+    return DocKeys(text_keys(q_doc, longest), text_keys(r_doc, longest), exact=longest <= 7)
 
 
 def _keys_of_one_side(doc, force_exact: bool) -> tuple[np.ndarray, bool]:
@@ -191,33 +190,40 @@ def _keys_of_one_side(doc, force_exact: bool) -> tuple[np.ndarray, bool]:
     if force_exact:
         codes, _ = pd.factorize(_python_text(doc))
         return codes.astype(np.uint64), True
-    return text_keys(doc)
+    longest = _longest(doc)
+    return text_keys(doc, longest), longest <= 7
 
 
 def _python_text(text: pa.Array) -> np.ndarray:
     return np.asarray(text.to_numpy(zero_copy_only=False), dtype=object)
 
 
-def text_keys(text: pa.Array) -> tuple[np.ndarray, bool]:
-    """A uint64 per string, read from Arrow's bytes as 8-byte words; exact when no string is over 7 bytes.
+def _longest(text: pa.Array) -> int:
+    """The length in bytes of the longest string."""
+    return int(pc.max(pc.binary_length(text)).as_py() or 0)
 
+
+def text_keys(text: pa.Array, longest: int) -> np.ndarray:
+    """A uint64 per string, read from Arrow's bytes as 8-byte words.
+
+    ``longest`` is the longest string of every array compared with this one.
     Up to 7 bytes the key is the bytes themselves with the length in the top
-    byte. Longer strings mix all their words and their length into a hash.
+    byte, an exact key. Otherwise the length and every word (as many as the
+    longest string has) are mixed into a hash.
     """
     text = _combined(text)
     offsets = np.frombuffer(text.buffers()[1], dtype=np.int64)[text.offset: text.offset + len(text) + 1]
     data_buffer = text.buffers()[2]
     data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.zeros(0, np.uint8)
     start, length = offsets[:-1], np.diff(offsets).astype(np.uint64)
-    longest = int(length.max()) if len(length) else 0
     words = _word_reader(data)
     if longest <= 7:
-        return words(start, length) | (length << np.uint64(56)), True
+        return words(start, length) | (length << np.uint64(56))
     key = length * _MIX
     for word in range((longest + 7) // 8):
         remaining = np.clip(length.astype(np.int64) - 8 * word, 0, 8).astype(np.uint64)
         key = _mix(key ^ words(start + 8 * word, remaining))
-    return key, False
+    return key
 
 
 def _combined(text) -> pa.Array:

@@ -320,6 +320,8 @@ def _prepare(qrels, run, sources, measures, options: _Options) -> tuple[_engine.
     if order is not None:
         r_query, r_grade = r_query[order], r_grade[order]
     labels = qrels["qid"].iloc[q_first].to_numpy(dtype=object)
+    if len({type(label) for label in labels}) > 1:  # 1 and "1" in one column: show the ids as compared
+        labels = np.array(_engine.labels_as_python(q_qid, q_first), dtype=object)
     judged = _engine.Judgments(q_query, q_grade, labels)
     ranking = _engine.ranked(run_to_qrels, r_query, r_grade, options.depth, options.judged_only,
                              judged.n_queries)
