@@ -30,6 +30,7 @@ import pyarrow.compute as pc
 
 _MIX = np.uint64(0x9E3779B97F4A7C15)  # an odd 64-bit constant that spreads bits
 _ALL_BYTES = np.uint64(0xFFFFFFFFFFFFFFFF)
+_FLAGS = 1 << 22  # flags of look_up: a power of two
 
 
 # --- 1. ids: whole numbers or Arrow text --------------------------------------
@@ -50,7 +51,7 @@ def id_values(column: pd.Series, kind: str) -> np.ndarray | pa.Array:
     if pd.api.types.is_float_dtype(column.dtype):
         return _whole_floats(column.to_numpy(dtype="float64"), name)
     if isinstance(column.dtype, pd.StringDtype) or pd.api.types.infer_dtype(column, skipna=False) == "string":
-        text = _combined(pa.array(column, type=pa.large_string(), from_pandas=True))
+        text = _large_text(pa.array(column, type=pa.large_string(), from_pandas=True))
         if text.null_count:
             _refuse_missing(np.asarray(text.is_null()), name)
         return text
@@ -140,6 +141,8 @@ def _factorize(ids) -> tuple[np.ndarray, np.ndarray]:
     if isinstance(ids, np.ndarray):
         codes, _ = pd.factorize(ids)
     else:
+        if isinstance(ids, pa.ChunkedArray):
+            ids = ids.combine_chunks()  # one dictionary for every chunk
         codes = np.asarray(pc.dictionary_encode(ids).indices, dtype=np.int64)
     first = np.full(codes.max() + 1, len(codes), dtype=np.int64)
     np.minimum.at(first, codes, np.arange(len(codes)))
@@ -211,7 +214,13 @@ def text_keys(text: pa.Array, longest: int) -> np.ndarray:
     byte, an exact key. Otherwise the length and every word (as many as the
     longest string has) are mixed into a hash.
     """
-    text = _combined(text)
+    chunks = text.chunks if isinstance(text, pa.ChunkedArray) else [text]
+    if not chunks:
+        return np.zeros(0, dtype=np.uint64)
+    return np.concatenate([_chunk_keys(chunk, longest) for chunk in chunks])
+
+
+def _chunk_keys(text: pa.Array, longest: int) -> np.ndarray:
     offsets = np.frombuffer(text.buffers()[1], dtype=np.int64)[text.offset: text.offset + len(text) + 1]
     data_buffer = text.buffers()[2]
     data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.zeros(0, np.uint8)
@@ -226,10 +235,9 @@ def text_keys(text: pa.Array, longest: int) -> np.ndarray:
     return key
 
 
-def _combined(text) -> pa.Array:
-    if isinstance(text, pa.ChunkedArray):
-        text = text.combine_chunks()
-    return text.cast(pa.large_string()) if text.type != pa.large_string() else text
+def _large_text(text):
+    """Arrow text with 64-bit offsets (large_string), as one array or as chunks: nothing is copied."""
+    return text if text.type == pa.large_string() else text.cast(pa.large_string())
 
 
 def _word_reader(data: np.ndarray):
@@ -256,44 +264,76 @@ def pair_keys(query: np.ndarray, numbers: np.ndarray) -> np.ndarray:
     return (numbers + (query.astype(np.uint64) + np.uint64(1)) * _MIX).view(np.int64)
 
 
-def same_text(first, first_rows: np.ndarray, second, second_rows: np.ndarray) -> bool:
-    """True when the ids at the paired rows are equal (the check behind every hashed match)."""
+def same_text(first, first_rows: np.ndarray, second, second_rows: np.ndarray) -> np.ndarray:
+    """For each pair of rows, True when the two ids are equal (the check behind every hashed match)."""
     if isinstance(first, np.ndarray):
-        return bool(np.array_equal(first[first_rows], second[second_rows]))
+        return first[first_rows] == second[second_rows]
     left, right = first.take(pa.array(first_rows)), second.take(pa.array(second_rows))
-    return bool(pc.all(pc.equal(left, right)).as_py() in (True, None))
+    return np.asarray(pc.equal(left, right).to_numpy(zero_copy_only=False), dtype=bool)
 
 
-def unique_pairs(keys, query, doc, exact: bool, describe) -> pd.Index:
-    """The keys as a pandas Index (a hash table), after checking no (query, document) pair repeats.
+def check_no_repeat(keys: np.ndarray, same_pair, describe) -> None:
+    """Refuse a (query, document) pair listed twice; a shared hash of two different pairs is a KeyCollision.
 
-    ``describe(first_row, second_row)`` raises the ValueError for a real repeat.
+    Sorting the keys puts equal ones side by side (numpy's sort is much faster
+    than a hash table here). ``same_pair(rows, other_rows)`` says which rows
+    really hold the same pair; ``describe(first_row, second_row)`` raises the
+    ValueError for the first real repeat.
     """
-    table = pd.Index(keys)
-    if table.is_unique:
-        return table
-    by_key = np.argsort(keys, kind="stable")
-    repeated = np.flatnonzero(keys[by_key][1:] == keys[by_key][:-1])
-    first, second = by_key[repeated], by_key[repeated + 1]
-    if not exact and not (np.array_equal(query[first], query[second]) and same_text(doc, first, doc, second)):
-        raise KeyCollision
-    first_row, second_row = sorted((int(first[0]), int(second[0])))
-    describe(first_row, second_row)
-    raise AssertionError("describe() must raise")
+    ordered = np.sort(keys)
+    repeated = np.unique(ordered[1:][ordered[1:] == ordered[:-1]])
+    if len(repeated) == 0:
+        return
+    rows = np.flatnonzero(np.isin(keys, repeated))
+    rows = rows[np.argsort(keys[rows], kind="stable")]
+    neighbours = np.flatnonzero(keys[rows][1:] == keys[rows][:-1])
+    first, second = rows[neighbours], rows[neighbours + 1]
+    real = same_pair(first, second)
+    if real.any():
+        first_row, second_row = sorted((int(first[real][0]), int(second[real][0])))
+        describe(first_row, second_row)
+    raise KeyCollision
+
+
+def look_up(table_keys: np.ndarray, probe_keys: np.ndarray) -> np.ndarray:
+    """For each probe key, the position of the equal key in ``table_keys`` (all different), or -1.
+
+    A table of 4 million flags, set by the low bits of the table keys, lets
+    most probes that cannot match skip the (slower) hash table.
+    """
+    flags = np.zeros(_FLAGS, dtype=bool)
+    flags[table_keys & (_FLAGS - 1)] = True
+    maybe = np.flatnonzero(flags[probe_keys & (_FLAGS - 1)])
+    position = np.full(len(probe_keys), -1, dtype=np.int64)
+    position[maybe] = pd.Index(table_keys).get_indexer(pd.Index(probe_keys[maybe]))
+    return position
 
 
 def check_unique_pairs(frame: pd.DataFrame, kind: str, source=None) -> None:
     """Refuse a frame that lists a document twice for one query, naming the rows or file lines."""
     qid, doc = id_values(frame["qid"], kind), id_values(frame["docno"], kind)
     query, _ = query_codes(qid)
+    describe = duplicate_reporter(frame, qid, doc, kind, source)
     for force_exact in (False, True):
         keys, exact = _keys_of_one_side(doc, force_exact)
         try:
-            describe = duplicate_reporter(frame, qid, doc, kind, source)
-            unique_pairs(pair_keys(query, keys), query, doc, exact, describe)
+            check_no_repeat(pair_keys(query, keys), same_pair_check(query, keys, doc, exact), describe)
             return
         except KeyCollision:
             continue
+
+
+def same_pair_check(query: np.ndarray, keys: np.ndarray, doc, exact: bool, other=None):
+    """A function telling which rows of one side and of ``other`` (query, keys, doc) hold equal pairs."""
+    other_query, other_keys, other_doc = other if other is not None else (query, keys, doc)
+
+    def same_pair(rows: np.ndarray, other_rows: np.ndarray) -> np.ndarray:
+        same = (query[rows] == other_query[other_rows]) & (keys[rows] == other_keys[other_rows])
+        if not exact and same.any():
+            same[same] = same_text(doc, rows[same], other_doc, other_rows[same])
+        return same
+
+    return same_pair
 
 
 def duplicate_reporter(frame: pd.DataFrame, qid, doc, kind: str, source):

@@ -219,7 +219,7 @@ _COLUMN_ALIASES = {"query_id": "qid", "doc_id": "docno", "relevance": "grade"}
 def _as_frame(data, kind: str) -> tuple[pd.DataFrame, Source | None]:
     """Read a path, or check a DataFrame; return it with the standard column names (and its file)."""
     if isinstance(data, str | os.PathLike):
-        return read_with_source(data, kind)
+        return read_with_source(data, kind, for_evaluation=True)
     if not isinstance(data, pd.DataFrame):
         raise TypeError(
             f"{kind} must be a pandas DataFrame or the path of a TREC {kind} file, got {type(data).__name__}"
@@ -332,22 +332,21 @@ def _grades_of_returned(frames, q_query, r_query, qrels_to_run, q_grade, force_e
     """Check both sides for repeated pairs, then find the grade of every run row (NaN: not judged)."""
     (qrels, q_qid, q_doc, q_source), (run, r_qid, r_doc, r_source) = frames["qrels"], frames["run"]
     keys = _engine.doc_keys(q_doc, r_doc, force_exact)
-    _engine.unique_pairs(_engine.pair_keys(q_query, keys.qrels), q_query, q_doc, keys.exact,
-                         _engine.duplicate_reporter(qrels, q_qid, q_doc, "qrels", q_source))
-    run_table = _engine.unique_pairs(_engine.pair_keys(r_query, keys.run), r_query, r_doc, keys.exact,
-                                     _engine.duplicate_reporter(run, r_qid, r_doc, "run", r_source))
-    in_run = np.flatnonzero(qrels_to_run[q_query] >= 0)
-    q_run_query = qrels_to_run[q_query[in_run]]
-    position = run_table.get_indexer(pd.Index(_engine.pair_keys(q_run_query, keys.qrels[in_run])))
-    judged = np.flatnonzero(position >= 0)  # judgments whose document the run returned
-    rows = position[judged]
-    if not keys.exact and not (
-        np.array_equal(r_query[rows], q_run_query[judged])
-        and _engine.same_text(r_doc, rows, q_doc, in_run[judged])
-    ):
+    # qrels queries get the run's query codes, so that equal pairs get equal keys on both sides
+    n_run_queries = int(r_query.max()) + 1
+    q_shared = np.where(qrels_to_run[q_query] >= 0, qrels_to_run[q_query], n_run_queries + q_query)
+    q_pairs, r_pairs = _engine.pair_keys(q_shared, keys.qrels), _engine.pair_keys(r_query, keys.run)
+    q_side, r_side = (q_shared, keys.qrels, q_doc), (r_query, keys.run, r_doc)
+    _engine.check_no_repeat(q_pairs, _engine.same_pair_check(*q_side, keys.exact),
+                            _engine.duplicate_reporter(qrels, q_qid, q_doc, "qrels", q_source))
+    _engine.check_no_repeat(r_pairs, _engine.same_pair_check(*r_side, keys.exact),
+                            _engine.duplicate_reporter(run, r_qid, r_doc, "run", r_source))
+    judgment = _engine.look_up(q_pairs, r_pairs)  # for each run row, its judgment (or -1)
+    rows = np.flatnonzero(judgment >= 0)
+    if not _engine.same_pair_check(*r_side, keys.exact, other=q_side)(rows, judgment[rows]).all():
         raise _engine.KeyCollision
     grade = np.full(len(r_query), np.nan)
-    grade[rows] = q_grade[in_run[judged]]
+    grade[rows] = q_grade[judgment[rows]]
     return grade
 
 

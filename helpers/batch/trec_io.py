@@ -167,15 +167,19 @@ class Source:
         return f"{self.path}, line {self.lines([row])[0]}"
 
 
-def read_with_source(path, kind: str) -> tuple[pd.DataFrame, Source]:
-    """Read a qrels or run file (no duplicate check yet) and say where it came from."""
+def read_with_source(path, kind: str, for_evaluation: bool = False) -> tuple[pd.DataFrame, Source]:
+    """Read a qrels or run file (no duplicate check yet) and say where it came from.
+
+    ``for_evaluation`` leaves out the run's rank and tag columns (they are read
+    and checked all the same, but evaluation does not need them as columns).
+    """
     path = _check_path(path)
     data = _load(path)
     table = _parse(data, path, kind)
     if table.num_rows == 0:
         raise ValueError(f"{path} is empty: a {kind} file needs at least one line '{EXAMPLE_LINE[kind]}'")
     source = Source(path, kind)
-    frame = _qrels_frame(table, source) if kind == "qrels" else _run_frame(table, source)
+    frame = _qrels_frame(table, source) if kind == "qrels" else _run_frame(table, source, for_evaluation)
     return frame, source
 
 
@@ -321,7 +325,7 @@ def _parse(data: bytes, path: Path, kind: str) -> pa.Table:
     others (tabs, CRLF, runs of spaces, comments, fields after the tag) are
     put in canonical form first.
     """
-    if b"\x00" in data:
+    if b"\x00" in data or not _is_utf8(data):
         _find_bad_line(data, path, kind)
     fields = QRELS_FIELDS if kind == "qrels" else RUN_FIELDS
     if not _may_need_canonical(data):
@@ -337,9 +341,21 @@ def _parse(data: bytes, path: Path, kind: str) -> pa.Table:
         _refuse(data, path, kind, error)
 
 
+def _is_utf8(data: bytes) -> bool:
+    """True when the bytes are valid UTF-8 (Arrow checks the whole text at once, without a copy)."""
+    offsets = np.array([0, len(data)], dtype=np.int64)
+    text = pa.LargeStringArray.from_buffers(1, pa.py_buffer(offsets), pa.py_buffer(data))
+    try:
+        text.validate(full=True)
+    except pa.ArrowInvalid:
+        return False
+    return True
+
+
 def _has_empty_field(table: pa.Table) -> bool:
     """An empty field comes from two spaces in a row, or a space at the start of a line."""
-    return any(pc.min(pc.binary_length(column)).as_py() == 0 for column in table.columns)
+    text_columns = [column for column in table.columns if column.type != pa.float64()]
+    return any(pc.min(pc.binary_length(column)).as_py() == 0 for column in text_columns)
 
 
 def _refuse(data: bytes, path: Path, kind: str, error: Exception) -> NoReturn:
@@ -356,46 +372,44 @@ def _read_csv(text: bytes, fields: tuple[str, ...]) -> pa.Table:
             delimiter=" ", quote_char=False, double_quote=False, escape_char=False, ignore_empty_lines=True
         ),
         convert_options=pa_csv.ConvertOptions(
-            column_types={name: pa.large_string() for name in fields},
+            # a run's score is read as a number right away (a bad one fails the read, and the walk
+            # then finds its line); a grade stays text, to refuse exponents that trec_eval misreads
+            column_types={name: pa.float64() if name == "score" else pa.large_string() for name in fields},
+            null_values=[],
             strings_can_be_null=False,
             quoted_strings_can_be_null=False,
-            check_utf8=True,
+            check_utf8=False,  # _parse checked the whole text already
         ),
     )
 
 
 def _numbers(column: pa.ChunkedArray, source: Source) -> np.ndarray:
     """The grade or score column as float64, read strictly; a bad value names its line."""
-    name = NUMBER_FIELD[source.kind]
-    try:
-        values = pc.cast(column, pa.float64()).to_numpy()
-    except pa.ArrowInvalid as error:
-        fine = pc.match_substring_regex(column, "^" + _NUMBER.pattern.decode() + "$")
-        if pc.all(fine).as_py():
-            raise ValueError(f"{source.path}: cannot read the {name}s ({_excerpt(str(error))})") from None
-        row = int(np.argmin(fine.to_numpy(zero_copy_only=False)))
-        raise ValueError(
-            _message(source, row, f"the {name} {_excerpt(column[row].as_py())} is not a number")
-        ) from None
-    bad = ~np.isfinite(values)
-    if bad.any():
-        row = int(np.argmax(bad))
-        raise ValueError(_message(source, row, f"the {name} {column[row].as_py()!r} is not a finite number"))
-    if source.kind == "qrels":
+    if column.type != pa.float64():  # grades: text so far
         exponent = pc.match_substring(column, "e", ignore_case=True).to_numpy(zero_copy_only=False)
+        try:
+            numbers = pc.cast(column, pa.float64())
+        except pa.ArrowInvalid:
+            _refuse_numbers(source)
         if exponent.any():
             row = int(np.argmax(exponent))
-            raise ValueError(_message(source, row, _grade_exponent_problem(column[row].as_py())))
+            raise ValueError(f"{source.where(row)}: {_grade_exponent_problem(column[row].as_py())}")
+        column = numbers
+    values = column.to_numpy()
+    if not np.isfinite(values).all():
+        _refuse_numbers(source)
     return values
+
+
+def _refuse_numbers(source: Source) -> NoReturn:
+    """Walk the file to the first bad number and raise its ValueError."""
+    _find_bad_line(_load(source.path), source.path, source.kind)
+    raise ValueError(f"{source.path}: cannot read the {NUMBER_FIELD[source.kind]}s")
 
 
 def _grade_exponent_problem(text: str) -> str:
     return (f"the grade {text!r} has an exponent; trec_eval reads a grade as a whole number "
             "and would read it as the digits before the 'e': write the grade out")
-
-
-def _message(source: Source, row: int, problem: str) -> str:
-    return f"{source.where(row)}: {problem}"
 
 
 def _as_whole_or_float(values: np.ndarray) -> np.ndarray:
@@ -415,8 +429,10 @@ def _qrels_frame(table: pa.Table, source: Source) -> pd.DataFrame:
     return pd.DataFrame({"qid": _text(table["qid"]), "docno": _text(table["docno"]), "grade": grade})
 
 
-def _run_frame(table: pa.Table, source: Source) -> pd.DataFrame:
+def _run_frame(table: pa.Table, source: Source, for_evaluation: bool = False) -> pd.DataFrame:
     score = _numbers(table["score"], source)
+    if for_evaluation:
+        return pd.DataFrame({"qid": _text(table["qid"]), "docno": _text(table["docno"]), "score": score})
     try:
         rank: pd.Series | np.ndarray = pc.cast(table["rank"], pa.int64()).to_numpy()
     except pa.ArrowInvalid:
@@ -460,6 +476,8 @@ def _check_line(fields: list[bytes], line: bytes, where: str, kind: str) -> None
                          f"{_excerpt(line.strip(_BLANKS))}")
     name = NUMBER_FIELD[kind]
     value = fields[3] if kind == "qrels" else fields[4]
+    if value.lower().lstrip(b"+-") in (b"inf", b"infinity", b"nan"):
+        raise ValueError(f"{where}: the {name} {value.decode()!r} is not a finite number")
     if not _NUMBER.fullmatch(value):
         raise ValueError(f"{where}: the {name} {_excerpt(value)} is not a number")
     if not np.isfinite(float(value)):
