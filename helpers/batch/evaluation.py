@@ -362,7 +362,7 @@ def rank_run(run, depth: int | None = None) -> pd.DataFrame:
     >>> rank_run(run)[["docno", "rank"]].values.tolist()
     [['b', 1], ['c', 2], ['a', 3]]
     """
-    frame, _ = _as_frame(run, "run")
+    frame, _ = read_with_source(run, "run") if isinstance(run, str | os.PathLike) else _as_frame(run, "run")
     depth = _check_depth(depth)
     query, _ = _engine.query_codes(_engine.id_values(frame["qid"], "run"))
     docno = _engine.id_values(frame["docno"], "run")
