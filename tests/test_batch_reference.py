@@ -145,6 +145,21 @@ def test_ids_that_are_not_ids_are_refused(column, values, error, message):
         evaluate(qrels_of([("q", "a", 1)]), run, "AP")
 
 
+@pytest.mark.parametrize("docnos", [
+    ["abcdefgh", "abcdefg", "abcdef", "bbcdefgh"],  # up to 8 bytes: the bytes are the key
+    ["abcdefg\x00", "abcdefg", "abc\x00", "abc"],  # a NUL byte: padding could mislead, so a hash
+    ["d\u00e9j\u00e0-vu", "d\u00e9j\u00e0", "x" * 30, "x" * 29],  # multi-byte text, long ids
+])
+def test_docnos_of_every_length_match_exactly(docnos):
+    qrels = qrels_of([("q", doc, grade) for doc, grade in zip(docnos, [1, 2, 0, 3], strict=True)])
+    run = run_of([("q", doc, 1.0) for doc in docnos[::-1]] + [("r", docnos[0], 1.0)])
+    measures = ["nDCG", "AP", "RR", "P@2"]
+    np.testing.assert_allclose(evaluate(qrels, run, measures).per_query.to_numpy(),
+                               reference_evaluate(qrels, run, measures).to_numpy(), atol=EXACT, rtol=0)
+    with pytest.raises(ValueError, match="appears twice"):
+        evaluate(qrels, pd.concat([run, run.iloc[:1]]), measures)
+
+
 def test_missing_queries_are_the_queries_with_no_run_line():
     qrels = qrels_of([("q1", 1, 1), ("q2", 2, 1), ("q3", 3, 1)])
     run = pd.DataFrame({"qid": ["q1", "q3"], "docno": [1.0, 9.0], "score": [1.0, 1.0]})

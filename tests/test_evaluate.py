@@ -385,12 +385,12 @@ def test_hash_collisions_fall_back_to_exact_codes(monkeypatch):
     qrels, run = read_qrels(TREC_EVAL / "qrels.test"), read_run(TREC_EVAL / "results.test")
     expected = evaluate(qrels, run, ["AP", "nDCG@10"]).per_query
 
-    def colliding(text, longest):  # every document gets the same "hash"
-        return np.zeros_like(original(text, longest))
+    def colliding(text, longest, exact):  # every document gets the same "hash"
+        return np.zeros_like(original(text, longest, exact))
 
     original = engine.text_keys
     monkeypatch.setattr(engine, "text_keys", colliding)
-    monkeypatch.setattr(engine, "_longest", lambda text: 8)  # every key a hash, never exact
+    monkeypatch.setattr(engine, "_longest", lambda text: 9)  # every key a hash, never exact
     pd.testing.assert_frame_equal(evaluate(qrels, run, ["AP", "nDCG@10"]).per_query, expected)
     with pytest.raises(ValueError, match="document 'b' appears twice"):  # a real repeat is still found
         evaluate(qrels, run_of([("301", "b", 1.0), ("301", "b", 2.0)]), "AP")

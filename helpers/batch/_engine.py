@@ -184,7 +184,8 @@ def doc_keys(q_doc, r_doc, force_exact: bool = False) -> DocKeys:
         codes = codes.astype(np.uint64)
         return DocKeys(codes[: len(q_doc)], codes[len(q_doc):], exact=True)
     longest = max(_longest(q_doc), _longest(r_doc))
-    return DocKeys(text_keys(q_doc, longest), text_keys(r_doc, longest), exact=longest <= 7)
+    exact = longest <= 7 or (longest == 8 and not (_has_nul(q_doc) or _has_nul(r_doc)))
+    return DocKeys(text_keys(q_doc, longest, exact), text_keys(r_doc, longest, exact), exact)
 
 
 def _keys_of_one_side(doc, force_exact: bool) -> tuple[np.ndarray, bool]:
@@ -194,7 +195,8 @@ def _keys_of_one_side(doc, force_exact: bool) -> tuple[np.ndarray, bool]:
         codes, _ = pd.factorize(_python_text(doc))
         return codes.astype(np.uint64), True
     longest = _longest(doc)
-    return text_keys(doc, longest), longest <= 7
+    exact = longest <= 7 or (longest == 8 and not _has_nul(doc))
+    return text_keys(doc, longest, exact), exact
 
 
 def _python_text(text: pa.Array) -> np.ndarray:
@@ -206,21 +208,29 @@ def _longest(text: pa.Array) -> int:
     return int(pc.max(pc.binary_length(text)).as_py() or 0)
 
 
-def text_keys(text: pa.Array, longest: int) -> np.ndarray:
+def _has_nul(text) -> bool:
+    """True when a string may hold a NUL byte (then zero padding could be mistaken for text)."""
+    chunks = text.chunks if isinstance(text, pa.ChunkedArray) else [text]
+    return any(chunk.buffers()[2] is not None and not np.frombuffer(chunk.buffers()[2], np.uint8).all()
+               for chunk in chunks)
+
+
+def text_keys(text: pa.Array, longest: int, exact: bool) -> np.ndarray:
     """A uint64 per string, read from Arrow's bytes as 8-byte words.
 
     ``longest`` is the longest string of every array compared with this one.
     Up to 7 bytes the key is the bytes themselves with the length in the top
-    byte, an exact key. Otherwise the length and every word (as many as the
-    longest string has) are mixed into a hash.
+    byte; up to 8 bytes without a NUL byte (``exact``), the bytes alone: exact
+    keys. Otherwise the length and every word (as many as the longest string
+    has) are mixed into a hash.
     """
     chunks = text.chunks if isinstance(text, pa.ChunkedArray) else [text]
     if not chunks:
         return np.zeros(0, dtype=np.uint64)
-    return np.concatenate([_chunk_keys(chunk, longest) for chunk in chunks])
+    return np.concatenate([_chunk_keys(chunk, longest, exact) for chunk in chunks])
 
 
-def _chunk_keys(text: pa.Array, longest: int) -> np.ndarray:
+def _chunk_keys(text: pa.Array, longest: int, exact: bool) -> np.ndarray:
     offsets = np.frombuffer(text.buffers()[1], dtype=np.int64)[text.offset: text.offset + len(text) + 1]
     data_buffer = text.buffers()[2]
     data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.zeros(0, np.uint8)
@@ -228,6 +238,8 @@ def _chunk_keys(text: pa.Array, longest: int) -> np.ndarray:
     words = _word_reader(data)
     if longest <= 7:
         return words(start, length) | (length << np.uint64(56))
+    if longest == 8 and exact:
+        return words(start, length)
     key = length * _MIX
     for word in range((longest + 7) // 8):
         remaining = np.clip(length.astype(np.int64) - 8 * word, 0, 8).astype(np.uint64)
