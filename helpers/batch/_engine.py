@@ -144,9 +144,10 @@ def _factorize(ids) -> tuple[np.ndarray, np.ndarray]:
         if isinstance(ids, pa.ChunkedArray):
             ids = ids.combine_chunks()  # one dictionary for every chunk
         codes = np.asarray(pc.dictionary_encode(ids).indices, dtype=np.int64)
-    first = np.full(codes.max() + 1, len(codes), dtype=np.int64)
-    np.minimum.at(first, codes, np.arange(len(codes)))
-    return codes.astype(np.int64), first
+    codes = codes.astype(np.int64)
+    # codes count up in order of first appearance: a code is new where it exceeds every code before it
+    seen_before = np.maximum.accumulate(np.concatenate(([-1], codes[:-1])))
+    return codes, np.flatnonzero(codes > seen_before)
 
 
 def match_labels(q_ids, q_first: np.ndarray, r_ids, r_first: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -381,8 +382,11 @@ def trec_order(query: np.ndarray, score: np.ndarray, doc) -> np.ndarray | None:
     same_query = query[1:] == query[:-1]
     if np.all(query[1:] >= query[:-1]) and np.all((score[1:] <= score[:-1]) | ~same_query):
         order = None
-    else:
-        order = np.lexsort((-score, query))
+    else:  # by score (ties are settled below), then by query: one sort of whole numbers
+        by_score = np.argsort(-score)
+        n = len(score)
+        packed = np.sort(query[by_score].astype(np.int64) * n + np.arange(n))  # query, then score position
+        order = by_score[packed % n]
         query, score = query[order], score[order]
         same_query = query[1:] == query[:-1]
     tied = same_query & (score[1:] == score[:-1])
