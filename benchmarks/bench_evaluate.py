@@ -15,7 +15,8 @@ has none: each contender then computes all five in one call, its leanest way.
 
 From files (TREC qrels and run files written once, read by every contender):
 
-- helpers.batch.evaluate given the two paths;
+- helpers.batch.evaluate given the two paths (pyarrow's CSV reader uses every
+  core; a second row holds it to one thread, as the other contenders run);
 - the trec_eval 10.0 binary, built with ``make`` from
   ``../shared/reference/trec_eval-10.0-src.tar.gz`` into a temporary folder
   (skipped, with a message, when that file is absent), with ``-c -q`` and the
@@ -155,6 +156,18 @@ def helpers_from_files(qrels: Path, run: Path) -> pd.DataFrame:
     return evaluate(qrels, run, MEASURES).per_query
 
 
+def helpers_from_files_one_thread(qrels: Path, run: Path) -> pd.DataFrame:
+    """The same call with pyarrow's CSV reader held to one thread, like the other contenders."""
+    import pyarrow as pa
+
+    threads = pa.cpu_count()
+    pa.set_cpu_count(1)
+    try:
+        return helpers_from_files(qrels, run)
+    finally:
+        pa.set_cpu_count(threads)
+
+
 def helpers_from_frames(qrels: pd.DataFrame, run: pd.DataFrame) -> pd.DataFrame:
     return evaluate(qrels, run, MEASURES).per_query
 
@@ -254,6 +267,8 @@ def bench_files(size: str, qrels: Path, run: Path, binary, repeats: int, ranx: b
     rows = []
     times, reference = timed(helpers_from_files, qrels, run, repeats=repeats)
     rows.append(row(size, "TREC files", "helpers.batch.evaluate", times, "reference"))
+    times, _ = timed(helpers_from_files_one_thread, qrels, run, repeats=repeats)
+    rows.append(row(size, "TREC files", "helpers.batch.evaluate, pyarrow on 1 thread", times, "same call"))
     if binary is not None:
         worst = check_agreement(reference, parse_trec_eval(run_trec_eval(binary, qrels, run)), "trec_eval",
                                 PRINT_ROUNDING)
@@ -344,7 +359,7 @@ def print_times(rows: list[dict]) -> None:
     for r in rows:
         base = next(b for b in rows if b["size"] == r["size"] and b["contender"] == "helpers.batch.evaluate"
                     and b["from"].startswith(r["from"][:10]))
-        ours = r["contender"] == "helpers.batch.evaluate"
+        ours = r["contender"].startswith("helpers.batch.evaluate")
         ratio = "" if ours else f"{r['median_s'] / base['median_s']:.1f}x"
         print(f"| {r['size']} | {r['from']} | {r['contender']} | {r['median_s']:.3f} "
               f"[{r['min_s']:.3f}-{r['max_s']:.3f}] | {ratio} | {r['agreement']} |")

@@ -319,7 +319,7 @@ def _data_line_numbers(canonical: bytes) -> np.ndarray:
 
 
 def _parse(data: bytes, path: Path, kind: str) -> pa.Table:
-    """Split the text into fields (all text) with pyarrow; refuse it with the line when that fails.
+    """Split the text into fields with pyarrow (a score as a number, the rest as text), or refuse it.
 
     Most files are in canonical form already and are parsed as they are; the
     others (tabs, CRLF, runs of spaces, comments, fields after the tag) are
