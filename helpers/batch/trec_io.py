@@ -63,8 +63,7 @@ _UTF8_BOM = b"\xef\xbb\xbf"
 _GZIP_MAGIC = b"\x1f\x8b"
 _NUMBER = re.compile(rb"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")  # what C's atof reads whole
 _BLANKS = bytes(range(9, 14)).replace(b"\n", b"") + b" "  # ASCII whitespace within a line
-_TO_SPACE = np.arange(256, dtype=np.uint8)
-_TO_SPACE[[9, 11, 12, 13]] = 32  # tab, vertical tab, form feed, CR
+_TO_SPACE = bytes.maketrans(b"\t\x0b\x0c\r", b"    ")  # tab, vertical tab, form feed, CR
 
 
 # --- public readers and writers ---------------------------------------------
@@ -255,15 +254,23 @@ def _canonical(data: bytes, kind: str) -> bytes:
 
     Line breaks are kept, so line numbers do not change.
     """
-    buf = _TO_SPACE[np.frombuffer(data, dtype=np.uint8)]
+    buf = np.frombuffer(data.translate(_TO_SPACE), dtype=np.uint8)
     if len(buf) == 0 or buf[-1] != 10:
         buf = np.append(buf, np.uint8(10))
     buf = buf[_single_spaces(buf)]
     buf = buf[~_trailing_spaces(buf)]
     buf = buf[~_comment_text(buf)]
-    if kind == "run":
+    if kind == "run" and _may_have_extra_fields(buf):
         buf = buf[~_after_sixth_field(buf)]
     return buf.tobytes()
+
+
+def _may_have_extra_fields(buf: np.ndarray) -> bool:
+    """False when the lines hold no more than 5 spaces each on average: then no line has fields after
+    the tag, or some line has too few fields and the file is refused anyway."""
+    line_ends = np.flatnonzero(buf == 10)
+    non_empty = np.count_nonzero(np.diff(np.concatenate(([-1], line_ends))) > 1)
+    return np.count_nonzero(buf == 32) > 5 * non_empty
 
 
 def _single_spaces(buf: np.ndarray) -> np.ndarray:
@@ -284,11 +291,13 @@ def _trailing_spaces(buf: np.ndarray) -> np.ndarray:
 def _from_to_line_end(buf: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """True from each start position up to (not including) the next line break."""
     ends = np.flatnonzero(buf == 10)
-    ends = ends[np.searchsorted(ends, starts)]
-    marks = np.zeros(len(buf), dtype=np.int8)
-    marks[starts] = 1  # a start is never a line break, and each line has at most one start
-    marks[ends] = -1
-    return np.cumsum(marks, dtype=np.int32) > 0
+    lengths = ends[np.searchsorted(ends, starts)] - starts
+    # the positions of every byte in the ranges, without a Python loop: range by range, 0, 1, 2, ...
+    before = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    positions = np.repeat(starts - before, lengths) + np.arange(lengths.sum())
+    inside = np.zeros(len(buf), dtype=bool)
+    inside[positions] = True
+    return inside
 
 
 def _comment_text(buf: np.ndarray) -> np.ndarray:
@@ -299,10 +308,12 @@ def _comment_text(buf: np.ndarray) -> np.ndarray:
 
 def _after_sixth_field(buf: np.ndarray) -> np.ndarray:
     """Of each run line, the bytes from the sixth space on: the fields after the tag."""
-    spaces = np.flatnonzero(buf == 32)
-    line_of_space = np.searchsorted(np.flatnonzero(buf == 10), spaces)
-    first_of_line = np.searchsorted(line_of_space, line_of_space)
-    sixth = spaces[np.arange(len(spaces)) - first_of_line == 5]
+    breaks = np.flatnonzero((buf == 32) | (buf == 10))  # every space and line break, in order
+    is_line_break = buf[breaks] == 10
+    position = np.arange(len(breaks))
+    last_line_break = np.maximum.accumulate(np.where(is_line_break, position, -1))
+    spaces_before = position - last_line_break - 1  # spaces earlier on the same line
+    sixth = breaks[~is_line_break & (spaces_before == 5)]
     return _from_to_line_end(buf, sixth)
 
 
