@@ -266,11 +266,14 @@ def _canonical(data: bytes, kind: str) -> bytes:
 
 
 def _may_have_extra_fields(buf: np.ndarray) -> bool:
-    """False when the lines hold no more than 5 spaces each on average: then no line has fields after
-    the tag, or some line has too few fields and the file is refused anyway."""
+    """False when the lines hold 5 spaces each or fewer on average.
+
+    Then no line has fields after the tag, or some line has too few fields and
+    the file is refused anyway.
+    """
     line_ends = np.flatnonzero(buf == 10)
     non_empty = np.count_nonzero(np.diff(np.concatenate(([-1], line_ends))) > 1)
-    return np.count_nonzero(buf == 32) > 5 * non_empty
+    return bool(np.count_nonzero(buf == 32) > 5 * non_empty)
 
 
 def _single_spaces(buf: np.ndarray) -> np.ndarray:
