@@ -1,37 +1,53 @@
-"""Time helpers.evaluate next to pytrec_eval and ranx on seeded synthetic runs (lesson 09).
+"""Time helpers.batch.evaluate next to the trec_eval binary, pytrec_eval and ranx, same files (lesson 09).
 
-    .venv/bin/python benchmarks/bench_evaluate.py                 # 10k x 100 and 1k x 1000
-    .venv/bin/python benchmarks/bench_evaluate.py --sizes 2000x100 --repeats 3 --no-ranx
-    .venv/bin/python benchmarks/bench_evaluate.py --memory        # peak memory, 1 million run rows
+    .venv/bin/python benchmarks/bench_evaluate.py                       # 10k x 100 and 1k x 1000
+    .venv/bin/python benchmarks/bench_evaluate.py --sizes 2000x100 --repeats 3
+    .venv/bin/python benchmarks/bench_evaluate.py --memory 100000x100   # peak memory from files
 
 Synthetic data (seed 42): ``depth`` returned documents per query with distinct
 random scores, rows written query by query in rank order (like a run file);
 5-15 judged documents per query, each one left unreturned with probability
-0.3; grades 0/1/2/3 with probabilities .4/.3/.2/.1.
+0.3; grades 0/1/2/3 with probabilities .4/.3/.2/.1. Ids are text (``q00017``,
+``d123456``) unless a row says whole numbers.
 
-Measures: nDCG@10 (linear gain), RR@10, AP, P@10, R@100. Every contender
-starts from the same pandas DataFrames, so the times include turning them
-into whatever the library takes. pytrec_eval has no RR cutoff, so it gets
-RR on the run cut to its top 10 (cutting is part of its time).
-Before timing, the per-query values of all three are checked to agree within
-1e-12. Each time is the median of ``--repeats`` runs after one warm-up run.
-ranx compiles its numba code on first use (about 80 s when its cache is empty);
-the warm-up run absorbs that. This is a benchmark, not a test.
+Measures: nDCG@10, RR, AP, P@10, R@100. RR has no cutoff because trec_eval
+has none: each contender then computes all five in one call, its leanest way.
+
+From files (TREC qrels and run files written once, read by every contender):
+
+- helpers.batch.evaluate given the two paths (pyarrow's CSV reader uses every
+  core; a second row holds it to one thread, as the other contenders run);
+- the trec_eval 10.0 binary, built with ``make`` from
+  ``../shared/reference/trec_eval-10.0-src.tar.gz`` into a temporary folder
+  (skipped, with a message, when that file is absent), with ``-c -q`` and the
+  five measures, its output written to a file;
+- pytrec_eval after the leanest Python reading: one loop over the lines,
+  ``line.split()``, nested dicts;
+- ranx's ``Qrels.from_file`` / ``Run.from_file``, when ranx is installed.
+
+From DataFrames (the same data, already in memory): helpers.batch.evaluate,
+pytrec_eval (dicts built with one zip over the columns) and ranx.
+
+Before timing, every contender's per-query values are compared with
+helpers.batch.evaluate: within 1e-12 for pytrec_eval and ranx, within 5e-5
+for the trec_eval binary (it prints 4 decimals). Each time is the median of
+``--repeats`` runs after one warm-up run. This is a benchmark, not a test.
 """
 
 from __future__ import annotations
 
 import argparse
-import ctypes
+import collections
 import gc
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
-import tracemalloc
 from pathlib import Path
 
 import numpy as np
@@ -40,17 +56,17 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from helpers.batch.evaluation import evaluate  # noqa: E402
-from helpers.batch.trec_io import read_qrels, read_run, write_qrels, write_run  # noqa: E402
+from helpers.batch import evaluate, write_qrels, write_run  # noqa: E402
 
-MEASURES = ["nDCG@10", "RR@10", "AP", "P@10", "R@100"]
-PYTREC_KEYS = {
-    "nDCG@10": "ndcg_cut_10", "RR@10": "recip_rank", "AP": "map", "P@10": "P_10", "R@100": "recall_100",
+TREC_EVAL_SOURCE = ROOT.parent / "shared" / "reference" / "trec_eval-10.0-src.tar.gz"
+MEASURES = ["nDCG@10", "RR", "AP", "P@10", "R@100"]
+TREC_NAMES = {
+    "nDCG@10": "ndcg_cut_10", "RR": "recip_rank", "AP": "map", "P@10": "P_10", "R@100": "recall_100",
 }
-RANX_KEYS = {
-    "nDCG@10": "ndcg@10", "RR@10": "mrr@10", "AP": "map", "P@10": "precision@10", "R@100": "recall@100",
-}
+PYTREC_MEASURES = {"ndcg_cut.10", "recip_rank", "map", "P.10", "recall.100"}
+RANX_NAMES = {"nDCG@10": "ndcg@10", "RR": "mrr", "AP": "map", "P@10": "precision@10", "R@100": "recall@100"}
 AGREEMENT = 1e-12
+PRINT_ROUNDING = 5e-5 + 1e-9  # trec_eval prints 4 decimals
 
 
 # --- data ----------------------------------------------------------------------
@@ -88,48 +104,136 @@ def as_text_ids(table: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
-# --- the contenders: each takes the DataFrames and returns a per-query DataFrame ---
+def shuffled(table: pd.DataFrame, seed: int = 1) -> pd.DataFrame:
+    return table.sample(frac=1.0, random_state=seed).reset_index(drop=True)
 
 
-def run_ours(qrels: pd.DataFrame, run: pd.DataFrame) -> pd.DataFrame:
+# --- the trec_eval binary, built for this run only --------------------------------
+
+
+def build_trec_eval(folder: Path) -> Path | None:
+    """Unpack trec_eval 10.0's source into ``folder``, build it with make; None without the source."""
+    if not TREC_EVAL_SOURCE.is_file():
+        print(f"# trec_eval binary skipped: {TREC_EVAL_SOURCE} not found")
+        return None
+    if shutil.which("make") is None or shutil.which("gcc") is None:
+        print("# trec_eval binary skipped: make and gcc are needed to build it")
+        return None
+    with tarfile.open(TREC_EVAL_SOURCE) as archive:
+        archive.extractall(folder, filter="data")
+    makefiles = list(folder.rglob("Makefile"))
+    source = makefiles[0].parent
+    subprocess.run(["make"], cwd=source, check=True, capture_output=True)
+    return source / "trec_eval"
+
+
+def trec_eval_command(binary: Path, qrels: Path, run: Path, per_query: bool) -> list[str]:
+    names = ("ndcg_cut.10", "recip_rank", "map", "P.10", "recall.100")
+    measures = [arg for name in names for arg in ("-m", name)]
+    return [str(binary), "-c", *(["-q"] if per_query else []), *measures, str(qrels), str(run)]
+
+
+def run_trec_eval(binary: Path, qrels: Path, run: Path, per_query: bool = True) -> str:
+    return subprocess.run(trec_eval_command(binary, qrels, run, per_query), check=True, capture_output=True,
+                          text=True).stdout
+
+
+def parse_trec_eval(output: str) -> pd.DataFrame:
+    """trec_eval -q output as a per-query table with our measure names."""
+    ours = {trec: name for name, trec in TREC_NAMES.items()}
+    values: dict = collections.defaultdict(dict)
+    for line in output.splitlines():
+        measure, qid, value = line.split()
+        if measure in ours and qid != "all":
+            values[ours[measure]][qid] = float(value)
+    return pd.DataFrame(values)[MEASURES]
+
+
+# --- the contenders ------------------------------------------------------------------
+
+
+def helpers_from_files(qrels: Path, run: Path) -> pd.DataFrame:
     return evaluate(qrels, run, MEASURES).per_query
 
 
-def run_pytrec_eval(qrels: pd.DataFrame, run: pd.DataFrame) -> pd.DataFrame:
+def helpers_from_files_one_thread(qrels: Path, run: Path) -> pd.DataFrame:
+    """The same call with pyarrow's CSV reader held to one thread, like the other contenders."""
+    import pyarrow as pa
+
+    threads = pa.cpu_count()
+    pa.set_cpu_count(1)
+    try:
+        return helpers_from_files(qrels, run)
+    finally:
+        pa.set_cpu_count(threads)
+
+
+def helpers_from_frames(qrels: pd.DataFrame, run: pd.DataFrame) -> pd.DataFrame:
+    return evaluate(qrels, run, MEASURES).per_query
+
+
+def pytrec_eval_from_files(qrels: Path, run: Path) -> pd.DataFrame:
+    """The leanest Python reading: one loop over the lines, split, nested dicts."""
     import pytrec_eval
 
-    qrels_dict, run_dict = nested(qrels, "grade", int), nested(run, "score", float)
-    top10 = {qid: dict(sorted(docs.items(), key=lambda p: -p[1])[:10]) for qid, docs in run_dict.items()}
-    main = pytrec_eval.RelevanceEvaluator(qrels_dict, {"ndcg_cut.10", "map", "P.10", "recall.100"})
-    scores = main.evaluate(run_dict)
-    reciprocal = pytrec_eval.RelevanceEvaluator(qrels_dict, {"recip_rank"}).evaluate(top10)
-    table = pd.DataFrame.from_dict(scores, orient="index")
-    table["recip_rank"] = pd.Series({qid: values["recip_rank"] for qid, values in reciprocal.items()})
-    return table.rename(columns={v: k for k, v in PYTREC_KEYS.items()})[MEASURES]
+    judged: dict = collections.defaultdict(dict)
+    with open(qrels) as lines:
+        for line in lines:
+            qid, _, docno, grade = line.split()
+            judged[qid][docno] = int(grade)
+    ranked: dict = collections.defaultdict(dict)
+    with open(run) as lines:
+        for line in lines:
+            qid, _, docno, _, score, _ = line.split()
+            ranked[qid][docno] = float(score)
+    return pytrec_eval_table(pytrec_eval.RelevanceEvaluator(judged, PYTREC_MEASURES).evaluate(ranked))
 
 
-def nested(table: pd.DataFrame, value: str, kind) -> dict:
-    result: dict = {}
-    for qid, docno, number in zip(table["qid"], table["docno"], table[value], strict=True):
-        result.setdefault(qid, {})[docno] = kind(number)
-    return result
+def pytrec_eval_from_frames(qrels: pd.DataFrame, run: pd.DataFrame) -> pd.DataFrame:
+    import pytrec_eval
+
+    judged: dict = collections.defaultdict(dict)
+    for qid, docno, grade in zip(qrels["qid"], qrels["docno"], qrels["grade"].tolist(), strict=True):
+        judged[qid][docno] = grade
+    ranked: dict = collections.defaultdict(dict)
+    for qid, docno, score in zip(run["qid"], run["docno"], run["score"].tolist(), strict=True):
+        ranked[qid][docno] = score
+    return pytrec_eval_table(pytrec_eval.RelevanceEvaluator(judged, PYTREC_MEASURES).evaluate(ranked))
 
 
-def run_ranx(qrels: pd.DataFrame, run: pd.DataFrame) -> pd.DataFrame:
+def pytrec_eval_table(values: dict) -> pd.DataFrame:
+    table = pd.DataFrame.from_dict(values, orient="index")
+    return table.rename(columns={trec: name for name, trec in TREC_NAMES.items()})[MEASURES]
+
+
+def ranx_from_files(qrels: Path, run: Path) -> pd.DataFrame:
+    from ranx import Qrels, Run
+    from ranx import evaluate as ranx_evaluate
+
+    ranx_run = Run.from_file(str(run), kind="trec")
+    ranx_evaluate(Qrels.from_file(str(qrels), kind="trec"), ranx_run, list(RANX_NAMES.values()))
+    return pd.DataFrame({ours: pd.Series(ranx_run.scores[key]) for ours, key in RANX_NAMES.items()})
+
+
+def ranx_from_frames(qrels: pd.DataFrame, run: pd.DataFrame) -> pd.DataFrame:
     from ranx import Qrels, Run
     from ranx import evaluate as ranx_evaluate
 
     ranx_qrels = Qrels.from_df(qrels.astype({"qid": object, "docno": object}), "qid", "docno", "grade")
     ranx_run = Run.from_df(run.astype({"qid": object, "docno": object}), "qid", "docno", "score")
-    ranx_evaluate(ranx_qrels, ranx_run, list(RANX_KEYS.values()))
-    table = pd.DataFrame({ours: pd.Series(ranx_run.scores[key]) for ours, key in RANX_KEYS.items()})
-    return table
+    ranx_evaluate(ranx_qrels, ranx_run, list(RANX_NAMES.values()))
+    return pd.DataFrame({ours: pd.Series(ranx_run.scores[key]) for ours, key in RANX_NAMES.items()})
 
 
-CONTENDERS = {"helpers.evaluate": run_ours, "pytrec_eval": run_pytrec_eval, "ranx": run_ranx}
+def have_ranx() -> bool:
+    try:
+        import ranx  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
-# --- timing, agreement, memory --------------------------------------------------
+# --- timing and agreement ------------------------------------------------------------
 
 
 def timed(function, *args, repeats: int) -> tuple[list[float], object]:
@@ -143,84 +247,89 @@ def timed(function, *args, repeats: int) -> tuple[list[float], object]:
     return times, result
 
 
-def check_agreement(reference: pd.DataFrame, other: pd.DataFrame, name: str) -> float:
+def check_agreement(reference: pd.DataFrame, other: pd.DataFrame, name: str, tolerance: float) -> float:
     other = other.reindex(index=reference.index.astype(str), columns=MEASURES)
     other.index = reference.index
     if other.isna().any().any():
         raise AssertionError(f"{name}: missing queries or measures")
     worst = float((reference - other).abs().max().max())
-    if worst > AGREEMENT:
-        raise AssertionError(f"{name} disagrees with helpers.evaluate by {worst:.2e}")
+    if worst > tolerance:
+        raise AssertionError(f"{name} disagrees with helpers.batch.evaluate by {worst:.2e}")
     return worst
 
 
-def shuffled(table: pd.DataFrame, seed: int = 1) -> pd.DataFrame:
-    return table.sample(frac=1.0, random_state=seed).reset_index(drop=True)
+def row(size: str, source: str, contender: str, times: list[float], agreement: str) -> dict:
+    return {"size": size, "from": source, "contender": contender, "median_s": statistics.median(times),
+            "min_s": min(times), "max_s": max(times), "agreement": agreement}
 
 
-def bench_size(n_queries: int, depth: int, repeats: int, with_ranx: bool) -> list[dict]:
-    qrels, run = make_collection(n_queries, depth)
-    int_qrels, int_run = make_collection(n_queries, depth, text_ids=False)
-    rows, results = [], {}
-    contenders = {name: f for name, f in CONTENDERS.items() if with_ranx or name != "ranx"}
-    for name, function in contenders.items():
-        times, results[name] = timed(function, qrels, run, repeats=repeats)
-        rows.append(row(name, "text ids, rows in rank order", times))
-    for name in contenders:
-        if name != "helpers.evaluate":
-            rows[[r["contender"] for r in rows].index(name)]["max_diff"] = check_agreement(
-                results["helpers.evaluate"], results[name], name
-            )
-    variants = {
-        "text ids, rows shuffled": (qrels, shuffled(run)),
-        "whole-number ids, rows in rank order": (int_qrels, int_run),
-        "whole-number ids, rows shuffled": (int_qrels, shuffled(int_run)),
-    }
-    for label, (q, r) in variants.items():
-        times, result = timed(run_ours, q, r, repeats=repeats)
-        assert np.allclose(result.to_numpy(), results["helpers.evaluate"].to_numpy(), atol=AGREEMENT, rtol=0)
-        rows.append(row("helpers.evaluate", label, times))
-    rows.append(row("helpers.evaluate", "TREC files: read + evaluate", files_times(qrels, run, repeats)))
-    for item in rows:
-        item["size"] = f"{n_queries:,} q x {depth:,} docs"
+def bench_files(size: str, qrels: Path, run: Path, binary, repeats: int, ranx: bool) -> list[dict]:
+    rows = []
+    times, reference = timed(helpers_from_files, qrels, run, repeats=repeats)
+    rows.append(row(size, "TREC files", "helpers.batch.evaluate", times, "reference"))
+    times, _ = timed(helpers_from_files_one_thread, qrels, run, repeats=repeats)
+    rows.append(row(size, "TREC files", "helpers.batch.evaluate, pyarrow on 1 thread", times, "same call"))
+    if binary is not None:
+        worst = check_agreement(reference, parse_trec_eval(run_trec_eval(binary, qrels, run)), "trec_eval",
+                                PRINT_ROUNDING)
+        for per_query, label in ((True, "trec_eval 10.0 binary, -q"), (False, "trec_eval 10.0, means only")):
+            times, _ = timed(run_trec_eval, binary, qrels, run, per_query, repeats=repeats)
+            rows.append(row(size, "TREC files", label, times, f"{worst:.1e} (4 decimals printed)"))
+    times, result = timed(pytrec_eval_from_files, qrels, run, repeats=repeats)
+    worst = check_agreement(reference, result, "pytrec_eval", AGREEMENT)
+    rows.append(row(size, "TREC files", "pytrec_eval, lean Python reading", times, f"{worst:.1e}"))
+    if ranx:
+        times, result = timed(ranx_from_files, qrels, run, repeats=repeats)
+        worst = check_agreement(reference, result, "ranx", AGREEMENT)
+        rows.append(row(size, "TREC files", "ranx", times, f"{worst:.1e}"))
     return rows
 
 
-def files_times(qrels, run, repeats: int) -> list[float]:
-    with tempfile.TemporaryDirectory() as folder:
-        qrels_path = write_qrels(qrels, Path(folder) / "bench.qrels")
-        run_path = write_run(run, Path(folder) / "bench.run")
-        from_files = lambda: evaluate(read_qrels(qrels_path), read_run(run_path), MEASURES)  # noqa: E731
-        times, _ = timed(from_files, repeats=repeats)
-    return times
+def bench_frames(size: str, n_queries: int, depth: int, repeats: int, ranx: bool) -> list[dict]:
+    qrels, run = make_collection(n_queries, depth)
+    int_qrels, int_run = make_collection(n_queries, depth, text_ids=False)
+    rows = []
+    times, reference = timed(helpers_from_frames, qrels, run, repeats=repeats)
+    rows.append(row(size, "DataFrames, text ids", "helpers.batch.evaluate", times, "reference"))
+    variants = {
+        "DataFrames, text ids, rows shuffled": (qrels, shuffled(run)),
+        "DataFrames, whole-number ids": (int_qrels, int_run),
+        "DataFrames, whole-number ids, rows shuffled": (int_qrels, shuffled(int_run)),
+    }
+    for label, (q, r) in variants.items():
+        times, result = timed(helpers_from_frames, q, r, repeats=repeats)
+        worst = float(np.abs(result.to_numpy() - reference.to_numpy()).max())
+        if worst > AGREEMENT:
+            raise AssertionError(f"{label}: helpers.batch.evaluate disagrees with itself by {worst:.2e}")
+        rows.append(row(size, label, "helpers.batch.evaluate", times, f"{worst:.1e}"))
+    times, result = timed(pytrec_eval_from_frames, qrels, run, repeats=repeats)
+    rows.append(row(size, "DataFrames, text ids", "pytrec_eval", times,
+                    f"{check_agreement(reference, result, 'pytrec_eval', AGREEMENT):.1e}"))
+    if ranx:
+        times, result = timed(ranx_from_frames, qrels, run, repeats=repeats)
+        rows.append(row(size, "DataFrames, text ids", "ranx", times,
+                        f"{check_agreement(reference, result, 'ranx', AGREEMENT):.1e}"))
+    return rows
 
 
-def row(contender: str, variant: str, times: list[float]) -> dict:
-    return {"contender": contender, "input": variant, "median_s": statistics.median(times),
-            "min_s": min(times), "max_s": max(times)}
+def write_files(folder: Path, n_queries: int, depth: int) -> tuple[Path, Path]:
+    qrels, run = make_collection(n_queries, depth)
+    return write_qrels(qrels, folder / "bench.qrels"), write_run(run, folder / "bench.run")
 
 
-def memory_child(name: str) -> dict:
-    """Peak memory of one contender on 10k x 100 (1 million run rows), measured in a fresh process.
+# --- memory ---------------------------------------------------------------------------
 
-    Linux keeps the peak resident size in /proc/self/status (VmHWM); writing 5
-    to /proc/self/clear_refs resets it, so the peak covers the evaluation only.
-    tracemalloc sees numpy's and Python's allocations but not those made inside
-    C/C++ extensions (pytrec_eval's evaluator, parts of numba's typed dicts).
+
+def memory_child(qrels: str, run: str) -> dict:
+    """Peak resident memory of one evaluate call from files, in this (fresh) process.
+
+    Linux keeps the peak resident size in /proc/self/status (VmHWM).
     """
-    small = make_collection(20, 30)
-    CONTENDERS[name](*small)  # import and compile first, so that only the evaluation is measured
-    qrels, run = make_collection(10_000, 100)
-    gc.collect()
-    ctypes.CDLL("libc.so.6").malloc_trim(0)  # hand freed heap pages back, so growth means new memory
     before = resident_mb("VmRSS")
-    Path("/proc/self/clear_refs").write_text("5")
-    tracemalloc.start()
-    CONTENDERS[name](qrels, run)
-    _, traced = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    return {"contender": name, "rss_before_mb": before, "rss_growth_mb": resident_mb("VmHWM") - before,
-            "traced_peak_mb": traced / 2**20}
+    start = time.perf_counter()
+    evaluate(qrels, run, MEASURES)
+    seconds = time.perf_counter() - start
+    return {"rss_before_mb": before, "peak_rss_mb": resident_mb("VmHWM"), "seconds": seconds}
 
 
 def resident_mb(field: str) -> float:
@@ -230,61 +339,63 @@ def resident_mb(field: str) -> float:
     raise RuntimeError(f"{field} not found in /proc/self/status")
 
 
-def memory_table(with_ranx: bool) -> list[dict]:
-    rows = []
-    for name in CONTENDERS:
-        if name == "ranx" and not with_ranx:
-            continue
-        output = subprocess.run([sys.executable, __file__, "--memory-child", name], check=True,
-                                capture_output=True, text=True).stdout
-        rows.append(json.loads(output.strip().splitlines()[-1]))
-    return rows
+def memory(size: str) -> dict:
+    n_queries, depth = parse_size(size)
+    with tempfile.TemporaryDirectory() as folder:
+        qrels, run = write_files(Path(folder), n_queries, depth)
+        megabytes = run.stat().st_size / 2**20
+        output = subprocess.run([sys.executable, __file__, "--memory-child", str(qrels), str(run)],
+                                check=True, capture_output=True, text=True).stdout
+    result = json.loads(output.strip().splitlines()[-1])
+    return {"size": size, "run_file_mb": megabytes, **result}
 
 
-# --- printing ---------------------------------------------------------------------
+# --- printing --------------------------------------------------------------------------
 
 
 def print_times(rows: list[dict]) -> None:
-    print("| size | contender | input | median s [min-max] | x pytrec_eval | agreement |")
+    print("| size | from | contender | median s [min-max] | helpers is faster by | agreement |")
     print("|---|---|---|---|---|---|")
-    for size in dict.fromkeys(r["size"] for r in rows):
-        group = [r for r in rows if r["size"] == size]
-        base = next(r["median_s"] for r in group if r["contender"] == "pytrec_eval")
-        for r in group:
-            agreement = f"{r['max_diff']:.1e}" if "max_diff" in r else ("reference" if r is group[0] else "")
-            print(f"| {size} | {r['contender']} | {r['input']} | {r['median_s']:.3f} "
-                  f"[{r['min_s']:.3f}-{r['max_s']:.3f}] | {r['median_s'] / base:.2f} | {agreement} |")
-
-
-def print_memory(rows: list[dict]) -> None:
-    print("| 10k q x 100 docs (1M run rows) | RSS before MB | peak RSS growth MB | tracemalloc peak MB |")
-    print("|---|---|---|---|")
     for r in rows:
-        sizes = f"{r['rss_before_mb']:.0f} | {r['rss_growth_mb']:.0f} | {r['traced_peak_mb']:.0f}"
-        print(f"| {r['contender']} | {sizes} |")
+        base = next(b for b in rows if b["size"] == r["size"] and b["contender"] == "helpers.batch.evaluate"
+                    and b["from"].startswith(r["from"][:10]))
+        ours = r["contender"].startswith("helpers.batch.evaluate")
+        ratio = "" if ours else f"{r['median_s'] / base['median_s']:.1f}x"
+        print(f"| {r['size']} | {r['from']} | {r['contender']} | {r['median_s']:.3f} "
+              f"[{r['min_s']:.3f}-{r['max_s']:.3f}] | {ratio} | {r['agreement']} |")
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    n_queries, depth = (int(part) for part in text.lower().split("x"))
+    return n_queries, depth
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", nargs="+", default=["10000x100", "1000x1000"], help="QUERIESxDEPTH")
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--no-ranx", action="store_true", help="leave ranx out (not a project dependency)")
-    parser.add_argument("--memory", action="store_true", help="measure peak memory instead of time")
-    parser.add_argument("--memory-child", help=argparse.SUPPRESS)
+    parser.add_argument("--no-ranx", action="store_true", help="leave ranx out even when it is installed")
+    parser.add_argument("--memory", metavar="SIZE", help="peak memory from files, e.g. 100000x100")
+    parser.add_argument("--memory-child", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--json", type=Path, help="also write the rows to this JSON file")
     args = parser.parse_args(argv)
     if args.memory_child:
-        print(json.dumps(memory_child(args.memory_child)))
+        print(json.dumps(memory_child(*args.memory_child)))
         return
     print(f"# {os.cpu_count()} cores, load average at start {os.getloadavg()[0]:.2f}")
     if args.memory:
-        rows = memory_table(not args.no_ranx)
-        print_memory(rows)
+        rows = [memory(args.memory)]
+        print(json.dumps(rows[0]))
     else:
+        ranx = have_ranx() and not args.no_ranx
         rows = []
-        for size in args.sizes:
-            n_queries, depth = (int(part) for part in size.lower().split("x"))
-            rows += bench_size(n_queries, depth, args.repeats, not args.no_ranx)
+        with tempfile.TemporaryDirectory() as folder:
+            binary = build_trec_eval(Path(folder) / "trec_eval")
+            for size in args.sizes:
+                n_queries, depth = parse_size(size)
+                qrels, run = write_files(Path(folder), n_queries, depth)
+                rows += bench_files(size, qrels, run, binary, args.repeats, ranx)
+                rows += bench_frames(size, n_queries, depth, args.repeats, ranx)
         print_times(rows)
     print(f"# load average at end {os.getloadavg()[0]:.2f}")
     if args.json:

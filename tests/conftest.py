@@ -1,4 +1,5 @@
-"""Test tiers by marker: the quick core is ``pytest -m "not browser and not notebook and not libreoffice"``.
+"""Test tiers by marker; the quick core is ``pytest -m "not browser and not notebook and not libreoffice and not hub
+and not install"`` (the README gives the command).
 
 Markers set here by rule (the others are set in the test modules):
 ``browser`` for every test under ``tests/browser/``, ``libreoffice`` for every

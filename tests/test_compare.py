@@ -65,21 +65,45 @@ def test_identical_systems_give_p_1_also_when_every_pattern_is_enumerated():
     assert randomization_test(paired_scores(a, a)["difference"]) == 1.0
 
 
-def test_a_constant_large_shift_is_significant():
+def test_a_constant_large_shift_is_significant_but_has_no_t_or_d():
     a = scores(np.arange(30) / 60)  # multiples of 1/60: a + 0.5 - a is exactly 0.5
     summary = compare(a, a + 0.5).summary
     assert summary["p_randomization"] == pytest.approx(1 / 10_001)  # no random pattern reaches the mean
-    assert summary["p_t_test"] == 0.0 and summary["t_statistic"] == np.inf
-    assert summary["cohens_d"] == np.inf
+    # no spread: t, its p-value and d are undefined (NaN), never infinite
+    assert np.isnan(summary[["t_statistic", "p_t_test", "cohens_d"]].astype(float)).all()
     assert summary["ci_low"] == summary["ci_high"] == pytest.approx(0.5)
     assert summary["wins"] == 30
 
 
-def test_a_constant_loss_is_significant_in_the_other_direction():
+def test_a_constant_loss_has_no_t_or_d_either():
     a = scores(np.arange(20) / 40)
     summary = compare(a, a - 0.25).summary
-    assert summary["t_statistic"] == -np.inf and summary["cohens_d"] == -np.inf
+    assert np.isnan(summary["t_statistic"]) and np.isnan(summary["cohens_d"])
     assert summary["mean_difference"] == pytest.approx(-0.25) and summary["losses"] == 20
+
+
+def test_one_system_scored_by_two_libraries_is_identical_not_infinitely_different():
+    # the same run scored by pytrec_eval and by helpers differs only by float rounding
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels_path, run_path = TREC_EVAL / "qrels.test", TREC_EVAL / "results.test"
+    ours = evaluate(qrels_path, run_path, "nDCG").per_query["nDCG"]
+    from helpers.batch import read_qrels, read_run
+
+    qrels, run = read_qrels(qrels_path), read_run(run_path)
+    nested = {}
+    for qid, docno, grade in qrels[["qid", "docno", "grade"]].itertuples(index=False):
+        nested.setdefault(qid, {})[docno] = int(grade)
+    ranked = {}
+    for qid, docno, score in run[["qid", "docno", "score"]].itertuples(index=False):
+        ranked.setdefault(qid, {})[docno] = float(score)
+    theirs = pd.Series({qid: v["ndcg"] for qid, v in
+                        pytrec_eval.RelevanceEvaluator(nested, {"ndcg"}).evaluate(ranked).items()})
+    noise = pd.Series([0.0, 1e-16, -2e-16, 5e-17], index=["a", "b", "c", "d"])  # plus rounding-size noise
+    a, b = pd.concat([ours, noise * 0]), pd.concat([theirs, noise])
+    summary = compare(a, b).summary
+    assert summary["t_statistic"] == 0.0 and summary["p_t_test"] == 1.0
+    assert summary["cohens_d"] == 0.0 and summary["p_randomization"] == 1.0
+    assert paired_t_test(noise.to_numpy()) == (0.0, 1.0) and cohens_d(noise.to_numpy()) == 0.0
 
 
 @pytest.mark.parametrize(
@@ -150,8 +174,35 @@ def test_bootstrap_interval_contains_the_mean_and_is_close_to_the_normal_one():
     assert low < narrow[0] < narrow[1] < high
 
 
-def test_bootstrap_of_a_single_value_is_that_value():
-    assert bootstrap_ci([0.25]) == (0.25, 0.25)
+def test_bootstrap_needs_two_queries_and_a_constant_gives_that_constant():
+    with pytest.raises(ValueError, match="at least 2 queries"):
+        bootstrap_ci([0.25])
+    assert bootstrap_ci([0.25, 0.25]) == (0.25, 0.25)
+
+
+def test_bootstrap_is_scipy_percentile_bootstrap():
+    differences = np.random.default_rng(3).normal(0.02, 0.1, 300)
+    expected = stats.bootstrap((differences,), np.mean, n_resamples=2000, confidence_level=0.9,
+                               method="percentile", random_state=np.random.default_rng(7)).confidence_interval
+    ours = bootstrap_ci(differences, 0.9, 2000, seed=7)
+    assert ours == pytest.approx((expected.low, expected.high), abs=1e-12)
+
+
+@pytest.mark.parametrize("differences", [[0.1, -0.3, 0.25, 0.05], [1.0, 2.0, 3.0, -0.5, 0.0, 0.75]])
+def test_exact_randomization_test_equals_scipy_permutation_test(differences):
+    expected = stats.permutation_test((np.array(differences),), np.mean, permutation_type="samples",
+                                      vectorized=True).pvalue
+    assert randomization_test(differences) == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize("shift", [0.0, 0.01, 0.03])
+def test_sampled_randomization_test_agrees_with_scipy_permutation_test(shift):
+    differences = np.random.default_rng(11).normal(shift, 0.2, 400)
+    ours = randomization_test(differences, n_resamples=20_000, seed=1)
+    theirs = stats.permutation_test((differences,), np.mean, permutation_type="samples", vectorized=True,
+                                    n_resamples=20_000, random_state=np.random.default_rng(2)).pvalue
+    # two independent Monte Carlo estimates of one p-value: within 4 standard errors of each other
+    assert abs(ours - theirs) <= 4 * np.sqrt(2 * theirs * (1 - theirs) / 20_000) + 2e-4
 
 
 # --- pairing and what is refused ---------------------------------------------
@@ -189,9 +240,9 @@ def test_queries_blank_for_both_are_left_out_and_blank_for_one_is_refused():
         (scores([0.1, 0.2]), scores([0.1, 0.2]), {"names": ("A", "A")}, ValueError, "two different labels"),
         (scores([0.1, 0.2]), scores([0.1, 0.2]), {"names": ("A", "difference")}, ValueError, "computed"),
         (scores([0.1, 0.2]), scores([0.1, 0.2]), {"n_resamples": 0}, ValueError, "n_resamples"),
-        (scores([0.1, 0.2]), scores([0.1, 0.2]), {"seed": -1}, TypeError, "seed must be"),
+        (scores([0.1, 0.2]), scores([0.1, 0.2]), {"seed": -1}, ValueError, "seed must be at least 0"),
         (scores([0.1, 0.2]), scores([0.1, 0.2]), {"seed": "x"}, TypeError, "seed must be"),
-        (scores([0.1, 0.2]), scores([0.1, 0.2]), {"confidence": 95}, ValueError, "between 0 and 1"),
+        (scores([0.1, 0.2]), scores([0.1, 0.2]), {"confidence": 95}, ValueError, "must be below 1"),
         (pd.DataFrame({"AP": [0.1], "RR": [0.2]}), scores([0.1]), {}, ValueError, "pick one with measure="),
         (pd.DataFrame({"AP": [0.1]}), scores([0.1]), {"measure": "RR"}, ValueError, "has no measure 'RR'"),
     ],

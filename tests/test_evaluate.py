@@ -14,7 +14,7 @@ import pytrec_eval
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import helpers.batch.evaluation as evaluate_module
+import helpers.batch._engine as engine
 from helpers import metrics
 from helpers.batch.evaluation import MEASURES, Evaluation, evaluate, parse_measure, parse_measures, rank_run
 from helpers.batch.trec_io import read_qrels, read_run, write_qrels, write_run
@@ -125,7 +125,8 @@ def test_pytrec_eval_matches_every_query_of_results_test():
 
 # --- 2. random small cases with ties: pytrec_eval and helpers.metrics ------
 
-DOCNOS = ["a", "b", "d1", "d10", "d2", "D3", "z9", "10", "9"]
+# short ids are exact keys in the engine, ids over 7 bytes are hashed: both kinds meet here
+DOCNOS = ["a", "b", "d1", "d10", "d2", "D3", "z9", "10", "9", "doc-0000001", "doc-0000001-b", "doc-0000002"]
 SCORES = [0.0, 0.5, 1.0, 1.0, 2.0, -1.5]  # few values, so ties are frequent
 
 
@@ -384,13 +385,15 @@ def test_hash_collisions_fall_back_to_exact_codes(monkeypatch):
     qrels, run = read_qrels(TREC_EVAL / "qrels.test"), read_run(TREC_EVAL / "results.test")
     expected = evaluate(qrels, run, ["AP", "nDCG@10"]).per_query
 
-    def colliding(values, kind):  # every document gets the same "hash"
-        texts, hashes = original(values, kind)
-        return texts, np.zeros_like(hashes)
+    def colliding(text, longest, exact):  # every document gets the same "hash"
+        return np.zeros_like(original(text, longest, exact))
 
-    original = evaluate_module._text_and_hashes
-    monkeypatch.setattr(evaluate_module, "_text_and_hashes", colliding)
+    original = engine.text_keys
+    monkeypatch.setattr(engine, "text_keys", colliding)
+    monkeypatch.setattr(engine, "_longest", lambda text: 9)  # every key a hash, never exact
     pd.testing.assert_frame_equal(evaluate(qrels, run, ["AP", "nDCG@10"]).per_query, expected)
+    with pytest.raises(ValueError, match="document 'b' appears twice"):  # a real repeat is still found
+        evaluate(qrels, run_of([("301", "b", 1.0), ("301", "b", 2.0)]), "AP")
 
 
 def test_ir_measures_column_names_are_accepted():
@@ -560,8 +563,8 @@ GOOD_RUN = run_of([("q", "a", 1.0)])
         (GOOD_QRELS.assign(grade=True), GOOD_RUN, TypeError, "grade' must hold numbers"),
         (GOOD_QRELS, GOOD_RUN.assign(score=np.nan), ValueError, "score must be a finite number"),
         (GOOD_QRELS.assign(grade=np.inf), GOOD_RUN, ValueError, "grade must be a finite number"),
-        (GOOD_QRELS, GOOD_RUN.assign(qid=None), ValueError, "run: a qid is missing"),
-        (GOOD_QRELS, GOOD_RUN.assign(docno=None), ValueError, "run: a docno is missing"),
+        (GOOD_QRELS, GOOD_RUN.assign(qid=None), ValueError, "run: qid: an id is missing"),
+        (GOOD_QRELS, GOOD_RUN.assign(docno=None), ValueError, "run: docno: an id is missing"),
         (GOOD_QRELS, run_of([("q", "a", 1.0), ("q", "a", 2.0)]), ValueError,
          "run: document 'a' appears twice for query 'q'"),
         (qrels_of([("q", "a", 1), ("q", "a", 0)]), GOOD_RUN, ValueError, "qrels: document 'a' appears twice"),
@@ -575,16 +578,21 @@ def test_bad_frames_are_refused(qrels, run, error, message):
 
 
 @pytest.mark.parametrize(
-    ("options", "message"),
+    ("options", "error", "message"),
     [
-        ({"missing": "drop"}, "unknown missing policy 'drop'"),
-        ({"no_relevant": "nan"}, "unknown no_relevant policy 'nan'"),
-        ({"depth": 0}, "depth must be a whole number >= 1"),
-        ({"depth": 2.5}, "depth must be a whole number >= 1"),
+        ({"missing": "drop"}, ValueError, "unknown missing policy 'drop'"),
+        ({"no_relevant": "nan"}, ValueError, "unknown no_relevant policy 'nan'"),
+        ({"depth": 0}, ValueError, "depth must be at least 1"),
+        ({"depth": 2.5}, TypeError, "depth must be a whole number"),
+        ({"ideal": "all"}, ValueError, "unknown ideal 'all'"),
+        ({"denominator": "k"}, ValueError, "unknown denominator 'k'"),
+        ({"fractional_grades": "round"}, ValueError, "unknown fractional_grades 'round'"),
+        ({"judged_only": "yes"}, TypeError, "judged_only must be True or False"),
+        ({"missing": 0}, TypeError, "missing policy must be one of"),
     ],
 )
-def test_bad_options_are_refused(options, message):
-    with pytest.raises(ValueError, match=message):
+def test_bad_options_are_refused(options, error, message):
+    with pytest.raises(error, match=message):
         evaluate(GOOD_QRELS, GOOD_RUN, "AP", **options)
 
 

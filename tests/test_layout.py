@@ -62,3 +62,26 @@ def test_pyproject_lists_every_package_folder():
     }
     assert set(config["packages"]) == folders | {"helpers._golden_sets"}
     assert config["package-dir"]["helpers._golden_sets"] == "data"
+
+
+@pytest.mark.install
+def test_the_wheel_carries_every_package_the_golden_sets_and_the_classroom_template(tmp_path):
+    import zipfile
+
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(ROOT)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert built.returncode == 0, built.stderr
+    (wheel,) = tmp_path.glob("*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for expected in (
+        "helpers/metrics.py",
+        "helpers/exercises/lessons/lesson01.py",
+        "helpers/_golden_sets/example_c/judgments.csv",
+        "helpers/_golden_sets/README.md",
+        "helpers/teacher/voila/templates/classroom/index.html.j2",
+        "helpers/teacher/voila/templates/classroom/conf.json",
+    ):
+        assert expected in names, expected
+    assert not any(name.startswith(("tests/", "notebooks/", "data/")) for name in names)

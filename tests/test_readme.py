@@ -18,6 +18,7 @@ def test_readme_gives_exactly_two_setup_commands():
     open_command, test_command = commands
     assert "requirements.txt" in open_command and "jupyter lab" in open_command
     assert "requirements-test.txt" in test_command and "pytest" in test_command
+    assert "ruff check ." in test_command and "mypy" in test_command
 
 
 def test_ci_runs_the_readme_test_command():
@@ -32,5 +33,5 @@ def test_the_notebook_the_open_command_names_exists():
 
 def test_learner_requirements_hold_no_test_tools():
     learner = (ROOT / "requirements.txt").read_text(encoding="utf-8")
-    for tool in ("pytest", "hypothesis", "playwright", "ruff"):
+    for tool in ("pytest", "hypothesis", "playwright", "ruff", "mypy"):
         assert tool not in learner

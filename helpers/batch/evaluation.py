@@ -18,12 +18,16 @@ conventions, so its numbers can be checked against trec_eval's own test files:
   missing from the qrels is ignored;
 - a query without any relevant judged document scores 0 and counts in the
   mean, as in trec_eval (``no_relevant="skip"`` leaves it out of the means,
-  ``"error"`` refuses it).
+  ``"error"`` refuses it);
+- a fractional grade is truncated toward 0, as trec_eval reads grades.
 
-Everything is computed on flat numpy arrays, with no Python loop over
-queries: the run is put in trec_eval order once (no sorting at all when it
-already is), each returned document with a grade above 0 gets its rank, and
-per-query sums come from ``np.bincount``.
+Each convention has a named alternative (``ideal="returned"``,
+``denominator="min_k_R"``, ``judged_only=True``, ``fractional_grades="keep"``):
+see :func:`evaluate`.
+
+The numbers come from the vectorised engine in :mod:`helpers.batch._engine`;
+:mod:`helpers.batch.reference` computes the same numbers with a short loop
+over queries and :mod:`helpers.metrics`, to be read next to the lessons.
 
 Measures are named the ir_measures way: ``nDCG@10``, ``nDCG(gain=exp)@10``,
 ``nDCG``, ``RR``, ``RR(rel=2)@10``, ``AP``, ``AP@100``, ``P@5``, ``R@100``,
@@ -35,13 +39,20 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import Literal, get_args
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
-from helpers.batch.trec_io import read_qrels, read_run
-from helpers.metrics import UndefinedMetricError
+from helpers._checks import MAX_EXPONENTIAL_GRADE, check_choice, check_whole
+from helpers.batch import _engine
+from helpers.batch.trec_io import Source, read_with_source
+from helpers.metrics import DENOMINATORS, IDEALS, Denominator, Ideal, UndefinedMetricError
+
+FractionalGrades = Literal["truncate", "keep"]
+FRACTIONAL_GRADES: tuple[str, ...] = get_args(FractionalGrades)
 
 # --- measures: names, parameters, parsing ----------------------------------
 
@@ -205,10 +216,10 @@ def _parse_rel(value: str, whole: str) -> float:
 _COLUMN_ALIASES = {"query_id": "qid", "doc_id": "docno", "relevance": "grade"}
 
 
-def _as_frame(data, kind: str) -> pd.DataFrame:
-    """Read a path, or check a DataFrame, and return it with the standard column names."""
+def _as_frame(data, kind: str) -> tuple[pd.DataFrame, Source | None]:
+    """Read a path, or check a DataFrame; return it with the standard column names (and its file)."""
     if isinstance(data, str | os.PathLike):
-        return read_qrels(data) if kind == "qrels" else read_run(data)
+        return read_with_source(data, kind, for_evaluation=True)
     if not isinstance(data, pd.DataFrame):
         raise TypeError(
             f"{kind} must be a pandas DataFrame or the path of a TREC {kind} file, got {type(data).__name__}"
@@ -223,281 +234,120 @@ def _as_frame(data, kind: str) -> pd.DataFrame:
     if frame.empty:
         raise ValueError(f"{kind} is empty: there is nothing to evaluate")
     _check_numbers(frame[value], kind)
-    return frame
+    return frame, None
 
 
 def _check_numbers(column: pd.Series, kind: str) -> None:
-    if column.dtype == bool or not pd.api.types.is_numeric_dtype(column.dtype):
+    if pd.api.types.is_bool_dtype(column.dtype) or not pd.api.types.is_numeric_dtype(column.dtype):
         raise TypeError(f"{kind}: the column {column.name!r} must hold numbers, it has dtype {column.dtype}")
     values = column.to_numpy(dtype="float64")
     bad = ~np.isfinite(values)
     if bad.any():
-        row = column.index[np.argmax(bad)]
+        row = column.index[int(np.argmax(bad))]
         raise ValueError(f"{kind}: {column.name} must be a finite number, row {row!r} has {values[bad][0]}")
 
 
-def _check_choice(value, options, name: str) -> None:
-    if value not in options:
-        raise ValueError(f"unknown {name} {value!r}: choose one of {', '.join(map(repr, options))}")
+@dataclass(frozen=True)
+class _Options:
+    """The checked options of one ``evaluate`` call."""
+
+    missing: str
+    no_relevant: str
+    depth: int | None
+    judged_only: bool
+    ideal: str
+    denominator: str
+    fractional_grades: str
 
 
 def _check_depth(depth) -> int | None:
-    if depth is None:
-        return None
-    if isinstance(depth, bool) or not isinstance(depth, int | np.integer) or depth < 1:
-        raise ValueError(f"depth must be a whole number >= 1 (or None for every document), got {depth!r}")
-    return int(depth)
+    return None if depth is None else check_whole(depth, "depth")
 
 
-# --- from ids to numbers (no Python loop over queries) --------------------
+def _check_flag(value, name: str) -> bool:
+    if not isinstance(value, bool | np.bool_):
+        raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r}")
+    return bool(value)
 
 
-def _codes(values: np.ndarray, kind: str) -> tuple[np.ndarray, np.ndarray]:
-    """Integer code per query id (in order of first appearance) and the distinct ids.
-
-    Rows of one query usually sit together, so only the rows where the id
-    changes are hashed: the same result as ``pd.factorize``, much faster.
-    """
-    starts = np.concatenate(([0], np.flatnonzero(values[1:] != values[:-1]) + 1))
-    if len(starts) > len(values) // 4:  # the rows of a query are scattered: hash every row
-        codes, labels = pd.factorize(values)
-    else:
-        block_codes, labels = pd.factorize(values[starts])
-        codes = np.repeat(block_codes, np.diff(np.append(starts, len(values))))
-    if (codes < 0).any():
-        raise ValueError(f"{kind}: a qid is missing (NaN/None) at position {np.argmax(codes < 0)}")
-    return codes, np.asarray(labels)
-
-
-def _match_queries(q_labels: np.ndarray, r_labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For each run query its qrels code and back (-1 when absent); 301 and "301" match."""
-    q_text, r_text = (pd.Index(labels.astype(str), dtype=object) for labels in (q_labels, r_labels))
-    run_to_qrels = q_text.get_indexer(r_text)
-    if (run_to_qrels < 0).all():
+def _qrels_grades(qrels: pd.DataFrame, fractional_grades: str, measures: list[Measure]) -> np.ndarray:
+    """The grades as float64: fractions truncated toward 0 like trec_eval's atol, or kept."""
+    grade = qrels["grade"].to_numpy(dtype="float64")
+    if fractional_grades == "truncate":
+        grade = np.trunc(grade) + 0.0  # + 0.0 turns -0.0 into 0.0
+    exponential = [str(m) for m in measures if m.gain == "exp"]
+    if exponential and len(grade) and grade.max() > MAX_EXPONENTIAL_GRADE:
         raise ValueError(
-            "the run and the qrels share no query: qrels queries look like "
-            f"{list(q_labels[:3])}, run queries like {list(r_labels[:3])}"
+            f"qrels: the grade {grade.max():g} is too high for {exponential[0]}: exponential gain "
+            f"2^grade - 1 overflows a float above grade {MAX_EXPONENTIAL_GRADE}; use linear gain "
+            "or smaller grades"
         )
-    return run_to_qrels, r_text.get_indexer(q_text)
-
-
-class _KeyCollision(Exception):
-    """Two different (query, document) pairs got the same hashed key: use exact codes instead."""
-
-
-_MIX = np.uint64(0x9E3779B97F4A7C15)  # an odd 64-bit constant that spreads query codes
-
-
-def _document_numbers(qrels: pd.DataFrame, run: pd.DataFrame, n_queries: int, exact: bool) -> tuple:
-    """The docnos (qrels, run), a number for each, and the base that pairs a number with a query.
-
-    Whole-number docnos are their own numbers and base = largest + 1, so
-    key = query * base + number is exact. Text docnos get Python's hash of the
-    text (base None): fast, but two pairs could in theory share a key, so every
-    match found through a key is confirmed on the text (see ``_KeyCollision``).
-    ``exact=True`` numbers the texts with ``pd.factorize`` instead (slower, exact).
-    """
-    q_docno, r_docno = qrels["docno"].to_numpy(), run["docno"].to_numpy()
-    if q_docno.dtype.kind in "iu" and r_docno.dtype.kind in "iu":
-        low = min(q_docno.min(), r_docno.min())
-        base = int(max(q_docno.max(), r_docno.max())) + 1
-        if low >= 0 and base * n_queries < 2**62:
-            return q_docno, r_docno, q_docno.astype(np.int64), r_docno.astype(np.int64), base
-    q_docno, q_hash = _text_and_hashes(q_docno, "qrels")
-    r_docno, r_hash = _text_and_hashes(r_docno, "run")
-    if not exact:
-        return q_docno, r_docno, q_hash, r_hash, None
-    codes, uniques = pd.factorize(np.concatenate([q_docno, r_docno]))
-    return q_docno, r_docno, codes[: len(q_docno)], codes[len(q_docno):], len(uniques)
-
-
-def _text_and_hashes(values: np.ndarray, kind: str) -> tuple[np.ndarray, np.ndarray]:
-    """Ids as an object array of str (numbers become their decimal text) and Python's hash of each."""
-    if values.dtype != object or pd.api.types.infer_dtype(values, skipna=False) != "string":
-        missing = pd.isna(values)
-        if missing.any():
-            raise ValueError(f"{kind}: a docno is missing (NaN/None) at position {np.argmax(missing)}")
-        values = values.astype(str).astype(object)
-    return values, np.fromiter(map(hash, values), dtype=np.int64, count=len(values))
-
-
-def _pair_keys(query: np.ndarray, numbers: np.ndarray, base: int | None) -> np.ndarray:
-    """One int64 key per (query, document) pair: exact with a base, hashed without."""
-    if base is not None:
-        return query.astype(np.int64) * base + numbers
-    return (numbers.view(np.uint64) + query.astype(np.uint64) * _MIX).view(np.int64)
-
-
-def _unique_pairs(keys, query, docno, frame: pd.DataFrame, kind: str, exact: bool) -> pd.Index:
-    """The keys as a pandas Index (a hash table), after checking no (query, document) pair repeats."""
-    table = pd.Index(keys)
-    if table.is_unique:
-        return table
-    by_key = np.argsort(keys, kind="stable")  # only when something repeats: find the first pair
-    repeated = np.flatnonzero(keys[by_key][1:] == keys[by_key][:-1])
-    first, second = by_key[repeated], by_key[repeated + 1]
-    if not exact and not ((query[first] == query[second]) & (docno[first] == docno[second])).all():
-        raise _KeyCollision
-    first, second = sorted((first[0], second[0]))
-    qid, doc = (_plain(frame[column].iloc[second]) for column in ("qid", "docno"))
-    raise ValueError(
-        f"{kind}: document {doc!r} appears twice for query {qid!r} "
-        f"(rows {frame.index[first]!r} and {frame.index[second]!r})"
-    )
-
-
-def _plain(value):
-    """A numpy scalar as the plain Python value, for readable messages."""
-    return value.item() if isinstance(value, np.generic) else value
-
-
-def _grades_of_returned(run_keys: pd.Index, q_keys, q_grade, confirm) -> np.ndarray:
-    """Grade of every run row (0 when not judged): each judgment is looked up among the run's keys.
-
-    ``confirm(run_rows, qrels_rows)`` is False when a key match is not a real
-    match (hashed keys only).
-    """
-    position = run_keys.get_indexer(q_keys)  # -1: the judged document was not returned
-    judged = np.flatnonzero(position >= 0)
-    rows = position[judged]
-    if not confirm(rows, judged):
-        raise _KeyCollision
-    grade = np.zeros(len(run_keys))
-    grade[rows] = q_grade[judged]
     return grade
 
 
-@dataclass
-class _Judgments:
-    """The qrels as arrays: query code and grade of every judgment, and the query ids."""
-
-    query: np.ndarray
-    grade: np.ndarray
-    labels: np.ndarray
-    cache: dict = field(default_factory=dict)
-
-    @property
-    def n_queries(self) -> int:
-        return len(self.labels)
+# --- from two frames to the engine's arrays ---------------------------------
 
 
-@dataclass
-class _Ranking:
-    """The returned documents that can earn something (grade above 0), in trec_eval order.
-
-    For each of them: query code, rank and grade. Every other returned document
-    adds nothing to any measure; it only pushes the others down, which their
-    ranks already show. ``returned`` says which queries returned anything.
-    """
-
-    query: np.ndarray
-    rank: np.ndarray
-    grade: np.ndarray
-    returned: np.ndarray
-    cache: dict = field(default_factory=dict)
-
-
-def _prepare(qrels: pd.DataFrame, run: pd.DataFrame, depth: int | None) -> tuple[_Judgments, _Ranking]:
+def _prepare(qrels, run, sources, measures, options: _Options) -> tuple[_engine.Judgments, _engine.Ranking]:
     """Turn the two frames into flat arrays: the judgments, and the run in trec_eval order."""
-    q_query, q_labels = _codes(qrels["qid"].to_numpy(), "qrels")
-    r_query, r_labels = _codes(run["qid"].to_numpy(), "run")
-    run_to_qrels, qrels_to_run = _match_queries(q_labels, r_labels)
-    q_grade = qrels["grade"].to_numpy(dtype="float64")
-    try:
-        r_grade, docno = _look_up_grades(qrels, run, q_query, r_query, qrels_to_run, q_grade, exact=False)
-    except _KeyCollision:
-        r_grade, docno = _look_up_grades(qrels, run, q_query, r_query, qrels_to_run, q_grade, exact=True)
-    keep = run_to_qrels[r_query] >= 0
+    q_qid, r_qid = _engine.same_kind(_engine.id_values(qrels["qid"], "qrels"),
+                                     _engine.id_values(run["qid"], "run"))
+    q_doc, r_doc = _engine.same_kind(_engine.id_values(qrels["docno"], "qrels"),
+                                     _engine.id_values(run["docno"], "run"))
+    q_query, q_first = _engine.query_codes(q_qid)
+    r_query, r_first = _engine.query_codes(r_qid)
+    run_to_qrels, qrels_to_run = _engine.match_labels(q_qid, q_first, r_qid, r_first)
+    if (run_to_qrels < 0).all():
+        raise ValueError(
+            "the run and the qrels share no query: qrels queries look like "
+            f"{_engine.labels_as_python(q_qid, q_first[:3])}, run queries like "
+            f"{_engine.labels_as_python(r_qid, r_first[:3])}"
+        )
+    q_grade = _qrels_grades(qrels, options.fractional_grades, measures)
+    frames = {"qrels": (qrels, q_qid, q_doc, sources[0]), "run": (run, r_qid, r_doc, sources[1])}
+    for force_exact in (False, True):
+        try:
+            r_grade = _grades_of_returned(frames, q_query, r_query, qrels_to_run, q_grade, force_exact)
+            break
+        except _engine.KeyCollision:
+            continue
     score = run["score"].to_numpy(dtype="float64")
+    keep = run_to_qrels[r_query] >= 0
     if not keep.all():
-        r_query, r_grade, score, docno = r_query[keep], r_grade[keep], score[keep], docno[keep]
-    order = _trec_order(r_query, score, docno)
+        r_query, r_grade, score = r_query[keep], r_grade[keep], score[keep]
+        r_doc = r_doc[keep] if isinstance(r_doc, np.ndarray) else r_doc.filter(pa.array(keep))
+    order = _engine.trec_order(r_query, score, r_doc)
     if order is not None:
         r_query, r_grade = r_query[order], r_grade[order]
-    judged = _Judgments(q_query, q_grade, q_labels)
-    return judged, _ranked(run_to_qrels, r_query, r_grade, depth, judged.n_queries)
+    labels = qrels["qid"].iloc[q_first].to_numpy(dtype=object)
+    if len({type(label) for label in labels}) > 1:  # 1 and "1" in one column: show the ids as compared
+        labels = np.array(_engine.labels_as_python(q_qid, q_first), dtype=object)
+    judged = _engine.Judgments(q_query, q_grade, labels)
+    ranking = _engine.ranked(run_to_qrels, r_query, r_grade, options.depth, options.judged_only,
+                             judged.n_queries)
+    return judged, ranking
 
 
-def _look_up_grades(qrels, run, q_query, r_query, qrels_to_run, q_grade, exact: bool) -> tuple:
-    """Check both frames for repeated pairs, then find the grade of every run row.
-
-    Returns the grades and the run's docnos (as text, unless both sides use whole numbers).
-    """
-    n_queries = max(q_query.max(), r_query.max()) + 1
-    q_docno, r_docno, q_number, r_number, base = _document_numbers(qrels, run, n_queries, exact)
-    exact = exact or base is not None
-    _unique_pairs(_pair_keys(q_query, q_number, base), q_query, q_docno, qrels, "qrels", exact)
-    run_keys = _unique_pairs(_pair_keys(r_query, r_number, base), r_query, r_docno, run, "run", exact)
-    in_run = np.flatnonzero(qrels_to_run[q_query] >= 0)
-    q_run_query = qrels_to_run[q_query[in_run]]
-
-    def confirm(rows, judged):
-        return exact or bool(
-            np.all((r_query[rows] == q_run_query[judged]) & (r_docno[rows] == q_docno[in_run][judged]))
-        )
-
-    q_keys = _pair_keys(q_run_query, q_number[in_run], base)
-    return _grades_of_returned(run_keys, q_keys, q_grade[in_run], confirm), r_docno
-
-
-def _trec_order(query: np.ndarray, score: np.ndarray, docno: np.ndarray) -> np.ndarray | None:
-    """Row order of trec_eval: query by query, score descending, ties by docno descending.
-
-    Returns None when the rows are already in that order (the usual case for a
-    run file), so that nothing needs to be copied.
-    """
-    same_query = query[1:] == query[:-1]
-    if np.all(query[1:] >= query[:-1]) and np.all((score[1:] <= score[:-1]) | ~same_query):
-        order = None
-    else:
-        by_score = np.argsort(-score)
-        score_position = np.empty(len(score), dtype=np.int64)
-        score_position[by_score] = np.arange(len(score))
-        order = np.argsort(query.astype(np.int64) * len(score) + score_position)
-        query, score = query[order], score[order]
-        same_query = query[1:] == query[:-1]
-    tied = same_query & (score[1:] == score[:-1])
-    if not tied.any():
-        return order
-    return _break_ties_by_docno(np.arange(len(query)) if order is None else order, tied, docno)
-
-
-def _break_ties_by_docno(order: np.ndarray, tied: np.ndarray, docno: np.ndarray) -> np.ndarray:
-    """Reorder each run of tied rows (same query and score) by docno, descending text order."""
-    group = np.cumsum(np.concatenate(([True], ~tied)))
-    rows = np.flatnonzero(np.concatenate(([False], tied)) | np.concatenate((tied, [False])))
-    names = docno[order[rows]].astype(str)  # trec_eval compares docnos as text
-    _, name_rank = np.unique(names, return_inverse=True)
-    within = np.lexsort((-name_rank, group[rows]))
-    order = order.copy()
-    order[rows] = order[rows][within]
-    return order
-
-
-def _query_starts(query: np.ndarray) -> np.ndarray:
-    """Positions where a new block of equal query codes begins."""
-    if len(query) == 0:
-        return np.zeros(0, dtype=np.int64)
-    return np.concatenate(([0], np.flatnonzero(query[1:] != query[:-1]) + 1))
-
-
-def _ranks_within(query: np.ndarray) -> np.ndarray:
-    """Rank 1, 2, ... of each row within its block of equal query codes."""
-    starts = _query_starts(query)
-    lengths = np.diff(np.append(starts, len(query)))
-    return np.arange(len(query)) - np.repeat(starts, lengths) + 1
-
-
-def _ranked(run_to_qrels, query, grade, depth: int | None, n_queries: int) -> _Ranking:
-    """Keep the rows with a grade above 0, with their rank in their query (first ``depth`` ranks only)."""
-    starts = _query_starts(query)
-    returned = np.zeros(n_queries, dtype=bool)
-    returned[run_to_qrels[query[starts]]] = True
-    rows = np.flatnonzero(grade > 0)
-    rank = rows - starts[np.searchsorted(starts, rows, side="right") - 1] + 1
-    if depth is not None:
-        rows, rank = rows[rank <= depth], rank[rank <= depth]
-    return _Ranking(run_to_qrels[query[rows]], rank, grade[rows], returned)
+def _grades_of_returned(frames, q_query, r_query, qrels_to_run, q_grade, force_exact: bool) -> np.ndarray:
+    """Check both sides for repeated pairs, then find the grade of every run row (NaN: not judged)."""
+    (qrels, q_qid, q_doc, q_source), (run, r_qid, r_doc, r_source) = frames["qrels"], frames["run"]
+    keys = _engine.doc_keys(q_doc, r_doc, force_exact)
+    # qrels queries get the run's query codes, so that equal pairs get equal keys on both sides
+    n_run_queries = int(r_query.max()) + 1
+    q_shared = np.where(qrels_to_run[q_query] >= 0, qrels_to_run[q_query], n_run_queries + q_query)
+    q_pairs, r_pairs = _engine.pair_keys(q_shared, keys.qrels), _engine.pair_keys(r_query, keys.run)
+    q_side, r_side = (q_shared, keys.qrels, q_doc), (r_query, keys.run, r_doc)
+    _engine.check_no_repeat(q_pairs, _engine.same_pair_check(*q_side, keys.exact),
+                            _engine.duplicate_reporter(qrels, q_qid, q_doc, "qrels", q_source))
+    _engine.check_no_repeat(r_pairs, _engine.same_pair_check(*r_side, keys.exact),
+                            _engine.duplicate_reporter(run, r_qid, r_doc, "run", r_source))
+    judgment = _engine.look_up(q_pairs, r_pairs)  # for each run row, its judgment (or -1)
+    rows = np.flatnonzero(judgment >= 0)
+    if not _engine.same_pair_check(*r_side, keys.exact, other=q_side)(rows, judgment[rows]).all():
+        raise _engine.KeyCollision
+    grade = np.full(len(r_query), np.nan)
+    grade[rows] = q_grade[judgment[rows]]
+    return grade
 
 
 def rank_run(run, depth: int | None = None) -> pd.DataFrame:
@@ -512,107 +362,23 @@ def rank_run(run, depth: int | None = None) -> pd.DataFrame:
     >>> rank_run(run)[["docno", "rank"]].values.tolist()
     [['b', 1], ['c', 2], ['a', 3]]
     """
-    frame = _as_frame(run, "run")
+    frame, _ = read_with_source(run, "run") if isinstance(run, str | os.PathLike) else _as_frame(run, "run")
     depth = _check_depth(depth)
-    query, _ = _codes(frame["qid"].to_numpy(), "run")
-    order = _trec_order(query, frame["score"].to_numpy(dtype="float64"), frame["docno"].to_numpy())
+    query, _ = _engine.query_codes(_engine.id_values(frame["qid"], "run"))
+    docno = _engine.id_values(frame["docno"], "run")
+    order = _engine.trec_order(query, frame["score"].to_numpy(dtype="float64"), docno)
     order = np.arange(len(query)) if order is None else order
-    rank = _ranks_within(query[order])
+    rank = _engine.ranks_within(query[order])
     keep = np.ones(len(order), dtype=bool) if depth is None else rank <= depth
     ranked = frame.iloc[order[keep]].reset_index(drop=True)
     ranked["rank"] = rank[keep]
     return ranked
 
 
-# --- the measures on flat arrays -------------------------------------------
-
-
-def _per_query_sum(query: np.ndarray, weights: np.ndarray, n_queries: int) -> np.ndarray:
-    """Sum of the weights of each query's rows (0 for a query without rows)."""
-    return np.bincount(query, weights=weights, minlength=n_queries)
-
-
-def _in_top(rank: np.ndarray, k: int | None) -> np.ndarray | bool:
-    return True if k is None else rank <= k
-
-
-def _gain(grade: np.ndarray, gain: str) -> np.ndarray:
-    grade = np.maximum(grade, 0.0)
-    return grade if gain == "linear" else np.exp2(grade) - 1.0
-
-
-def _n_relevant(judged: _Judgments, rel: float) -> np.ndarray:
-    """R per query: judged documents with grade >= rel (rel 0 means: grade > 0)."""
-    key = ("R", rel)
-    if key not in judged.cache:
-        hits = judged.grade > 0 if rel == 0 else judged.grade >= rel
-        judged.cache[key] = np.bincount(judged.query, weights=hits, minlength=judged.n_queries)
-    return judged.cache[key]
-
-
-def _relevant_rows(ranking: _Ranking, rel: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The returned relevant documents (grade >= rel): query, rank, and how many relevant so far.
-
-    The third array counts the relevant documents at or above each row's rank
-    in its query (1 for the first relevant document), the numerator of P@rank.
-    """
-    key = ("relevant", rel)
-    if key not in ranking.cache:
-        rows = np.flatnonzero(ranking.grade >= rel)
-        query = ranking.query[rows]
-        ranking.cache[key] = (query, ranking.rank[rows], _ranks_within(query))
-    return ranking.cache[key]
-
-
-def _ideal_dcg(judged: _Judgments, k: int | None, gain: str) -> np.ndarray:
-    """IDCG@k per query: the judged grades sorted high to low, discounted like a ranking."""
-    key = ("idcg", k, gain)
-    if key not in judged.cache:
-        order = _best_first(judged.query, judged.grade)
-        query, grade = judged.query[order], judged.grade[order]
-        rank = _ranks_within(query)
-        weights = _gain(grade, gain) / np.log2(rank + 1.0) * _in_top(rank, k)
-        judged.cache[key] = _per_query_sum(query, weights, judged.n_queries)
-    return judged.cache[key]
-
-
-def _best_first(query: np.ndarray, grade: np.ndarray) -> np.ndarray:
-    """Order of the judgments: query by query, highest grade first (the ideal ranking)."""
-    low, high = grade.min(), grade.max()
-    if np.all(grade == np.round(grade)) and (high - low + 1) * (query.max() + 1) < 2**53:
-        return np.argsort(query * (high - low + 1) + (high - grade))  # one exact number per pair
-    return np.lexsort((-grade, query))
-
-
-def _safe_divide(top: np.ndarray, bottom: np.ndarray) -> np.ndarray:
-    return np.divide(top, bottom, out=np.zeros_like(top, dtype="float64"), where=bottom > 0)
-
-
-def _measure_values(measure: Measure, judged: _Judgments, ranking: _Ranking) -> np.ndarray:
-    """One value per qrels query for one measure (0 where the query has nothing to find)."""
-    n, k = judged.n_queries, measure.cutoff
-    if measure.name in ("nDCG", "CG"):
-        gains = _gain(ranking.grade, measure.gain) * _in_top(ranking.rank, k)
-        if measure.name == "CG":
-            return _per_query_sum(ranking.query, gains, n)
-        dcg = _per_query_sum(ranking.query, gains / np.log2(ranking.rank + 1.0), n)
-        return _safe_divide(dcg, _ideal_dcg(judged, k, measure.gain))
-    query, rank, hits = _relevant_rows(ranking, measure.rel)
-    top = _in_top(rank, k)
-    if measure.name in ("RR", "Hit"):
-        first = (hits == 1) & top  # each query's first relevant document, if within the cutoff
-        value = 1.0 / rank[first] if measure.name == "RR" else np.ones(np.count_nonzero(first))
-        return _per_query_sum(query[first], value, n)
-    if measure.name == "AP":
-        return _safe_divide(_per_query_sum(query, hits / rank * top, n), _n_relevant(judged, measure.rel))
-    found = _per_query_sum(query, (rank <= k).astype("float64"), n)  # P and R always have a cutoff
-    return found / k if measure.name == "P" else _safe_divide(found, _n_relevant(judged, measure.rel))
-
-
-def _nothing_to_find(measure: Measure, judged: _Judgments) -> np.ndarray:
+def _nothing_to_find(measure: Measure, judged: _engine.Judgments) -> np.ndarray:
     """True for queries without a relevant judged document for this measure."""
     rel = 0 if MEASURES[measure.name][0] == "graded" else measure.rel
-    return _n_relevant(judged, rel) == 0
+    return _engine.n_relevant(judged, rel) == 0
 
 
 # --- the public entry point ------------------------------------------------
@@ -645,6 +411,10 @@ def evaluate(
     missing: str = "zero",
     no_relevant: str = "zero",
     depth: int | None = None,
+    judged_only: bool = False,
+    ideal: Ideal = "judged",
+    denominator: Denominator = "R",
+    fractional_grades: FractionalGrades = "truncate",
 ) -> Evaluation:
     """Evaluate a run: one value per query and measure, and the means (lesson 09).
 
@@ -665,10 +435,21 @@ def evaluate(
             ``UndefinedMetricError`` naming them.
         depth: keep only the first ``depth`` documents of each query after
             ordering (trec_eval ``-M``); None keeps all.
+        judged_only: drop every returned document without a judgment (grade
+            0 or more) before ranking, like trec_eval ``-J``; applied after ``depth``.
+        ideal: nDCG's ideal ranking from every judged document (``"judged"``,
+            trec_eval, ir_measures, ranx) or from the returned list only
+            (``"returned"``, scikit-learn's ``ndcg_score``, torchmetrics).
+        denominator: AP@k and R@k divide by R (``"R"``, trec_eval, ir_measures,
+            ranx) or by min(k, R) (``"min_k_R"``, as ``helpers.metrics``
+            offers); AP without a cutoff always divides by R.
+        fractional_grades: a grade such as 1.5 is truncated toward 0, as
+            trec_eval reads grades (``"truncate"``: 1.5 -> 1, -0.5 -> 0), or
+            used as it is (``"keep"``, scikit-learn and ranx).
 
     Queries in the run but not in the qrels are ignored. Ordering: score
     descending, ties by docno descending (trec_eval). Unjudged documents
-    have grade 0.
+    have grade 0. Ids are compared as text: 301, 301.0 and "301" are one query.
 
     >>> qrels = pd.DataFrame({"qid": ["q1", "q1", "q2"], "docno": ["a", "b", "c"], "grade": [1, 2, 1]})
     >>> run = pd.DataFrame({"qid": ["q1", "q1", "q2"], "docno": ["b", "x", "z"], "score": [3.0, 2.0, 1.0]})
@@ -677,20 +458,30 @@ def evaluate(
     ([1.0, 0.0], 0.25)
     """
     measures = parse_measures(measures)
-    _check_choice(missing, MISSING_POLICIES, "missing policy")
-    _check_choice(no_relevant, NO_RELEVANT_POLICIES, "no_relevant policy")
-    depth = _check_depth(depth)
-    judged, ranking = _prepare(_as_frame(qrels, "qrels"), _as_frame(run, "run"), depth)
-    values = {str(m): _measure_values(m, judged, ranking) for m in measures}
+    options = _Options(
+        missing=check_choice(missing, MISSING_POLICIES, "missing policy"),
+        no_relevant=check_choice(no_relevant, NO_RELEVANT_POLICIES, "no_relevant policy"),
+        depth=_check_depth(depth),
+        judged_only=_check_flag(judged_only, "judged_only"),
+        ideal=check_choice(ideal, IDEALS, "ideal"),
+        denominator=check_choice(denominator, DENOMINATORS, "denominator"),
+        fractional_grades=check_choice(fractional_grades, FRACTIONAL_GRADES, "fractional_grades"),
+    )
+    (qrels_frame, qrels_source), (run_frame, run_source) = _as_frame(qrels, "qrels"), _as_frame(run, "run")
+    judged, ranking = _prepare(qrels_frame, run_frame, (qrels_source, run_source), measures, options)
+    values = {
+        str(m): _engine.measure_values(m, judged, ranking, options.ideal, options.denominator)
+        for m in measures
+    }
     per_query = pd.DataFrame(values, index=pd.Index(judged.labels, name="qid"))
     returned = ranking.returned
-    if missing == "skip":
+    if options.missing == "skip":
         per_query = per_query[returned]
-    per_query = _apply_no_relevant(per_query, measures, judged, no_relevant).sort_index()
+    per_query = _apply_no_relevant(per_query, measures, judged, options.no_relevant).sort_index()
     return Evaluation(per_query, per_query.mean().rename("mean"), tuple(judged.labels[~returned]))
 
 
-def _apply_no_relevant(per_query, measures, judged: _Judgments, policy: str) -> pd.DataFrame:
+def _apply_no_relevant(per_query, measures, judged: _engine.Judgments, policy: str) -> pd.DataFrame:
     """Leave the zeros (trec_eval), blank out (NaN) or refuse queries with nothing to find."""
     if policy == "zero":
         return per_query

@@ -1,51 +1,82 @@
-"""Read and write TREC qrels and run files (lesson 09).
+"""Read and write TREC qrels and run files with trec_eval's rules (lesson 09).
 
-Formats (whitespace-separated, one judgment or one result a line, ``.gz`` allowed):
+Formats, one judgment or one result a line:
 
 - qrels: ``qid 0 docno grade``, exactly 4 fields;
 - run:   ``qid Q0 docno rank score tag``, at least 6 fields; fields after the
   tag are ignored, as trec_eval does.
 
-Blank lines and lines starting with ``#`` are skipped. Anything else that is
-wrong raises ``ValueError`` naming the file and the line: a wrong number of
-fields, a grade or score that is not a finite number, the same document twice
-in one query, or a file without a single judgment or result.
+The rules are trec_eval 10.0's, with every input trec_eval would misread
+refused instead of guessed:
 
-The readers try pandas' fast C parser first; when it meets anything unusual
-they re-read the file line by line, which either finds the bad line (and says
-which) or accepts the file (e.g. extra fields after the run tag).
+- fields are separated by runs of ASCII whitespace (space, tab, CR, vertical
+  tab, form feed), so CRLF line ends work; any other character, a no-break
+  space included, belongs to the field it is in;
+- nothing is quoted: ``"`` is an ordinary character of an id;
+- a line whose first non-blank character is ``#`` is a comment; blank lines
+  are skipped (a ``#`` inside an id is kept);
+- numbers are ASCII digits with an optional sign, decimal point and exponent
+  (``3``, ``-1``, ``0.25``, ``1.5e-3``); ``9_0``, a full-width ``３``,
+  ``0x1A``, ``1,5``, NaN and infinity are refused, and so is a grade with an
+  exponent (trec_eval reads grades as whole numbers: ``1e3`` would be 1);
+- a document listed twice for one query is refused, like trec_eval;
+- the text is UTF-8 (ASCII is UTF-8); a UTF-8 byte-order mark at the start is
+  dropped (trec_eval would keep it inside the first query id);
+- gzip-compressed content is unpacked, whatever the file is called; a file
+  named ``.gz`` that is not gzip is refused.
+
+Every refusal is a ``ValueError`` naming the file and the line, with the
+line's text cut to about 200 characters.
+
+How it is fast: the bytes are put in one canonical form (one space between
+fields, no comment, nothing after the tag), with numpy and only when they are
+not in it already; pyarrow's CSV reader then splits the canonical text in
+C++, every field as text, and Arrow's strict parser reads the numbers. Only
+when something is wrong is the file walked line by line, to say where.
 """
 
 from __future__ import annotations
 
 import gzip
-import math
 import os
+import re
+import zlib
+from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pa_csv
 
 QRELS_FIELDS = ("qid", "iter", "docno", "grade")
 RUN_FIELDS = ("qid", "iter", "docno", "rank", "score", "tag")
 QRELS_COLUMNS = ["qid", "docno", "grade"]
 RUN_COLUMNS = ["qid", "docno", "score", "rank", "tag"]
+EXAMPLE_LINE = {"qrels": "qid 0 docno grade", "run": "qid Q0 docno rank score tag"}
+NUMBER_FIELD = {"qrels": "grade", "run": "score"}
+
+EXCERPT = 200  # characters of a bad line shown in a message
+_UTF8_BOM = b"\xef\xbb\xbf"
+_GZIP_MAGIC = b"\x1f\x8b"
+_NUMBER = re.compile(rb"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")  # what C's atof reads whole
+_BLANKS = bytes(range(9, 14)).replace(b"\n", b"") + b" "  # ASCII whitespace within a line
+_TO_SPACE = bytes.maketrans(b"\t\x0b\x0c\r", b"    ")  # tab, vertical tab, form feed, CR
 
 
-class _NeedsCarefulRead(Exception):
-    """The fast reader met something it cannot judge; read the file line by line."""
-
-
-# --- public readers --------------------------------------------------------
+# --- public readers and writers ---------------------------------------------
 
 
 def read_qrels(path) -> pd.DataFrame:
     """Read a TREC qrels file into a DataFrame with columns qid, docno, grade (lesson 09).
 
-    Each line is ``qid 0 docno grade``. qid and docno stay strings (``"301"`` is
-    not the number 301); grade becomes int64 when every grade is a whole number,
-    float64 otherwise. Negative grades are kept: trec_eval reads them as
-    "in the pool but not judged", never relevant.
+    Each line is ``qid 0 docno grade``. qid and docno stay text (``"301"`` is
+    not the number 301); grade is int64 when every grade is a whole number,
+    float64 otherwise (``evaluate`` truncates fractions, as trec_eval does).
+    Negative grades are kept: trec_eval reads them as "in the pool but not
+    judged", never relevant. The module docstring lists the rules.
 
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "q.txt"
@@ -53,22 +84,18 @@ def read_qrels(path) -> pd.DataFrame:
     >>> read_qrels(p)["grade"].tolist()
     [2, 0]
     """
-    path = _check_path(path)
-    try:
-        frame = _fast_read_qrels(path)
-    except _NeedsCarefulRead:
-        frame = _careful_read(path, kind="qrels")
-    frame["grade"] = _whole_numbers_as_int(frame["grade"])
+    frame, source = read_with_source(path, "qrels")
+    _check_unique_pairs(frame, source)
     return frame
 
 
 def read_run(path) -> pd.DataFrame:
     """Read a TREC run file into a DataFrame with columns qid, docno, score, rank, tag (lesson 09).
 
-    Each line is ``qid Q0 docno rank score tag``; extra fields after the tag are
+    Each line is ``qid Q0 docno rank score tag``; fields after the tag are
     ignored (trec_eval does the same). ``score`` is float64. ``rank`` is kept
-    (int64 when every value is a whole number) but evaluation ignores it:
-    documents are ordered by score, like trec_eval.
+    (int64 when every value is a whole number, text otherwise) but evaluation
+    ignores it: documents are ordered by score, like trec_eval.
 
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "r.txt"
@@ -76,12 +103,8 @@ def read_run(path) -> pd.DataFrame:
     >>> read_run(p)["score"].tolist()
     [9.5, 7.0]
     """
-    path = _check_path(path)
-    try:
-        frame = _fast_read_run(path)
-    except _NeedsCarefulRead:
-        frame = _careful_read(path, kind="run")
-    frame["rank"] = _whole_numbers_as_int(frame["rank"], keep_text=True)
+    frame, source = read_with_source(path, "run")
+    _check_unique_pairs(frame, source)
     return frame
 
 
@@ -91,6 +114,7 @@ def write_qrels(qrels: pd.DataFrame, path) -> Path:
     Returns the path written.
     """
     _check_columns(qrels, QRELS_COLUMNS, "qrels")
+    _check_writable_ids(qrels, "qrels")
     lines = pd.DataFrame({"qid": qrels["qid"], "iter": "0", "docno": qrels["docno"], "grade": qrels["grade"]})
     return _write(lines, path)
 
@@ -103,8 +127,11 @@ def write_run(run: pd.DataFrame, path, tag: str = "run") -> Path:
     Returns the path written.
     """
     _check_columns(run, ["qid", "docno", "score"], "run")
-    if not isinstance(tag, str) or not tag or any(ch.isspace() for ch in tag):
+    if not isinstance(tag, str):
+        raise TypeError(f"tag must be a word (str), got {type(tag).__name__}")
+    if not tag or any(ch.isspace() for ch in tag):
         raise ValueError(f"tag must be a non-empty word without spaces, got {tag!r}")
+    _check_writable_ids(run, "run")
     ordered = run.sort_values(["qid", "score"], ascending=[True, False], kind="stable")
     rank = ordered.groupby("qid", sort=False).cumcount() + 1
     lines = pd.DataFrame(
@@ -120,117 +147,369 @@ def write_run(run: pd.DataFrame, path, tag: str = "run") -> Path:
     return _write(lines, path)
 
 
-# --- the fast path: pandas' C parser, then checks on whole columns --------
+# --- where a row came from ----------------------------------------------------
 
 
-def _fast_read_qrels(path: Path) -> pd.DataFrame:
-    frame = _read_table(path, QRELS_FIELDS, {"grade": "float64"})
-    _check_fast_frame(frame, "grade")
-    return frame[QRELS_COLUMNS].copy()
+@dataclass(frozen=True)
+class Source:
+    """The file a frame was read from, so that a problem found later can name its lines (lesson 09)."""
+
+    path: Path
+    kind: str
+
+    def lines(self, rows) -> list[int]:
+        """The file line numbers (from 1) of the given frame rows."""
+        data = _canonical(_load(self.path), self.kind)
+        return [int(line) for line in _data_line_numbers(data)[np.asarray(rows)]]
+
+    def where(self, row: int) -> str:
+        return f"{self.path}, line {self.lines([row])[0]}"
 
 
-def _fast_read_run(path: Path) -> pd.DataFrame:
-    frame = _read_table(path, RUN_FIELDS, {"score": "float64"})
-    _check_fast_frame(frame, "score")
-    return frame[RUN_COLUMNS].copy()
+def read_with_source(path, kind: str, for_evaluation: bool = False) -> tuple[pd.DataFrame, Source]:
+    """Read a qrels or run file (no duplicate check yet) and say where it came from.
+
+    ``for_evaluation`` leaves out the run's rank and tag columns (they are read
+    and checked all the same, but evaluation does not need them as columns).
+    """
+    path = _check_path(path)
+    data = _load(path)
+    table = _parse(data, path, kind)
+    if table.num_rows == 0:
+        raise ValueError(f"{path} is empty: a {kind} file needs at least one line '{EXAMPLE_LINE[kind]}'")
+    source = Source(path, kind)
+    frame = _qrels_frame(table, source) if kind == "qrels" else _run_frame(table, source, for_evaluation)
+    return frame, source
 
 
-def _read_table(path: Path, fields, numbers: dict) -> pd.DataFrame:
-    dtypes = {name: numbers.get(name, str) for name in fields}
-    try:
-        frame = pd.read_csv(
-            path,
-            sep=r"\s+",
-            header=None,
-            names=list(fields),
-            dtype=dtypes,
-            engine="c",
-            na_filter=False,
-            skip_blank_lines=True,
-            compression="infer",
+def _check_unique_pairs(frame: pd.DataFrame, source: Source) -> None:
+    from helpers.batch._engine import check_unique_pairs  # the engine owns the pair keys
+
+    check_unique_pairs(frame, source.kind, source)
+
+
+# --- bytes: open, unpack, check ----------------------------------------------
+
+
+def _load(path: Path) -> bytes:
+    """The file's bytes, unpacked when gzip, without a UTF-8 byte-order mark."""
+    data = path.read_bytes()
+    if data.startswith(_GZIP_MAGIC):
+        data = _gunzip(data, path)
+    elif path.suffix == ".gz":
+        raise ValueError(
+            f"{path}, line 1: the name ends in .gz but the content is not gzip-compressed "
+            f"(it starts {_excerpt(data[:40])}); rename it or compress it"
         )
-    except (ValueError, pd.errors.ParserError, pd.errors.EmptyDataError) as error:
-        raise _NeedsCarefulRead from error
-    if not isinstance(frame.index, pd.RangeIndex) or frame.empty:
-        raise _NeedsCarefulRead  # extra fields became an index, or no data
-    return frame
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise ValueError(f"{path}, line 1: the text is UTF-16 (it starts with a UTF-16 byte-order mark); "
+                         "save it as UTF-8")
+    if data.startswith(_UTF8_BOM):
+        data = data[len(_UTF8_BOM):]
+    return data
 
 
-def _check_fast_frame(frame: pd.DataFrame, number_column: str) -> None:
-    last = frame.columns[-1]
-    if (frame[last] == "").any() or frame[last].isna().any():
-        raise _NeedsCarefulRead  # a line with too few fields
-    if frame["qid"].str.startswith("#").any():
-        raise _NeedsCarefulRead  # comment lines
-    if not np.isfinite(frame[number_column].to_numpy()).all():
-        raise _NeedsCarefulRead
-    if frame.duplicated(["qid", "docno"]).any():
-        raise _NeedsCarefulRead
+def _gunzip(data: bytes, path: Path) -> bytes:
+    """Unpack gzip data (several members allowed); a broken stream names the line where it stops."""
+    try:
+        return gzip.decompress(data)
+    except (EOFError, OSError, zlib.error):
+        pass
+    pieces, rest = [], data
+    while rest.startswith(_GZIP_MAGIC):
+        unpacker = zlib.decompressobj(wbits=31)
+        try:
+            pieces.append(unpacker.decompress(rest))
+        except zlib.error as error:
+            pieces.append(b"")
+            _raise_gzip(path, pieces, f"the gzip data is corrupt ({error})")
+        if not unpacker.eof:
+            pieces.append(unpacker.flush())
+            _raise_gzip(path, pieces, "the gzip file is truncated (it ends before the compressed data does)")
+        rest = unpacker.unused_data.lstrip(b"\x00")
+    if rest:
+        _raise_gzip(path, pieces, "unexpected bytes after the gzip data")
+    return b"".join(pieces)
 
 
-# --- the careful path: one line at a time, exact error messages -----------
+def _raise_gzip(path: Path, pieces: list[bytes], problem: str) -> NoReturn:
+    line = b"".join(pieces).count(b"\n") + 1
+    raise ValueError(f"{path}, line {line}: {problem}")
 
 
-def _careful_read(path: Path, kind: str) -> pd.DataFrame:
+# --- one canonical form: one space between fields, no comments, no extras ----
+
+
+def _may_need_canonical(data: bytes) -> bool:
+    """True when the text holds a tab, CR, vertical tab, form feed or '#' (single bytes: a fast search).
+
+    Runs of spaces and spaces at either end of a line show up after parsing,
+    as empty fields (``_has_empty_field``).
+    """
+    return any(byte in data for byte in (b"\t", b"\r", b"\x0b", b"\x0c", b"#"))
+
+
+def _canonical(data: bytes, kind: str) -> bytes:
+    """The same lines with one space between fields, comments emptied, run fields after the tag cut.
+
+    Line breaks are kept, so line numbers do not change.
+    """
+    buf = np.frombuffer(data.translate(_TO_SPACE), dtype=np.uint8)
+    if len(buf) == 0 or buf[-1] != 10:
+        buf = np.append(buf, np.uint8(10))
+    buf = buf[_single_spaces(buf)]
+    buf = buf[~_trailing_spaces(buf)]
+    buf = buf[~_comment_text(buf)]
+    if kind == "run" and _may_have_extra_fields(buf):
+        buf = buf[~_after_sixth_field(buf)]
+    return buf.tobytes()
+
+
+def _may_have_extra_fields(buf: np.ndarray) -> bool:
+    """False when the lines hold 5 spaces each or fewer on average.
+
+    Then no line has fields after the tag, or some line has too few fields and
+    the file is refused anyway.
+    """
+    line_ends = np.flatnonzero(buf == 10)
+    non_empty = np.count_nonzero(np.diff(np.concatenate(([-1], line_ends))) > 1)
+    return bool(np.count_nonzero(buf == 32) > 5 * non_empty)
+
+
+def _single_spaces(buf: np.ndarray) -> np.ndarray:
+    """Keep every non-space byte and the first space after a field."""
+    space = buf == 32
+    after_field = np.zeros(len(buf), dtype=bool)
+    after_field[1:] = ~space[:-1] & (buf[:-1] != 10)
+    return ~space | after_field
+
+
+def _trailing_spaces(buf: np.ndarray) -> np.ndarray:
+    """A single space right before a line break."""
+    trailing = np.zeros(len(buf), dtype=bool)
+    trailing[:-1] = (buf[:-1] == 32) & (buf[1:] == 10)
+    return trailing
+
+
+def _from_to_line_end(buf: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """True from each start position up to (not including) the next line break."""
+    ends = np.flatnonzero(buf == 10)
+    lengths = ends[np.searchsorted(ends, starts)] - starts
+    # the positions of every byte in the ranges, without a Python loop: range by range, 0, 1, 2, ...
+    before = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    positions = np.repeat(starts - before, lengths) + np.arange(lengths.sum())
+    inside = np.zeros(len(buf), dtype=bool)
+    inside[positions] = True
+    return inside
+
+
+def _comment_text(buf: np.ndarray) -> np.ndarray:
+    """The bytes of lines that start with '#' (their line break stays)."""
+    line_starts = np.concatenate(([0], np.flatnonzero(buf[:-1] == 10) + 1))
+    return _from_to_line_end(buf, line_starts[buf[line_starts] == ord("#")])
+
+
+def _after_sixth_field(buf: np.ndarray) -> np.ndarray:
+    """Of each run line, the bytes from the sixth space on: the fields after the tag."""
+    breaks = np.flatnonzero((buf == 32) | (buf == 10))  # every space and line break, in order
+    is_line_break = buf[breaks] == 10
+    position = np.arange(len(breaks))
+    last_line_break = np.maximum.accumulate(np.where(is_line_break, position, -1))
+    spaces_before = position - last_line_break - 1  # spaces earlier on the same line
+    sixth = breaks[~is_line_break & (spaces_before == 5)]
+    return _from_to_line_end(buf, sixth)
+
+
+def _data_line_numbers(canonical: bytes) -> np.ndarray:
+    """For each row read from canonical text, its line number in the file (empty lines are not rows)."""
+    buf = np.frombuffer(canonical, dtype=np.uint8)
+    breaks = np.flatnonzero(buf == 10)
+    starts = np.concatenate(([0], breaks + 1))
+    ends = np.concatenate((breaks, [len(buf)]))
+    return np.flatnonzero(ends > starts) + 1
+
+
+# --- parsing the canonical text -------------------------------------------------
+
+
+def _parse(data: bytes, path: Path, kind: str) -> pa.Table:
+    """Split the text into fields with pyarrow (a score as a number, the rest as text), or refuse it.
+
+    Most files are in canonical form already and are parsed as they are; the
+    others (tabs, CRLF, runs of spaces, comments, fields after the tag) are
+    put in canonical form first.
+    """
+    if b"\x00" in data or not _is_utf8(data):
+        _find_bad_line(data, path, kind)
     fields = QRELS_FIELDS if kind == "qrels" else RUN_FIELDS
-    number_field = "grade" if kind == "qrels" else "score"
-    rows, seen = [], {}
-    with _open_text(path) as handle:
-        for line_number, line in enumerate(handle, start=1):
-            parts = line.split()
-            if not parts or parts[0].startswith("#"):
-                continue
-            where = f"{path}, line {line_number}"
-            _check_field_count(parts, fields, kind, where, line)
-            value = _parse_number(parts[fields.index(number_field)], number_field, where)
-            key = (parts[0], parts[2])
-            if key in seen:
-                raise ValueError(
-                    f"{where}: document {parts[2]!r} appears twice for query {parts[0]!r} "
-                    f"(first on line {seen[key]}); each document can be judged or returned "
-                    "only once per query"
-                )
-            seen[key] = line_number
-            rows.append(_row(parts, value, kind))
-    if not rows:
-        example = "qid 0 docno grade" if kind == "qrels" else "qid Q0 docno rank score tag"
-        raise ValueError(f"{path} is empty: a {kind} file needs at least one line '{example}'")
-    columns = QRELS_COLUMNS if kind == "qrels" else RUN_COLUMNS
-    frame = pd.DataFrame(rows, columns=columns)
-    for name in ("qid", "docno"):
-        frame[name] = frame[name].astype(str)
-    return frame
-
-
-def _check_field_count(parts: list, fields, kind: str, where: str, line: str) -> None:
-    expected = " ".join(fields)
-    if kind == "qrels" and len(parts) != 4:
-        raise ValueError(
-            f"{where}: a qrels line has 4 fields '{expected}', found {len(parts)}: {line.strip()!r}"
-        )
-    if kind == "run" and len(parts) < 6:
-        raise ValueError(
-            f"{where}: a run line has 6 fields '{expected}', found {len(parts)}: {line.strip()!r}"
-        )
-
-
-def _parse_number(text: str, name: str, where: str) -> float:
+    if not _may_need_canonical(data):
+        try:
+            table = _read_csv(data, fields)
+            if not _has_empty_field(table):
+                return table
+        except pa.ArrowInvalid:
+            pass  # e.g. fields after the tag, or a space at the end of a line
     try:
-        value = float(text)
-    except ValueError:
-        raise ValueError(f"{where}: the {name} {text!r} is not a number") from None
-    if not math.isfinite(value):
-        raise ValueError(f"{where}: the {name} {text!r} is not a finite number")
-    return value
+        return _read_csv(_canonical(data, kind), fields)
+    except pa.ArrowInvalid as error:
+        _refuse(data, path, kind, error)
 
 
-def _row(parts: list, value: float, kind: str) -> tuple:
-    if kind == "qrels":
-        return parts[0], parts[2], value
-    return parts[0], parts[2], value, parts[3], parts[5]
+def _is_utf8(data: bytes) -> bool:
+    """True when the bytes are valid UTF-8 (Arrow checks the whole text at once, without a copy)."""
+    offsets = np.array([0, len(data)], dtype=np.int64)
+    text = pa.LargeStringArray.from_buffers(1, pa.py_buffer(offsets), pa.py_buffer(data))
+    try:
+        text.validate(full=True)
+    except pa.ArrowInvalid:
+        return False
+    return True
 
 
-# --- small shared pieces ---------------------------------------------------
+def _has_empty_field(table: pa.Table) -> bool:
+    """An empty field comes from two spaces in a row, or a space at the start of a line."""
+    text_columns = [column for column in table.columns if column.type != pa.float64()]
+    return any(pc.min(pc.binary_length(column)).as_py() == 0 for column in text_columns)
+
+
+def _refuse(data: bytes, path: Path, kind: str, error: Exception) -> NoReturn:
+    """Raise the ValueError of the first bad line (or, should none be found, of the file)."""
+    _find_bad_line(data, path, kind)
+    raise ValueError(f"{path}: cannot be read as a {kind} file ({_excerpt(str(error))})") from None
+
+
+def _read_csv(text: bytes, fields: tuple[str, ...]) -> pa.Table:
+    return pa_csv.read_csv(
+        pa.BufferReader(text),
+        read_options=pa_csv.ReadOptions(column_names=list(fields)),
+        parse_options=pa_csv.ParseOptions(
+            delimiter=" ", quote_char=False, double_quote=False, escape_char=False, ignore_empty_lines=True
+        ),
+        convert_options=pa_csv.ConvertOptions(
+            # a run's score is read as a number right away (a bad one fails the read, and the walk
+            # then finds its line); a grade stays text, to refuse exponents that trec_eval misreads
+            column_types={name: pa.float64() if name == "score" else pa.large_string() for name in fields},
+            null_values=[],
+            strings_can_be_null=False,
+            quoted_strings_can_be_null=False,
+            check_utf8=False,  # _parse checked the whole text already
+        ),
+    )
+
+
+def _numbers(column: pa.ChunkedArray, source: Source) -> np.ndarray:
+    """The grade or score column as float64, read strictly; a bad value names its line."""
+    if column.type != pa.float64():  # grades: text so far
+        exponent = pc.match_substring(column, "e", ignore_case=True).to_numpy(zero_copy_only=False)
+        try:
+            numbers = pc.cast(column, pa.float64())
+        except pa.ArrowInvalid:
+            _refuse_numbers(source)
+        if exponent.any():
+            row = int(np.argmax(exponent))
+            raise ValueError(f"{source.where(row)}: {_grade_exponent_problem(column[row].as_py())}")
+        column = numbers
+    values = column.to_numpy()
+    if not np.isfinite(values).all():
+        _refuse_numbers(source)
+    return values
+
+
+def _refuse_numbers(source: Source) -> NoReturn:
+    """Walk the file to the first bad number and raise its ValueError."""
+    _find_bad_line(_load(source.path), source.path, source.kind)
+    raise ValueError(f"{source.path}: cannot read the {NUMBER_FIELD[source.kind]}s")
+
+
+def _grade_exponent_problem(text: str) -> str:
+    return (f"the grade {text!r} has an exponent; trec_eval reads a grade as a whole number "
+            "and would read it as the digits before the 'e': write the grade out")
+
+
+def _as_whole_or_float(values: np.ndarray) -> np.ndarray:
+    """int64 when every value is a whole number (and fits), float64 otherwise."""
+    if np.all(values == np.trunc(values)) and np.all(np.abs(values) < 2**53):
+        return values.astype(np.int64)
+    return values
+
+
+def _text(column: pa.ChunkedArray) -> pd.Series:
+    """An Arrow text column as a pandas text Series, without copying every string into Python."""
+    return pd.Series(pd.array(column, dtype=pd.StringDtype("pyarrow", na_value=np.nan)), copy=False)
+
+
+def _qrels_frame(table: pa.Table, source: Source) -> pd.DataFrame:
+    grade = _as_whole_or_float(_numbers(table["grade"], source))
+    return pd.DataFrame({"qid": _text(table["qid"]), "docno": _text(table["docno"]), "grade": grade})
+
+
+def _run_frame(table: pa.Table, source: Source, for_evaluation: bool = False) -> pd.DataFrame:
+    score = _numbers(table["score"], source)
+    if for_evaluation:
+        return pd.DataFrame({"qid": _text(table["qid"]), "docno": _text(table["docno"]), "score": score})
+    try:
+        rank: pd.Series | np.ndarray = pc.cast(table["rank"], pa.int64()).to_numpy()
+    except pa.ArrowInvalid:
+        rank = _text(table["rank"])  # evaluation ignores the rank, so any text is kept as it is
+    return pd.DataFrame(
+        {"qid": _text(table["qid"]), "docno": _text(table["docno"]), "score": score, "rank": rank,
+         "tag": _text(table["tag"])}
+    )
+
+
+# --- the slow walk that says where a file is wrong --------------------------------
+
+
+def _find_bad_line(data: bytes, path: Path, kind: str) -> None:
+    """Walk the lines with the same rules and raise ValueError at the first bad one."""
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        where = f"{path}, line {number}"
+        if b"\x00" in line:
+            raise ValueError(f"{where}: a NUL byte; is this a binary file or UTF-16 text? "
+                             "a TREC file is UTF-8 text")
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise ValueError(
+                f"{where}: not UTF-8 text (byte {error.start + 1} of the line is 0x{line[error.start]:02x}; "
+                f"Latin-1 or UTF-16?): {_excerpt(line)}; save the file as UTF-8"
+            ) from None
+        fields = line.split()  # bytes.split() splits on ASCII whitespace only
+        if not fields or fields[0].startswith(b"#"):
+            continue
+        _check_line(fields, line, where, kind)
+
+
+def _check_line(fields: list[bytes], line: bytes, where: str, kind: str) -> None:
+    expected = " ".join(QRELS_FIELDS if kind == "qrels" else RUN_FIELDS)
+    if kind == "qrels" and len(fields) != 4:
+        raise ValueError(f"{where}: a qrels line has 4 fields '{expected}', found {len(fields)}: "
+                         f"{_excerpt(line.strip(_BLANKS))}")
+    if kind == "run" and len(fields) < 6:
+        raise ValueError(f"{where}: a run line has 6 fields '{expected}', found {len(fields)}: "
+                         f"{_excerpt(line.strip(_BLANKS))}")
+    name = NUMBER_FIELD[kind]
+    value = fields[3] if kind == "qrels" else fields[4]
+    if value.lower().lstrip(b"+-") in (b"inf", b"infinity", b"nan"):
+        raise ValueError(f"{where}: the {name} {value.decode()!r} is not a finite number")
+    if not _NUMBER.fullmatch(value):
+        raise ValueError(f"{where}: the {name} {_excerpt(value)} is not a number")
+    if not np.isfinite(float(value)):
+        raise ValueError(f"{where}: the {name} {value.decode()!r} is not a finite number")
+    if kind == "qrels" and b"e" in value.lower():
+        raise ValueError(f"{where}: {_grade_exponent_problem(value.decode())}")
+
+
+def _excerpt(text, limit: int = EXCERPT) -> str:
+    """The text quoted for a message, cut to about ``limit`` characters."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", errors="replace")
+    if len(text) > limit:
+        return repr(text[:limit]) + f" ... ({len(text):,} characters)"
+    return repr(text)
+
+
+# --- small shared pieces -----------------------------------------------------------
 
 
 def _check_path(path) -> Path:
@@ -250,25 +529,21 @@ def _check_columns(frame, columns, name: str) -> None:
         raise ValueError(f"{name} is missing the column(s) {absent}; it has {list(frame.columns)}")
 
 
-def _open_text(path: Path):
-    if path.suffix == ".gz":
-        return gzip.open(path, "rt", encoding="utf-8")
-    return open(path, encoding="utf-8")
-
-
-def _whole_numbers_as_int(column: pd.Series, keep_text: bool = False) -> pd.Series:
-    numbers = pd.to_numeric(column, errors="coerce")
-    if numbers.isna().any():
-        if keep_text:
-            return column
-        raise ValueError(f"the column {column.name!r} holds values that are not numbers")
-    values = numbers.to_numpy(dtype="float64")
-    if np.all(values == np.round(values)) and np.all(np.abs(values) < 2**53):
-        return pd.Series(values.astype("int64"), index=column.index, name=column.name)
-    return numbers.astype("float64")
+def _check_writable_ids(frame: pd.DataFrame, name: str) -> None:
+    """Ids with whitespace (or a leading '#') would be read back as other fields or a comment."""
+    for column in ("qid", "docno"):
+        text = frame[column].astype(str)
+        bad = text.str.contains(r"[ \t\n\r\x0b\x0c]") | (text == "")
+        if column == "qid":
+            bad |= text.str.startswith("#")
+        if bad.any():
+            raise ValueError(
+                f"{name}: the {column} {text[bad].iloc[0]!r} cannot be written to a TREC file "
+                "(ids are one word: no whitespace, not empty, a qid does not start with '#')"
+            )
 
 
 def _write(lines: pd.DataFrame, path) -> Path:
     path = Path(path)
-    lines.to_csv(path, sep=" ", header=False, index=False, compression="infer")
+    lines.to_csv(path, sep=" ", header=False, index=False, compression="infer", quoting=3)
     return path

@@ -63,7 +63,7 @@ class Verdict(Enum):
     TOO_FEW_DECIMALS = "too few decimals"
     TRUNCATED = "truncated"
     ROUNDED_WRONGLY = "rounded the wrong way"
-    SLIP = "a named slip"
+    SLIP = "wrong: a known slip"
     CLOSE = "close"
     WRONG = "wrong"
     RECORDED = "recorded for the grader"

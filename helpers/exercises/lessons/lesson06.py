@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from helpers import metrics
+from helpers import mistakes as mk
 from helpers.exercises.lessons._shared import load_example, query_grades
 from helpers.exercises.registry import Exercise, register
 from helpers.exercises.worked import (
@@ -109,5 +111,47 @@ register(
 judgments = example.judgments_for("reset-password")
 grades = metrics.grades_in_rank_order(example.ranking("search", "reset-password"), judgments)
 metrics.dcg(grades, k=4, gain="exponential")""",
+    )
+)
+
+
+def reset_cg5_minus_dcg5() -> Worked:
+    """reset-cg-minus-dcg5: how much the discount takes away from reset-password's top 5."""
+    grades, _ = query_grades("C", "search", QUERY)
+    cg, dcg = metrics.cumulative_gain(grades, 5), metrics.dcg(grades, 5)
+    steps = (
+        f"CG@5 adds the grades of the top 5: {cg:g}",
+        f"DCG@5 divides each by log2(rank + 1) first: {dcg:.4f}",
+        f"CG@5 - DCG@5 = {cg:g} - {dcg:.4f} = {cg - dcg:.4f}",
+    )
+    slips = (
+        (("no-discount",), 0.0),
+        (("log2-rank-first-undiscounted",), cg - mk.dcg_log2_rank_first_undiscounted(grades, 5)),
+        (("rank-as-discount",), cg - mk.dcg_rank_discount(grades, 5)),
+        (
+            ("exponential-for-linear",),
+            metrics.cumulative_gain([2**g - 1 for g in grades], 5) - metrics.dcg(grades, 5, "exponential"),
+        ),
+        (("cutoff-off-by-one",), metrics.cumulative_gain(grades, 6) - metrics.dcg(grades, 6)),
+    )
+    return Worked(cg - dcg, steps, slips)
+
+
+register(
+    Exercise(
+        id="reset-cg-minus-dcg5",
+        lesson=LESSON,
+        question="Example C, reset-password: by how much does CG@5 exceed DCG@5 (linear gain)? That gap is what "
+        "the discount takes away from results below rank 1. Give 3 decimals.",
+        answer=reset_cg5_minus_dcg5,
+        hints=(
+            "CG and DCG add the same grades; only DCG divides them first.",
+            "CG@5 is the plain sum of the top-5 grades; DCG@5 divides each by log2(rank + 1) before adding; "
+            "subtract the second from the first.",
+        ),
+        code="""example = load_example("C")
+judgments = example.judgments_for("reset-password")
+grades = metrics.grades_in_rank_order(example.ranking("search", "reset-password"), judgments)
+metrics.cumulative_gain(grades, k=5) - metrics.dcg(grades, k=5)""",
     )
 )

@@ -1,0 +1,554 @@
+"""The vectorised engine behind ``evaluate`` (lesson 09): no Python loop over queries or rows.
+
+:mod:`helpers.batch.reference` computes the same numbers with a readable loop
+over queries and :mod:`helpers.metrics`; the tests hold the two together.
+
+The steps:
+
+1. ids: each id column becomes whole numbers (int64) or Arrow text; when the
+   qrels and the run differ (numbers in one, text in the other) both become
+   text, so 7, 7.0 and "7" are the same id;
+2. keys: each (query, document) pair gets one 64-bit key. Text is read as
+   8-byte words straight from Arrow's buffer: docnos of at most 7 bytes are
+   their own exact key, longer ones get a hash, and every match found through
+   a hash is confirmed on the text (a collision falls back to exact codes);
+3. the run is put in trec_eval order (score descending, ties by docno in
+   descending byte order), cut at ``depth``, and with ``judged_only`` the
+   documents without a judgment are dropped;
+4. each returned document with a grade above 0 keeps its rank and grade;
+   every measure is then a few per-query sums (``np.bincount``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+_MIX = np.uint64(0x9E3779B97F4A7C15)  # an odd 64-bit constant that spreads bits
+_ALL_BYTES = np.uint64(0xFFFFFFFFFFFFFFFF)
+_FLAGS = 1 << 22  # flags of look_up: a power of two
+
+
+# --- 1. ids: whole numbers or Arrow text --------------------------------------
+
+
+def id_values(column: pd.Series, kind: str) -> np.ndarray | pa.Array:
+    """The ids of a qid or docno column as int64 (numbers) or Arrow large_string (text).
+
+    Whole-number floats (7.0, as pandas stores ints next to a NaN) become
+    int64; other floats, booleans and missing ids are refused. A column of
+    mixed Python objects (7 and "7") becomes text.
+    """
+    name = f"{kind}: {column.name}"
+    if pd.api.types.is_bool_dtype(column.dtype):
+        raise TypeError(f"{name} holds True/False; ids are text or whole numbers")
+    if pd.api.types.is_integer_dtype(column.dtype):
+        return column.to_numpy(dtype=np.int64)
+    if pd.api.types.is_float_dtype(column.dtype):
+        return _whole_floats(column.to_numpy(dtype="float64"), name)
+    if isinstance(column.dtype, pd.StringDtype) or pd.api.types.infer_dtype(column, skipna=False) == "string":
+        text = _large_text(pa.array(column, type=pa.large_string(), from_pandas=True))
+        if text.null_count:
+            _refuse_missing(np.asarray(text.is_null()), name)
+        return text
+    return _mixed_ids(column, name)
+
+
+def _whole_floats(values: np.ndarray, name: str) -> np.ndarray:
+    missing = np.isnan(values)
+    if missing.any():
+        _refuse_missing(missing, name)
+    fraction = values != np.trunc(values)
+    if fraction.any() or not np.all(np.abs(values) < 2**53):
+        raise ValueError(
+            f"{name}: {float(values[np.argmax(fraction)])!r} is not an id (ids are text or whole numbers)"
+        )
+    return values.astype(np.int64)
+
+
+def _mixed_ids(column: pd.Series, name: str) -> pa.Array:
+    """Python objects one by one: text stays, whole numbers become their decimal text."""
+    missing = pd.isna(column).to_numpy()
+    if missing.any():
+        _refuse_missing(missing, name)
+    texts = []
+    for row, value in enumerate(column.to_numpy(dtype=object)):
+        if isinstance(value, bool | np.bool_):
+            raise TypeError(f"{name}: row {row} holds {value!r}; ids are text or whole numbers")
+        if isinstance(value, str):
+            texts.append(value)
+        elif isinstance(value, int | np.integer):
+            texts.append(str(int(value)))
+        elif isinstance(value, float | np.floating) and float(value).is_integer():
+            texts.append(str(int(value)))
+        else:
+            raise TypeError(f"{name}: row {row} holds {value!r} ({type(value).__name__}); "
+                            "ids are text or whole numbers")
+    return pa.array(texts, type=pa.large_string())
+
+
+def _refuse_missing(missing: np.ndarray, name: str) -> None:
+    raise ValueError(f"{name}: an id is missing (NaN/None) at row {int(np.argmax(missing))}")
+
+
+def same_kind(first, second) -> tuple:
+    """Both id arrays as int64, or both as text (numbers become their decimal text)."""
+    if isinstance(first, np.ndarray) and isinstance(second, np.ndarray):
+        return first, second
+    return _as_text(first), _as_text(second)
+
+
+def _as_text(ids) -> pa.Array:
+    if isinstance(ids, np.ndarray):
+        return pc.cast(pa.array(ids), pa.large_string())
+    return ids
+
+
+def labels_as_python(ids, rows: np.ndarray) -> list:
+    """The ids at the given rows as plain Python values (for messages and labels)."""
+    if isinstance(ids, np.ndarray):
+        return [int(value) for value in ids[rows]]
+    return ids.take(pa.array(rows)).to_pylist()
+
+
+# --- 2. query codes and (query, document) keys ---------------------------------
+
+
+def query_codes(ids) -> tuple[np.ndarray, np.ndarray]:
+    """An integer code per row (queries in order of first appearance) and the row where each query first is.
+
+    Rows of one query usually sit together, so only the rows where the id
+    changes are compared: the same result as a hash of every row, much faster.
+    """
+    n = len(ids)
+    if isinstance(ids, np.ndarray):
+        changes = ids[1:] != ids[:-1]
+    else:
+        changes = pc.not_equal(ids.slice(1), ids.slice(0, n - 1)).to_numpy(zero_copy_only=False)
+    starts = np.concatenate(([0], np.flatnonzero(changes) + 1))
+    block_ids = ids[starts] if isinstance(ids, np.ndarray) else ids.take(pa.array(starts))
+    block_codes, first_block = _factorize(block_ids)
+    codes = np.repeat(block_codes, np.diff(np.append(starts, n)))
+    return codes, starts[first_block]
+
+
+def _factorize(ids) -> tuple[np.ndarray, np.ndarray]:
+    """Codes in order of first appearance and the position of each code's first appearance."""
+    if isinstance(ids, np.ndarray):
+        codes, _ = pd.factorize(ids)
+    else:
+        if isinstance(ids, pa.ChunkedArray):
+            ids = ids.combine_chunks()  # one dictionary for every chunk
+        codes = np.asarray(pc.dictionary_encode(ids).indices, dtype=np.int64)
+    codes = codes.astype(np.int64)
+    # codes count up in order of first appearance: a code is new where it exceeds every code before it
+    seen_before = np.maximum.accumulate(np.concatenate(([-1], codes[:-1])))
+    return codes, np.flatnonzero(codes > seen_before)
+
+
+def match_labels(q_ids, q_first: np.ndarray, r_ids, r_first: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each run query its qrels code and back (-1 when absent)."""
+    q_index = pd.Index(_plain_labels(q_ids, q_first))
+    r_index = pd.Index(_plain_labels(r_ids, r_first))
+    return q_index.get_indexer(r_index), r_index.get_indexer(q_index)
+
+
+def _plain_labels(ids, rows: np.ndarray) -> np.ndarray:
+    if isinstance(ids, np.ndarray):
+        return ids[rows]
+    return np.asarray(ids.take(pa.array(rows)).to_numpy(zero_copy_only=False), dtype=object)
+
+
+class KeyCollision(Exception):
+    """Two different (query, document) pairs got the same hashed key: use exact codes instead."""
+
+
+@dataclass
+class DocKeys:
+    """A 64-bit number per docno (qrels and run), and whether equal numbers always mean equal ids."""
+
+    qrels: np.ndarray
+    run: np.ndarray
+    exact: bool
+
+
+def doc_keys(q_doc, r_doc, force_exact: bool = False) -> DocKeys:
+    """Numbers for the docnos of both sides, made the same way; see the module docstring (step 2)."""
+    if isinstance(q_doc, np.ndarray):
+        return DocKeys(q_doc.astype(np.uint64), r_doc.astype(np.uint64), exact=True)
+    if force_exact:  # after a hash collision: number the texts exactly (slower)
+        codes, _ = pd.factorize(np.concatenate([_python_text(q_doc), _python_text(r_doc)]))
+        codes = codes.astype(np.uint64)
+        return DocKeys(codes[: len(q_doc)], codes[len(q_doc):], exact=True)
+    longest = max(_longest(q_doc), _longest(r_doc))
+    exact = longest <= 7 or (longest == 8 and not (_has_nul(q_doc) or _has_nul(r_doc)))
+    return DocKeys(text_keys(q_doc, longest, exact), text_keys(r_doc, longest, exact), exact)
+
+
+def _keys_of_one_side(doc, force_exact: bool) -> tuple[np.ndarray, bool]:
+    if isinstance(doc, np.ndarray):
+        return doc.astype(np.uint64), True
+    if force_exact:
+        codes, _ = pd.factorize(_python_text(doc))
+        return codes.astype(np.uint64), True
+    longest = _longest(doc)
+    exact = longest <= 7 or (longest == 8 and not _has_nul(doc))
+    return text_keys(doc, longest, exact), exact
+
+
+def _python_text(text: pa.Array) -> np.ndarray:
+    return np.asarray(text.to_numpy(zero_copy_only=False), dtype=object)
+
+
+def _longest(text: pa.Array) -> int:
+    """The length in bytes of the longest string."""
+    return int(pc.max(pc.binary_length(text)).as_py() or 0)
+
+
+def _has_nul(text) -> bool:
+    """True when a string may hold a NUL byte (then zero padding could be mistaken for text)."""
+    chunks = text.chunks if isinstance(text, pa.ChunkedArray) else [text]
+    return any(chunk.buffers()[2] is not None and not np.frombuffer(chunk.buffers()[2], np.uint8).all()
+               for chunk in chunks)
+
+
+def text_keys(text: pa.Array, longest: int, exact: bool) -> np.ndarray:
+    """A uint64 per string, read from Arrow's bytes as 8-byte words.
+
+    ``longest`` is the longest string of every array compared with this one.
+    Up to 7 bytes the key is the bytes themselves with the length in the top
+    byte; up to 8 bytes without a NUL byte (``exact``), the bytes alone: exact
+    keys. Otherwise the length and every word (as many as the longest string
+    has) are mixed into a hash.
+    """
+    chunks = text.chunks if isinstance(text, pa.ChunkedArray) else [text]
+    if not chunks:
+        return np.zeros(0, dtype=np.uint64)
+    return np.concatenate([_chunk_keys(chunk, longest, exact) for chunk in chunks])
+
+
+def _chunk_keys(text: pa.Array, longest: int, exact: bool) -> np.ndarray:
+    offsets = np.frombuffer(text.buffers()[1], dtype=np.int64)[text.offset: text.offset + len(text) + 1]
+    data_buffer = text.buffers()[2]
+    data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.zeros(0, np.uint8)
+    start, length = offsets[:-1], np.diff(offsets).astype(np.uint64)
+    words = _word_reader(data)
+    if longest <= 7:
+        return words(start, length) | (length << np.uint64(56))
+    if longest == 8 and exact:
+        return words(start, length)
+    key = length * _MIX
+    for word in range((longest + 7) // 8):
+        remaining = np.clip(length.astype(np.int64) - 8 * word, 0, 8).astype(np.uint64)
+        key = _mix(key ^ words(start + 8 * word, remaining))
+    return key
+
+
+def _large_text(text):
+    """Arrow text with 64-bit offsets (large_string), as one array or as chunks: nothing is copied."""
+    return text if text.type == pa.large_string() else text.cast(pa.large_string())
+
+
+def _word_reader(data: np.ndarray):
+    """A function giving, for byte positions and counts (<= 8), the little-endian word of those bytes."""
+    padded = np.zeros(len(data) + 8, dtype=np.uint8)
+    padded[: len(data)] = data
+    # one uint64 starting at every byte: a view, nothing is copied
+    at = np.ndarray(shape=(len(data) + 1,), dtype="<u8", buffer=padded, strides=(1,))
+
+    def words(position: np.ndarray, count: np.ndarray) -> np.ndarray:
+        keep = np.where(count >= 8, _ALL_BYTES, (np.uint64(1) << (np.uint64(8) * count)) - np.uint64(1))
+        return at[np.minimum(position, len(data))] & keep
+
+    return words
+
+
+def _mix(key: np.ndarray) -> np.ndarray:
+    key = key * _MIX
+    return key ^ (key >> np.uint64(29))
+
+
+def pair_keys(query: np.ndarray, numbers: np.ndarray) -> np.ndarray:
+    """One int64 key per (query, document) pair: the document's number mixed with the query code."""
+    return (numbers + (query.astype(np.uint64) + np.uint64(1)) * _MIX).view(np.int64)
+
+
+def same_text(first, first_rows: np.ndarray, second, second_rows: np.ndarray) -> np.ndarray:
+    """For each pair of rows, True when the two ids are equal (the check behind every hashed match)."""
+    if isinstance(first, np.ndarray):
+        return first[first_rows] == second[second_rows]
+    left, right = first.take(pa.array(first_rows)), second.take(pa.array(second_rows))
+    return np.asarray(pc.equal(left, right).to_numpy(zero_copy_only=False), dtype=bool)
+
+
+def check_no_repeat(keys: np.ndarray, same_pair, describe) -> None:
+    """Refuse a (query, document) pair listed twice; a shared hash of two different pairs is a KeyCollision.
+
+    Sorting the keys puts equal ones side by side (numpy's sort is much faster
+    than a hash table here). ``same_pair(rows, other_rows)`` says which rows
+    really hold the same pair; ``describe(first_row, second_row)`` raises the
+    ValueError for the first real repeat.
+    """
+    ordered = np.sort(keys)
+    repeated = np.unique(ordered[1:][ordered[1:] == ordered[:-1]])
+    if len(repeated) == 0:
+        return
+    rows = np.flatnonzero(np.isin(keys, repeated))
+    rows = rows[np.argsort(keys[rows], kind="stable")]
+    neighbours = np.flatnonzero(keys[rows][1:] == keys[rows][:-1])
+    first, second = rows[neighbours], rows[neighbours + 1]
+    real = same_pair(first, second)
+    if real.any():
+        first_row, second_row = sorted((int(first[real][0]), int(second[real][0])))
+        describe(first_row, second_row)
+    raise KeyCollision
+
+
+def look_up(table_keys: np.ndarray, probe_keys: np.ndarray) -> np.ndarray:
+    """For each probe key, the position of the equal key in ``table_keys`` (all different), or -1.
+
+    A table of 4 million flags, set by the low bits of the table keys, lets
+    most probes that cannot match skip the (slower) hash table.
+    """
+    flags = np.zeros(_FLAGS, dtype=bool)
+    flags[table_keys & (_FLAGS - 1)] = True
+    maybe = np.flatnonzero(flags[probe_keys & (_FLAGS - 1)])
+    position = np.full(len(probe_keys), -1, dtype=np.int64)
+    position[maybe] = pd.Index(table_keys).get_indexer(pd.Index(probe_keys[maybe]))
+    return position
+
+
+def check_unique_pairs(frame: pd.DataFrame, kind: str, source=None) -> None:
+    """Refuse a frame that lists a document twice for one query, naming the rows or file lines."""
+    qid, doc = id_values(frame["qid"], kind), id_values(frame["docno"], kind)
+    query, _ = query_codes(qid)
+    describe = duplicate_reporter(frame, qid, doc, kind, source)
+    for force_exact in (False, True):
+        keys, exact = _keys_of_one_side(doc, force_exact)
+        try:
+            check_no_repeat(pair_keys(query, keys), same_pair_check(query, keys, doc, exact), describe)
+            return
+        except KeyCollision:
+            continue
+
+
+def same_pair_check(query: np.ndarray, keys: np.ndarray, doc, exact: bool, other=None):
+    """A function telling which rows of one side and of ``other`` (query, keys, doc) hold equal pairs."""
+    other_query, other_keys, other_doc = other if other is not None else (query, keys, doc)
+
+    def same_pair(rows: np.ndarray, other_rows: np.ndarray) -> np.ndarray:
+        same = (query[rows] == other_query[other_rows]) & (keys[rows] == other_keys[other_rows])
+        if not exact and same.any():
+            same[same] = same_text(doc, rows[same], other_doc, other_rows[same])
+        return same
+
+    return same_pair
+
+
+def duplicate_reporter(frame: pd.DataFrame, qid, doc, kind: str, source):
+    """A function that raises the ValueError for a document listed twice in one query."""
+
+    def describe(first: int, second: int) -> None:
+        rows = np.array([first, second])
+        query, document = labels_as_python(qid, rows[1:])[0], labels_as_python(doc, rows[1:])[0]
+        if source is not None:
+            first_line, second_line = source.lines(rows)
+            raise ValueError(
+                f"{source.path}, line {second_line}: document {document!r} appears twice for query "
+                f"{query!r} (first on line {first_line}); each document can be judged or returned "
+                "only once per query, as in trec_eval"
+            )
+        raise ValueError(
+            f"{kind}: document {document!r} appears twice for query {query!r} "
+            f"(rows {frame.index[first]!r} and {frame.index[second]!r})"
+        )
+
+    return describe
+
+
+# --- 3. trec_eval's order ---------------------------------------------------------
+
+
+def trec_order(query: np.ndarray, score: np.ndarray, doc) -> np.ndarray | None:
+    """Row order of trec_eval: query by query, score descending, ties by docno descending.
+
+    Returns None when the rows are already in that order (the usual case for a
+    run file), so that nothing needs to be copied.
+    """
+    same_query = query[1:] == query[:-1]
+    if np.all(query[1:] >= query[:-1]) and np.all((score[1:] <= score[:-1]) | ~same_query):
+        order = None
+    else:  # by score (ties are settled below), then by query: one sort of whole numbers
+        by_score = np.argsort(-score)
+        n = len(score)
+        packed = np.sort(query[by_score].astype(np.int64) * n + np.arange(n))  # query, then score position
+        order = by_score[packed % n]
+        query, score = query[order], score[order]
+        same_query = query[1:] == query[:-1]
+    tied = same_query & (score[1:] == score[:-1])
+    if not tied.any():
+        return order
+    return _break_ties_by_docno(np.arange(len(query)) if order is None else order, tied, doc)
+
+
+def _break_ties_by_docno(order: np.ndarray, tied: np.ndarray, doc) -> np.ndarray:
+    """Reorder each run of tied rows (same query and score) by docno, descending byte order."""
+    group = np.cumsum(np.concatenate(([True], ~tied)))
+    rows = np.flatnonzero(np.concatenate(([False], tied)) | np.concatenate((tied, [False])))
+    if isinstance(doc, np.ndarray):
+        names = doc[order[rows]].astype(str)  # trec_eval compares docnos as text
+    else:
+        names = np.asarray(doc.take(pa.array(order[rows])).to_pylist(), dtype=object)
+    _, name_rank = np.unique(names, return_inverse=True)
+    within = np.lexsort((-name_rank, group[rows]))
+    order = order.copy()
+    order[rows] = order[rows][within]
+    return order
+
+
+def query_starts(query: np.ndarray) -> np.ndarray:
+    """Positions where a new block of equal query codes begins."""
+    if len(query) == 0:
+        return np.zeros(0, dtype=np.int64)
+    return np.concatenate(([0], np.flatnonzero(query[1:] != query[:-1]) + 1))
+
+
+def ranks_within(query: np.ndarray) -> np.ndarray:
+    """Rank 1, 2, ... of each row within its block of equal query codes."""
+    starts = query_starts(query)
+    lengths = np.diff(np.append(starts, len(query)))
+    return np.arange(len(query)) - np.repeat(starts, lengths) + 1
+
+
+# --- 4. the measures on flat arrays -------------------------------------------------
+
+
+@dataclass
+class Judgments:
+    """The qrels as arrays: query code and grade of every judgment, and the query labels."""
+
+    query: np.ndarray
+    grade: np.ndarray
+    labels: np.ndarray
+    cache: dict = field(default_factory=dict)
+
+    @property
+    def n_queries(self) -> int:
+        return len(self.labels)
+
+
+@dataclass
+class Ranking:
+    """The returned documents that can earn something (grade above 0), in trec_eval order.
+
+    For each of them: query code, rank and grade. Every other returned document
+    adds nothing to any measure; it only pushes the others down, which their
+    ranks already show. ``returned`` says which queries returned anything.
+    """
+
+    query: np.ndarray
+    rank: np.ndarray
+    grade: np.ndarray
+    returned: np.ndarray
+    cache: dict = field(default_factory=dict)
+
+
+def ranked(run_to_qrels, query, grade, depth: int | None, judged_only: bool, n_queries: int) -> Ranking:
+    """Cut at ``depth``, drop unjudged documents with ``judged_only``, keep rows with a grade above 0.
+
+    ``grade`` is NaN for a document without a judgment.
+    """
+    starts = query_starts(query)
+    returned = np.zeros(n_queries, dtype=bool)
+    returned[run_to_qrels[query[starts]]] = True
+    if depth is not None or judged_only:
+        keep = np.ones(len(query), dtype=bool) if depth is None else ranks_within(query) <= depth
+        if judged_only:
+            keep &= grade >= 0  # trec_eval -J: a judgment with a grade of 0 or more
+        query, grade = query[keep], grade[keep]
+    rows = np.flatnonzero(grade > 0)
+    starts = query_starts(query)
+    rank = rows - starts[np.searchsorted(starts, rows, side="right") - 1] + 1
+    return Ranking(run_to_qrels[query[rows]], rank, grade[rows], returned)
+
+
+def per_query_sum(query: np.ndarray, weights, n_queries: int) -> np.ndarray:
+    """Sum of the weights of each query's rows (0 for a query without rows)."""
+    return np.bincount(query, weights=weights, minlength=n_queries)
+
+
+def _in_top(rank: np.ndarray, k: int | None) -> np.ndarray | bool:
+    return True if k is None else rank <= k
+
+
+def gain(grade: np.ndarray, kind: str) -> np.ndarray:
+    grade = np.maximum(grade, 0.0)
+    return grade if kind == "linear" else np.exp2(grade) - 1.0
+
+
+def n_relevant(judged: Judgments, rel: float) -> np.ndarray:
+    """R per query: judged documents with grade >= rel (rel 0 means: grade > 0)."""
+    key = ("R", rel)
+    if key not in judged.cache:
+        hits = judged.grade > 0 if rel == 0 else judged.grade >= rel
+        judged.cache[key] = np.bincount(judged.query, weights=hits, minlength=judged.n_queries)
+    return judged.cache[key]
+
+
+def _relevant_rows(ranking: Ranking, rel: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The returned relevant documents (grade >= rel): query, rank, and how many relevant so far."""
+    key = ("relevant", rel)
+    if key not in ranking.cache:
+        rows = np.flatnonzero(ranking.grade >= rel)
+        query = ranking.query[rows]
+        ranking.cache[key] = (query, ranking.rank[rows], ranks_within(query))
+    return ranking.cache[key]
+
+
+def _ideal_dcg(query: np.ndarray, grade: np.ndarray, k: int | None, kind: str, n: int) -> np.ndarray:
+    """IDCG@k per query: the grades sorted high to low, discounted like a ranking."""
+    order = np.lexsort((-grade, query))
+    query, grade = query[order], grade[order]
+    rank = ranks_within(query)
+    return per_query_sum(query, gain(grade, kind) / np.log2(rank + 1.0) * _in_top(rank, k), n)
+
+
+def ideal_dcg(judged: Judgments, ranking: Ranking, k: int | None, kind: str, ideal: str) -> np.ndarray:
+    """IDCG@k from every judged document (``ideal="judged"``) or from the returned list (``"returned"``)."""
+    key = ("idcg", k, kind, ideal)
+    if key not in judged.cache:
+        source = judged if ideal == "judged" else ranking
+        judged.cache[key] = _ideal_dcg(source.query, source.grade, k, kind, judged.n_queries)
+    return judged.cache[key]
+
+
+def safe_divide(top: np.ndarray, bottom: np.ndarray) -> np.ndarray:
+    return np.divide(top, bottom, out=np.zeros_like(top, dtype="float64"), where=bottom > 0)
+
+
+def measure_values(measure, judged: Judgments, ranking: Ranking, ideal: str, denominator: str) -> np.ndarray:
+    """One value per qrels query for one measure (0 where the query has nothing to find)."""
+    n, k = judged.n_queries, measure.cutoff
+    if measure.name in ("nDCG", "CG"):
+        gains = gain(ranking.grade, measure.gain) * _in_top(ranking.rank, k)
+        if measure.name == "CG":
+            return per_query_sum(ranking.query, gains, n)
+        dcg = per_query_sum(ranking.query, gains / np.log2(ranking.rank + 1.0), n)
+        return safe_divide(dcg, ideal_dcg(judged, ranking, k, measure.gain, ideal))
+    query, rank, hits = _relevant_rows(ranking, measure.rel)
+    top = _in_top(rank, k)
+    if measure.name in ("RR", "Hit"):
+        first = (hits == 1) & top  # each query's first relevant document, if within the cutoff
+        value = 1.0 / rank[first] if measure.name == "RR" else np.ones(np.count_nonzero(first))
+        return per_query_sum(query[first], value, n)
+    relevant = n_relevant(judged, measure.rel)
+    if denominator == "min_k_R" and k is not None:
+        relevant = np.minimum(relevant, k)
+    if measure.name == "AP":
+        return safe_divide(per_query_sum(query, hits / rank * top, n), relevant)
+    found = per_query_sum(query, (rank <= k).astype("float64"), n)  # P and R always have a cutoff
+    return found / k if measure.name == "P" else safe_divide(found, relevant)

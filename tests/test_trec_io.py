@@ -1,0 +1,287 @@
+"""helpers.batch.trec_io: one reader with trec_eval's rules, and refusals that name the file and line.
+
+Every file variant is evaluated twice: as it is, and with the reader forced
+through its canonical-form pass (the path a tab, CR or '#' takes), so both
+paths are held to trec_eval's numbers.
+"""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import helpers.batch.trec_io as trec_io
+from helpers.batch import evaluate, read_qrels, read_run
+from tests.test_evaluate import PRINT_ROUNDING, TREC_EVAL, read_trec_eval_output
+
+# trec_eval names -> our measures, compared per query against out.test.aq
+COMPARED = {"map": "AP", "recip_rank": "RR", "P_10": "P@10", "ndcg": "nDCG", "ndcg_cut_10": "nDCG@10",
+            "recall_100": "R@100", "success_5": "Hit@5", "map_cut_100": "AP@100"}
+
+
+@pytest.fixture(params=["as it is", "canonical pass"])
+def reader_path(request, monkeypatch):
+    """Run a test once per reader path."""
+    if request.param == "canonical pass":
+        monkeypatch.setattr(trec_io, "_may_need_canonical", lambda data: True)
+    return request.param
+
+
+def lines_of(name: str) -> list[str]:
+    return (TREC_EVAL / name).read_text().splitlines()
+
+
+def assert_trec_eval_numbers(qrels_path: Path, run_path: Path, expected_file: str = "out.test.aq") -> None:
+    expected = read_trec_eval_output(expected_file)
+    result = evaluate(qrels_path, run_path, list(COMPARED.values()), missing="skip")
+    for trec_name, ours in COMPARED.items():
+        for qid, value in expected[trec_name].items():
+            got = result.means[ours] if qid == "all" else result.per_query.loc[qid, ours]
+            assert got == pytest.approx(value, abs=PRINT_ROUNDING), (trec_name, qid)
+
+
+def write(path: Path, lines: list[str], end: str = "\n", prefix: bytes = b"", compress: bool = False) -> Path:
+    data = prefix + end.join(lines).encode("utf-8") + end.encode()
+    path.write_bytes(gzip.compress(data) if compress else data)
+    return path
+
+
+def ascii_fields(line: str) -> list[str]:
+    """Fields split at ASCII whitespace only (str.split() would also split at a no-break space)."""
+    return [field.decode() for field in line.encode().split()]
+
+
+def docno_prefixed(lines: list[str], prefix: str, docno_field: int) -> list[str]:
+    """Every docno with the same prefix: the descending tie order is unchanged, so are the numbers."""
+    changed = []
+    for line in lines:
+        fields = ascii_fields(line)
+        fields[docno_field] = prefix + fields[docno_field]
+        changed.append(" ".join(fields))
+    return changed
+
+
+def with_scientific_scores(lines: list[str]) -> list[str]:
+    """Scores written as 17-digit scientific notation: the same doubles."""
+    changed = []
+    for line in lines:
+        fields = ascii_fields(line)
+        fields[4] = f"{float(fields[4]):.16e}"
+        changed.append(" ".join(fields))
+    return changed
+
+
+# --- 1. every file trec_eval reads gives trec_eval's numbers ----------------------
+
+QRELS, RUN = lines_of("qrels.test"), lines_of("results.test")
+
+VARIANTS = {
+    "plain": (QRELS, RUN, {}),
+    "BOM in both files (the numbers of the files without it)": (QRELS, RUN, {"prefix": b"\xef\xbb\xbf"}),
+    "CRLF line ends": (QRELS, RUN, {"end": "\r\n"}),
+    "tabs": ([line.replace(" ", "\t") for line in QRELS], [line.replace(" ", " \t ") for line in RUN], {}),
+    "runs of spaces, spaces at both ends": (
+        ["  " + line.replace(" ", "   ") + "  " for line in QRELS], [" " + line + " " for line in RUN], {}
+    ),
+    "comment lines and blank lines": (
+        ["# judged by NIST", *QRELS[:10], "", "   # indented comment", *QRELS[10:], "#"],
+        ["#run: STANDARD", "", *RUN[:7], "\t# a comment after a tab", *RUN[7:]], {},
+    ),
+    "fields after the tag": (QRELS, [line + " extra 1.5 #" for line in RUN], {}),
+    "quotes inside docnos": (docno_prefixed(QRELS, '"', 2), docno_prefixed(RUN, '"', 2), {}),
+    "a lone quote in one docno": (docno_prefixed(QRELS, '"d', 2), docno_prefixed(RUN, '"d', 2), {}),
+    "no-break spaces inside docnos": (
+        docno_prefixed(QRELS, "\u00a0", 2), docno_prefixed(RUN, "\u00a0", 2), {}
+    ),
+    "scientific notation": (QRELS, with_scientific_scores(RUN), {}),
+    "gzip": (QRELS, RUN, {"compress": True}),
+}
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_every_file_trec_eval_reads_gives_its_numbers(tmp_path, reader_path, variant):
+    qrels_lines, run_lines, options = VARIANTS[variant]
+    suffix = ".gz" if options.get("compress") else ""
+    qrels = write(tmp_path / f"qrels{suffix}", qrels_lines, **options)
+    run = write(tmp_path / f"run{suffix}", run_lines, **options)
+    assert_trec_eval_numbers(qrels, run)
+
+
+def test_all_variants_at_once(tmp_path, reader_path):
+    qrels_lines = ["# comment", *docno_prefixed(QRELS, '"\u00a0', 2)]
+    run_lines = [line.replace(" ", "\t", 2) + " extra" for line in with_scientific_scores(
+        docno_prefixed(RUN, '"\u00a0', 2))]
+    options = {"prefix": b"\xef\xbb\xbf", "end": "\r\n", "compress": True}
+    assert_trec_eval_numbers(write(tmp_path / "q.gz", qrels_lines, **options),
+                             write(tmp_path / "r.gz", run_lines, **options))
+
+
+def test_trec_eval_10_comment_tests(reader_path):
+    # trec_eval 10.0's own comment tests: '#' lines in a qrels, and '#' inside msmarco docnos
+    with_comments = evaluate(TREC_EVAL / "qrels.test.with-comments", TREC_EVAL / "results.test",
+                             ["AP", "RR", "P@10"], missing="skip").means
+    expected = read_trec_eval_output("out.test")
+    assert with_comments["AP"] == pytest.approx(expected["map"]["all"], abs=PRINT_ROUNDING)
+    assert with_comments["P@10"] == pytest.approx(expected["P_10"]["all"], abs=PRINT_ROUNDING)
+    means = evaluate(TREC_EVAL / "qrels.comment.test.gz", TREC_EVAL / "results.comment.test.gz",
+                     ["AP", "RR", "P@5", "P@10", "P@100", "P@1000"], missing="skip").means
+    expected = read_trec_eval_output("out.comment.test")
+    for trec_name, ours in {"map": "AP", "recip_rank": "RR", "P_5": "P@5", "P_10": "P@10",
+                            "P_100": "P@100", "P_1000": "P@1000"}.items():
+        assert means[ours] == pytest.approx(expected[trec_name]["all"], abs=PRINT_ROUNDING), trec_name
+
+
+def test_a_small_run_keeps_its_numbers_with_a_bom_quotes_and_no_break_spaces(tmp_path, reader_path):
+    # AP 0.5833 and RR 1 on the plain files; each variant must give the same
+    qrels = ["q1 0 dA 1", "q1 0 dC 1", "q1 0 dE 1"]
+    run = [f"q1 Q0 d{letter} {rank} {6 - rank} sys" for rank, letter in enumerate("ABCDE", start=1)]
+    plain = evaluate(write(tmp_path / "q", qrels), write(tmp_path / "r", run), ["AP", "RR"]).means
+    assert plain.round(4).tolist() == [pytest.approx(0.7556), 1.0]
+    bom = evaluate(write(tmp_path / "qb", qrels, prefix=b"\xef\xbb\xbf"),
+                   write(tmp_path / "rb", run, prefix=b"\xef\xbb\xbf"), ["AP", "RR"]).means
+    pd.testing.assert_series_equal(bom, plain)
+    quoted = evaluate(write(tmp_path / "qq", docno_prefixed(qrels, '"', 2)),
+                      write(tmp_path / "rq", docno_prefixed(run, '"', 2)), ["AP", "RR"])
+    pd.testing.assert_series_equal(quoted.means, plain)
+    assert read_run(tmp_path / "rq")["docno"].tolist()[0] == '"dA'  # a quote is part of the id
+    spaced = [line.replace("dB", "d\u00a0B") for line in run]
+    assert read_run(write(tmp_path / "rn", spaced))["docno"].tolist()[1] == "d\u00a0B"
+
+
+def test_read_frames_keep_text_ids_and_numbers(tmp_path, reader_path):
+    path = write(tmp_path / "r", ["\ufeff301 Q0 007 1 1e-3 a b c", "301\tQ0\t7\t2\t-2.5E+2\tsys"])
+    run = read_run(path)
+    assert run["qid"].tolist() == ["\ufeff301", "301"] or run["qid"].tolist() == ["301", "301"]
+    assert run["docno"].tolist() == ["007", "7"]
+    assert run["score"].tolist() == [0.001, -250.0]
+    assert run["rank"].tolist() == [1, 2] and run["tag"].tolist() == ["a", "sys"]
+    qrels = read_qrels(write(tmp_path / "q", ["1 0 a 1.5", "1 0 b -1", "1 0 c +2"]))
+    assert qrels["grade"].tolist() == [1.5, -1.0, 2.0]
+
+
+def test_a_bom_is_dropped_not_kept_in_the_first_qid(tmp_path, reader_path):
+    run = read_run(write(tmp_path / "r", ["q1 Q0 d 1 1 s"], prefix=b"\xef\xbb\xbf"))
+    assert run["qid"].tolist() == ["q1"]
+
+
+def test_fractional_grades_are_truncated_like_trec_eval_by_default(tmp_path):
+    qrels = write(tmp_path / "q", ["q 0 a 1.5", "q 0 b 0.9", "q 0 c 2.7"])
+    run = write(tmp_path / "r", ["q Q0 b 1 3 s", "q Q0 a 2 2 s", "q Q0 c 3 1 s"])
+    truncated = evaluate(qrels, run, ["RR", "nDCG"]).means  # grades 1, 0, 2 as trec_eval reads them
+    assert truncated["RR"] == 0.5
+    assert truncated["nDCG"] == pytest.approx((1 / np.log2(3) + 2 / 2) / (2 + 1 / np.log2(3)))
+    kept = evaluate(qrels, run, ["RR", "nDCG"], fractional_grades="keep").means
+    assert kept["RR"] == 0.5  # 0.9 is still below rel=1
+    expected = (0.9 + 1.5 / np.log2(3) + 2.7 / 2) / (2.7 + 1.5 / np.log2(3) + 0.9 / 2)
+    assert kept["nDCG"] == pytest.approx(expected)
+
+
+# --- 2. refusals name the file and the line ----------------------------------------
+
+BAD_FILES = [
+    ("run", ["q1 Q0 a 1 9_0 s"], 1, r"the score '9_0' is not a number"),
+    ("run", ["q1 Q0 a 1 1 s", "q1 Q0 b 2 \uff13 s"], 2, r"the score '\uff13' is not a number"),
+    ("run", ["q1 Q0 a 1 0x1A s"], 1, "is not a number"),
+    ("run", ["q1 Q0 a 1 1,5 s"], 1, "is not a number"),
+    ("run", ["q1 Q0 a 1 inf s"], 1, "'inf' is not a finite number"),
+    ("run", ["q1 Q0 a 1 NaN s"], 1, "'NaN' is not a finite number"),
+    ("run", ["q1 Q0 a 1 1e999 s"], 1, "is not a finite number"),
+    ("run", ["q1 Q0 a 1 2 s", "q1 Q0 b 2 1"], 2, "a run line has 6 fields .* found 5"),
+    ("run", ["q1 Q0 a 1 2 s", "q1 Q0 b 2 1 s", "q1 Q0 a 3 0 s"], 3,
+     r"document 'a' appears twice .*line {first}\)"),
+    ("qrels", ["q1 0 a 1", "q1 0 b"], 2, "a qrels line has 4 fields .* found 3"),
+    ("qrels", ["q1 0 a 1 extra"], 1, "a qrels line has 4 fields .* found 5"),
+    ("qrels", ["q1 0 a 1e3"], 1, "the grade '1e3' has an exponent"),
+    ("qrels", ["q1 0 a high"], 1, "the grade 'high' is not a number"),
+    ("qrels", ["q1 0 a 1", "q2 0 a 0", "q1 0 a 2"], 3,
+     r"document 'a' appears twice for query 'q1' \(first on line {first}\)"),
+]
+
+
+@pytest.mark.parametrize(("kind", "lines", "line", "message"), BAD_FILES)
+@pytest.mark.parametrize("extra", ["", "# a comment first", "\tq0 tab line"])
+def test_bad_lines_are_refused_with_file_and_line(tmp_path, kind, lines, line, message, extra):
+    if extra.startswith("\t"):  # a tab sends the file through the canonical pass
+        extra = "q0\t0\tz\t1" if kind == "qrels" else "q0\tQ0\tz\t1\t1\ts"
+    path = write(tmp_path / kind, [extra, *lines] if extra else lines)
+    reader = read_qrels if kind == "qrels" else read_run
+    shift = 1 if extra else 0
+    with pytest.raises(ValueError, match=message.replace("{first}", str(1 + shift))) as error:
+        reader(path)
+    assert f"{path}, line {line + shift}:" in str(error.value)
+
+
+@pytest.mark.parametrize("kind", ["qrels", "run"])
+def test_empty_files_and_comment_only_files_are_refused(tmp_path, kind):
+    reader = read_qrels if kind == "qrels" else read_run
+    for text in ["", "\n\n", "# only a comment\n", "\ufeff"]:
+        path = tmp_path / "f"
+        path.write_text(text)
+        with pytest.raises(ValueError, match=f"{path} is empty"):
+            reader(path)
+
+
+def test_encodings_and_binary_files_are_refused_with_file_and_line(tmp_path):
+    cases = {
+        "utf16.run": ("q1 Q0 a 1 1 s\n".encode("utf-16"), "line 1: the text is UTF-16"),
+        "utf16le.run": ("q1 Q0 a 1 1 s\n".encode("utf-16-le"), "line 1: a NUL byte"),
+        "latin1.run": ("q1 Q0 a 1 1 s\nq1 Q0 caf\u00e9 2 0 s\n".encode("latin-1"), "line 2: not UTF-8 text"),
+        "binary.run": (bytes(range(256)), "line 1: a NUL byte"),
+    }
+    for name, (data, message) in cases.items():
+        path = tmp_path / name
+        path.write_bytes(data)
+        with pytest.raises(ValueError, match=message) as error:
+            read_run(path)
+        assert str(path) in str(error.value)
+
+
+def test_compression_problems_name_the_file_and_line(tmp_path):
+    text = "".join(f"q1 Q0 d{i} {i} {1 / (i + 1)} s\n" for i in range(20_000)).encode()
+    truncated = tmp_path / "truncated.run.gz"
+    truncated.write_bytes(gzip.compress(text)[:30_000])
+    with pytest.raises(ValueError, match=r"truncated\.run\.gz, line \d+: the gzip file is truncated"):
+        read_run(truncated)
+    not_gzip = tmp_path / "plain.run.gz"
+    not_gzip.write_bytes(text[:100])
+    with pytest.raises(ValueError, match=r"plain\.run\.gz, line 1: the name ends in \.gz but"):
+        read_run(not_gzip)
+    corrupt = tmp_path / "corrupt.run.gz"
+    packed = bytearray(gzip.compress(text))
+    packed[200:220] = b"\xff" * 20
+    corrupt.write_bytes(bytes(packed))
+    with pytest.raises(ValueError, match=r"corrupt\.run\.gz, line \d+: the gzip"):
+        read_run(corrupt)
+    gzip_named_plain = tmp_path / "packed.run"  # gzip content is unpacked whatever the name
+    gzip_named_plain.write_bytes(gzip.compress(text))
+    assert len(read_run(gzip_named_plain)) == 20_000
+
+
+def test_a_huge_bad_line_gives_a_short_message(tmp_path):
+    path = write(tmp_path / "r", ["q1 Q0 a 1 1 s", "q1 Q0 b 2 " + "9" * 10_000_000 + "x s"])
+    with pytest.raises(ValueError, match="line 2: the score") as error:
+        read_run(path)
+    assert len(str(error.value)) < 500
+    path = write(tmp_path / "q", ["q1 0 a 1", "x" * 10_000_000])
+    with pytest.raises(ValueError, match="line 2: a qrels line has 4 fields") as error:
+        read_qrels(path)
+    assert len(str(error.value)) < 500
+
+
+def test_a_missing_file_and_a_wrong_type_are_reported():
+    with pytest.raises(FileNotFoundError, match="no such file"):
+        read_run("does/not/exist.run")
+    with pytest.raises(TypeError, match="file path"):
+        read_qrels(42)
+
+
+def test_written_files_read_back_the_same(tmp_path):
+    qrels, run = read_qrels(TREC_EVAL / "qrels.test"), read_run(TREC_EVAL / "results.test")
+    again = read_qrels(trec_io.write_qrels(qrels, tmp_path / "q.gz"))
+    pd.testing.assert_frame_equal(again, qrels)
+    with pytest.raises(ValueError, match="cannot be written"):
+        trec_io.write_run(run.assign(docno="two words"), tmp_path / "bad.run")
