@@ -37,6 +37,7 @@ from helpers._checks import check_number, check_whole
 TEMPLATES_ROOT = Path(__file__).resolve().parent  # holds voila/templates/classroom
 NOTEBOOKS = Path(__file__).resolve().parent.parent.parent / "notebooks"
 HIDDEN_ROLES = ("exercise", "solution")
+FILL_DELAY = 4  # seconds
 
 
 def role_of(cell: nbformat.NotebookNode) -> str:
@@ -78,9 +79,15 @@ def voila_command(notebook: Path, port: int, cull_seconds: int, open_browser: bo
         "--template=classroom", "--strip_sources=True", "--show_tracebacks=False",
         # a kernel is started and the lesson run before anyone asks: the page is usable at once
         "--preheat_kernel=True", "--VoilaConfiguration.default_pool_size=1",
+        # the next kernel is heated a few seconds after a page takes one, not while that page loads
+        f"--VoilaKernelManager.fill_delay={FILL_DELAY}",
         f"--MappingKernelManager.cull_idle_timeout={cull_seconds}",
         f"--MappingKernelManager.cull_interval={max(5, cull_seconds // 4)}",
         "--MappingKernelManager.cull_connected=False",
+        # a page that is closed or reloaded asks Voila to shut its kernel down at once; Voila's page sends
+        # that request without an XSRF token (voila-dashboards/voila#1458), so the check is off for this
+        # local server. Cross-origin requests are still refused (the API checks the Origin header).
+        "--Voila.tornado_settings=disable_check_xsrf=True",
     ]  # fmt: skip
     if not open_browser:
         command.append("--no-browser")
@@ -126,6 +133,8 @@ def main(argv: list[str] | None = None) -> int:
         process = subprocess.Popen(
             voila_command(copy, port, cull, not args.no_browser), cwd=folder, env=classroom_environment()
         )
+        # Ctrl-C or a SIGTERM stops Voila the way Ctrl-C does: it shuts its kernels down first
+        signal.signal(signal.SIGTERM, lambda _signal, _frame: process.send_signal(signal.SIGINT))
         try:
             return process.wait()
         except KeyboardInterrupt:
