@@ -278,7 +278,6 @@ def test_reloads_keep_kernel_memory_flat_and_an_abandoned_page_is_culled(classro
     }
     # flat: never more than the page's kernel, the preheated one and one closing down; not one per reload
     assert max(sample["kernels"] for sample in samples) <= 3
-    assert [sample["kernels"] for sample in samples[-3:]] == [2, 2, 2] or len(settled) <= 2
     assert len(settled) <= 2
 
     # a page closed without a goodbye (a crashed or sleeping laptop) leaves its kernel to the culler

@@ -50,6 +50,26 @@
     });
   }
 
+  // a table wider than the page is set smaller until it fits (not below 14 px); one that still does
+  // not fit scrolls sideways, and can then be reached and scrolled from the keyboard
+  function fit(root) {
+    root.querySelectorAll('.jp-OutputArea-output').forEach(function (output) {
+      var table = output.querySelector('table');
+      if (table && table.scrollWidth > output.clientWidth && output.clientWidth > 0) {
+        var size = parseFloat(window.getComputedStyle(table).fontSize);
+        var fitted = Math.max(14, Math.floor(size * output.clientWidth / table.scrollWidth));
+        if (fitted < size) {
+          table.style.fontSize = fitted + 'px';
+        }
+      }
+      if (output.scrollWidth > output.clientWidth && !output.hasAttribute('tabindex')) {
+        output.setAttribute('tabindex', '0');
+        output.setAttribute('role', 'region');
+        output.setAttribute('aria-label', 'wide output, scrolls sideways');
+      }
+    });
+  }
+
   var pending = false;
   function soon() {
     if (!pending) {
@@ -57,6 +77,7 @@
       window.requestAnimationFrame(function () {
         pending = false;
         name(document);
+        fit(document);
       });
     }
   }
