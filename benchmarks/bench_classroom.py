@@ -78,11 +78,26 @@ class Classroom:
         return self.log.read_text(errors="replace").count("is filled with")
 
     def wait_for_preheat(self, times: int, timeout: float = 180) -> None:
+        """Wait until the pool has been filled ``times`` times and every kernel is quiet.
+
+        Voila reports the pool filled once the kernel has started; the kernel
+        then still runs the lesson, so a page opened at once would wait for it.
+        """
         deadline = time.monotonic() + timeout
         while self.preheated() < times:
             if time.monotonic() > deadline or self.process.poll() is not None:
                 raise RuntimeError(f"no preheated kernel number {times}:\n{self.log.read_text()[-2000:]}")
             time.sleep(0.2)
+        while not self.kernels_quiet():  # each call waits half a second
+            if time.monotonic() > deadline:
+                raise RuntimeError("the preheated kernels are still busy")
+
+    def kernels_quiet(self, seconds: float = 0.5) -> bool:
+        """True if no kernel of this server used more than 2 % of a core over ``seconds``."""
+        before = {pid: cpu_ticks(pid) for pid in self.kernels()}
+        time.sleep(seconds)
+        ticks = os.sysconf("SC_CLK_TCK")
+        return all(cpu_ticks(pid) - used <= 0.02 * seconds * ticks for pid, used in before.items())
 
     def kernels(self) -> dict[int, int]:
         """Kernel processes started by this server: pid -> resident memory in KiB (from /proc)."""
@@ -116,6 +131,15 @@ class Classroom:
             self.process.wait(30)
         except (ProcessLookupError, subprocess.TimeoutExpired):
             os.killpg(self.process.pid, signal.SIGKILL)
+
+
+def cpu_ticks(pid: int) -> int:
+    """The CPU time a process has used so far, in clock ticks (0 once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0
+    return int(fields[11]) + int(fields[12])  # utime + stime
 
 
 def open_usable(page, url: str, numbers: str, first_input: str) -> float:
@@ -175,14 +199,15 @@ def main(argv=None) -> int:
                 results["warm, reload"].append(open_usable(page, classroom.url, numbers, first_input))
                 if number_changed:
                     results["first click"].append(first_click(page, first_input, number_changed))
+            page.close(run_before_unload=True)
             context.close()
             for _ in range(args.loads):
                 classroom.wait_for_preheat(taken + 1)
                 taken += 1
                 context = browser.new_context(viewport={"width": 1280, "height": 720})
-                results["warm, new browser"].append(
-                    open_usable(context.new_page(), classroom.url, numbers, first_input)
-                )
+                page = context.new_page()
+                results["warm, new browser"].append(open_usable(page, classroom.url, numbers, first_input))
+                page.close(run_before_unload=True)  # as a closed tab: the page asks Voila to end its kernel
                 context.close()
             context = browser.new_context(viewport={"width": 1280, "height": 720})
             page = context.new_page()

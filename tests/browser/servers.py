@@ -175,8 +175,30 @@ def preheated(server: Server) -> int:
 
 
 def wait_for_preheat(server: Server, times: int = 1, timeout: float = 180) -> None:
-    """Wait until the classroom server has preheated a kernel ``times`` times in all."""
+    """Wait until the classroom server has preheated a kernel ``times`` times in all, and its kernels are quiet.
+
+    Voila reports the pool filled once the kernel has started; the kernel then
+    still runs the lesson, so a page opened at once would wait for it.
+    """
     wait_until(server, lambda: preheated(server) >= times, f"preheated kernel number {times}", timeout=timeout)
+    wait_until(server, lambda: kernels_quiet(server), "its kernels to finish running the lesson", timeout=timeout)
+
+
+def cpu_ticks(pid: int) -> int:
+    """The CPU time a process has used so far, in clock ticks (0 once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0
+    return int(fields[11]) + int(fields[12])  # utime + stime
+
+
+def kernels_quiet(server: Server, seconds: float = 0.5) -> bool:
+    """True if no kernel of the server used more than 2 % of a core over ``seconds``."""
+    before = {pid: cpu_ticks(pid) for pid in kernels(server)}
+    time.sleep(seconds)
+    limit = 0.02 * seconds * os.sysconf("SC_CLK_TCK")
+    return all(cpu_ticks(pid) - used <= limit for pid, used in before.items())
 
 
 def kernels(server: Server) -> dict[int, int]:
