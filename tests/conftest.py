@@ -3,17 +3,52 @@ and not install"`` (the README gives the command).
 
 Markers set here by rule (the others are set in the test modules):
 ``browser`` for every test under ``tests/browser/``, ``libreoffice`` for every
-test that uses the ``libreoffice`` fixture.
+test that uses the ``libreoffice`` fixture. Browser tests are skipped, saying
+why, where /usr/bin/chromium is missing.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    no_chromium = pytest.mark.skip(reason=f"{CHROMIUM} is missing: apt-get install chromium")
     for item in items:
         if "browser" in item.path.parent.parts[-1:]:
             item.add_marker(pytest.mark.browser)
         if "libreoffice" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.libreoffice)
+        if "browser" in item.keywords and not CHROMIUM.exists():
+            item.add_marker(no_chromium)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's Chromium through Playwright, one for the whole run.
+
+    Shared by every test that drives a browser: a second ``sync_playwright()``
+    while this one is open fails ("Sync API inside the asyncio loop").
+    """
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
+        yield chromium
+        chromium.close()

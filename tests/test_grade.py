@@ -301,28 +301,19 @@ def test_the_class_report_gives_the_share_right_and_the_common_mistakes(lessons)
 
 
 @pytest.mark.browser
-def test_the_class_report_opens_in_chromium(lessons):
-    chromium = Path("/usr/bin/chromium")
-    if not chromium.exists():
-        pytest.skip(f"{chromium} is missing: install Debian's chromium")
-    from playwright.sync_api import sync_playwright
-
-    from tests.browser.conftest import CHROMIUM_ARGS
-
+def test_the_class_report_opens_in_chromium(lessons, browser):
     SHOTS.mkdir(parents=True, exist_ok=True)
     report = lessons["out"] / "class-report.html"
     fetched = []
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(chromium), headless=True, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1200, "height": 1600})
-        page.on("request", lambda request: fetched.append(request.url))
-        page.goto(report.as_uri())
-        figures = page.locator("figure svg")
-        assert figures.count() == 2
-        boxes = [figures.nth(i).bounding_box() for i in range(2)]
-        rows = page.locator("table tr").count()
-        page.screenshot(path=str(SHOTS / "class-report.png"), full_page=True)
-        browser.close()
+    page = browser.new_page(viewport={"width": 1200, "height": 1600})
+    page.on("request", lambda request: fetched.append(request.url))
+    page.goto(report.as_uri())
+    figures = page.locator("figure svg")
+    assert figures.count() == 2
+    boxes = [figures.nth(i).bounding_box() for i in range(2)]
+    rows = page.locator("table tr").count()
+    page.screenshot(path=str(SHOTS / "class-report.png"), full_page=True)
+    page.close()
     print(f"class report screenshot: {SHOTS / 'class-report.png'}")
     assert fetched == [report.as_uri()], "the report is standalone"
     assert all(box and box["width"] > 300 and box["height"] > 100 for box in boxes)

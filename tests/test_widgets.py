@@ -18,6 +18,7 @@ from html.parser import HTMLParser
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
+from matplotlib.text import Text
 from PIL import Image
 
 from helpers import metrics
@@ -25,6 +26,7 @@ from helpers.data import load_example
 from helpers.widgets import MetricsLab, lab_model, metrics_lab, mrr_control, ndcg_control, worksheet_control
 from helpers.widgets._arithmetic import move_to, short_number
 from helpers.widgets._plot import png_bytes
+from helpers.widgets.lab_view import GRADE_COLOURS, GREYED
 
 UNDEFINED = "undefined — no relevant document"
 
@@ -427,10 +429,25 @@ def test_bad_lab_input_is_refused():
 # --- the plot: one image, redrawn in place ------------------------------------
 
 
+def widgets_in(widget) -> list:
+    """The widget and every widget inside it, depth first."""
+    found = [widget]
+    for child in getattr(widget, "children", ()):
+        found.extend(widgets_in(child))
+    return found
+
+
+def part(control, css: str):
+    """The one box of a control's layout that carries the CSS class."""
+    boxes = [widget for widget in widgets_in(control) if css in getattr(widget, "_dom_classes", ())]
+    assert len(boxes) == 1, f"{css}: {len(boxes)} boxes"
+    return boxes[0]
+
+
 def test_the_plot_updates_in_place_without_piling_up_figures():
     lab = metrics_lab()
     image = lab.plot_image
-    assert image in lab.children[-2].children  # the image widget is part of the lab
+    assert image in widgets_in(part(lab, "control-readout"))  # the image widget is part of the lab
     assert image.value[:8] == b"\x89PNG\r\n\x1a\n"
     figures = len(plt.get_fignums())
     pictures = {bytes(image.value)}
@@ -450,6 +467,29 @@ def test_the_plot_updates_in_place_without_piling_up_figures():
     assert len(pictures) > 6  # the picture changed ...
     assert len(plt.get_fignums()) == figures  # ... and no figure was left behind
     assert "Discounted gain per position (linear gain" in lab.plot.title.get_text()
+
+
+def test_the_plot_is_drawn_at_twice_its_size_with_text_of_14_px_on_the_page():
+    lab = metrics_lab()
+    picture = Image.open(io.BytesIO(lab.plot_image.value))
+    shown_width = int(lab.plot_image.layout.width.removesuffix("px"))
+    assert picture.size[0] == 2 * shown_width  # two image pixels per CSS pixel: crisp on a projector
+    assert lab.plot_image.layout.height == "auto"  # the aspect ratio is kept at any width
+    smallest_on_page = float(picture.text["Smallest-Text-Px"]) * shown_width / picture.size[0]
+    assert smallest_on_page >= 14
+    # the text size the PNG states is the one the figure draws its smallest text with
+    texts = lab.plot.figure.findobj(lambda artist: isinstance(artist, Text) and artist.get_visible())
+    sizes = [text.get_fontsize() for text in texts if text.get_text()]
+    assert min(sizes) * lab.plot.figure.dpi / 72 == pytest.approx(float(picture.text["Smallest-Text-Px"]), abs=0.05)
+
+
+def test_the_plot_in_words_follows_the_picture():
+    lab = metrics_lab()
+    lab.grade_buttons[2].click()
+    described = Image.open(io.BytesIO(lab.plot_image.value)).text["Description"]
+    words = html.unescape(re.sub(r"<[^>]+>", "", lab.plot.text.value))
+    assert words == f"Bar plot of the discounted gain per position: {described}"
+    assert "dg-plot-text" in lab.plot.text._dom_classes and lab.plot.text.layout.height == "0px"
 
 
 def test_png_bytes_is_a_png_of_the_pixels():
@@ -500,7 +540,7 @@ def test_mrr_control_opens_on_example_a():
     assert "<td class='metric-hit-NEW'>0.800</td>" in summary
     assert "Same hit rate, different MRR" in summary
     assert control.rank_pickers["NEW", "q1"].description == "D8 at"
-    assert "RR = 0.333" in control.rr_labels["NEW", "q2"].value
+    assert "RR = 1/3 = 0.333" in control.rr_labels["NEW", "q2"].value
 
 
 def test_mrr_control_moving_d8_first_in_new():
@@ -520,7 +560,7 @@ def test_mrr_control_moves_and_cutoffs():
     control = mrr_control()
     control.rank_pickers["NEW", "q1"].value = 0  # D8 no longer returned: q1 is a miss
     assert control.metric_values["NEW"]["first_ranks"][0] == 0
-    assert "no relevant passage" in control.rr_labels["NEW", "q1"].value
+    assert "RR = 0.000 (no relevant passage)" in control.rr_labels["NEW", "q1"].value
     # q2 in OLD: moving D3 below D6 makes D6 the first relevant passage
     control.rank_pickers["OLD", "q2"].value = 4
     assert control.metric_values["OLD"]["first_ranks"][1] == first_ranks_of("OLD", ("q2", "D3", 4))[1] == 2
@@ -705,6 +745,72 @@ def test_worksheet_control_all_zero_is_undefined():
     assert f"NDCG@5: {UNDEFINED}" in control.metric_labels["ndcg"].value
     assert "undefined" in control.metric_labels["ndcg-returned"].value
     assert control.sheet.value("B13") == "undefined"
+
+
+# --- what the four views share: layout, whole labels, readable colours ----------
+
+CONTROLS = {"lab": metrics_lab, "mrr": mrr_control, "ndcg": ndcg_control, "worksheet": worksheet_control}
+
+
+@pytest.mark.parametrize("name", CONTROLS)
+def test_every_control_has_heading_numbers_and_inputs_in_that_order(name):
+    control = CONTROLS[name]()
+    heading, numbers, main = control.children[:3]
+    assert "control-heading" in heading._dom_classes
+    assert numbers is part(control, "control-numbers")
+    assert main is part(control, "control-main")
+    assert part(control, "control-inputs") in main.children
+    if name == "mrr":
+        assert numbers.children == (control.summary_html,)
+        assert all(picker in widgets_in(main) for picker in control.rank_pickers.values())
+    else:
+        headline = [label for key, label in control.metric_labels.items() if key != "ndcg-returned"]
+        assert list(numbers.children[: len(headline)]) == headline
+    if name in ("lab", "ndcg"):
+        assert part(control, "control-readout").children == (control.plot.box,)
+    if name == "lab":
+        inputs = widgets_in(part(control, "control-inputs"))
+        for widget in [*control.grade_buttons, control.k_slider, control.gain_toggle, control.threshold_toggle]:
+            assert widget in inputs
+
+
+@pytest.mark.parametrize("name", CONTROLS)
+def test_no_control_label_has_a_fixed_width_that_could_clip_it(name):
+    """Every description is as wide as its text (style description_width 'initial'), check boxes unindented."""
+    control = CONTROLS[name]()
+    described = [widget for widget in widgets_in(control) if getattr(widget, "description", "")]
+    assert described
+    for widget in described:
+        if hasattr(widget, "indent"):  # a check box: its label sits beside the box, unindented
+            assert widget.indent is False, widget.description
+        elif hasattr(widget.style, "description_width"):
+            assert widget.style.description_width == "initial", widget.description
+
+
+def contrast(first: str, second: str) -> float:
+    """The WCAG contrast ratio of two #rrggbb colours."""
+
+    def luminance(colour: str) -> float:
+        channels = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+        linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    high, low = sorted((luminance(first), luminance(second)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_grade_colours_and_greyed_rows_meet_wcag_aa():
+    assert contrast("#000000", "#ffffff") == pytest.approx(21)
+    for background, foreground in GRADE_COLOURS:
+        assert contrast(foreground, background) >= 4.5
+    assert contrast(GREYED, "#ffffff") >= 4.5
+    lab = metrics_lab()
+    lab.set_grades([0, 1, 2, 0, 1, 2])
+    for button, grade in zip(lab.grade_buttons, [0, 1, 2, 0, 1, 2], strict=True):
+        assert (button.style.button_color, button.style.text_color) == GRADE_COLOURS[grade]
+        assert button.tooltip.startswith("grade of r")
+    lab.k_slider.value = 2
+    assert f"color:{GREYED}" in lab.row_labels[2].value and f"color:{GREYED}" not in lab.row_labels[1].value
 
 
 def test_no_control_leaves_a_figure_behind():

@@ -28,15 +28,20 @@ import signal
 import subprocess
 import sys
 import tempfile
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import nbformat
+from jupyter_server._tz import utcnow
+from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
 
 from helpers._checks import check_number, check_whole
 
 TEMPLATES_ROOT = Path(__file__).resolve().parent  # holds voila/templates/classroom
 NOTEBOOKS = Path(__file__).resolve().parent.parent.parent / "notebooks"
 HIDDEN_ROLES = ("exercise", "solution")
+FILL_DELAY = 4  # seconds
 
 
 def role_of(cell: nbformat.NotebookNode) -> str:
@@ -60,14 +65,46 @@ def lesson_path(lesson: str | Path) -> Path:
     return found[0]
 
 
+# run first, unseen: the lesson's matplotlib figures at twice their pixels, crisp on a projector
+CRISP_PLOTS = '%config InlineBackend.figure_formats = ["retina"]'
+
+
 def classroom_notebook(path: Path) -> nbformat.NotebookNode:
-    """The lesson without its exercise and solution cells, and clean of outputs."""
+    """The lesson without its exercise and solution cells, clean of outputs, its plots drawn for a projector."""
     notebook = nbformat.read(path, as_version=4)
     notebook.cells = [cell for cell in notebook.cells if role_of(cell) not in HIDDEN_ROLES]
     for cell in notebook.cells:
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
+    first = nbformat.v4.new_code_cell(CRISP_PLOTS, metadata={"tags": ["setup"]})
+    first.id = "classroom-crisp-plots"
+    notebook.cells.insert(0, first)
     return notebook
+
+
+class ClassroomKernelManager(AsyncMappingKernelManager):
+    """Jupyter's kernel culling, with a preheated kernel's idle time counted from when a page took it.
+
+    A preheated kernel ran the lesson when it was heated, maybe an hour before
+    anyone opened the page; Jupyter's culler would count all that time as idle
+    and could shut the kernel down in the seconds between a page taking it and
+    the page connecting to it. Voila asks this culler only about kernels that
+    have left the pool, so the first time it asks about one, a page has just
+    taken it: its idle time starts then.
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._taken_at: dict[str, datetime] = {}
+
+    async def cull_kernel_if_idle(self, kernel_id: str) -> None:
+        taken_at = self._taken_at.setdefault(kernel_id, utcnow())
+        kernel = self._kernels[kernel_id]
+        if getattr(kernel, "last_activity", taken_at) < taken_at:
+            kernel.last_activity = taken_at
+        for gone in [known for known in self._taken_at if known not in self._kernels]:
+            del self._taken_at[gone]
+        await super().cull_kernel_if_idle(kernel_id)
 
 
 def voila_command(notebook: Path, port: int, cull_seconds: int, open_browser: bool) -> list[str]:
@@ -78,9 +115,16 @@ def voila_command(notebook: Path, port: int, cull_seconds: int, open_browser: bo
         "--template=classroom", "--strip_sources=True", "--show_tracebacks=False",
         # a kernel is started and the lesson run before anyone asks: the page is usable at once
         "--preheat_kernel=True", "--VoilaConfiguration.default_pool_size=1",
+        "--VoilaConfiguration.multi_kernel_manager_class=helpers.teacher.classroom.ClassroomKernelManager",
+        # the next kernel is heated a few seconds after a page takes one, not while that page loads
+        f"--VoilaKernelManager.fill_delay={FILL_DELAY}",
         f"--MappingKernelManager.cull_idle_timeout={cull_seconds}",
         f"--MappingKernelManager.cull_interval={max(5, cull_seconds // 4)}",
         "--MappingKernelManager.cull_connected=False",
+        # a page that is closed or reloaded asks Voila to shut its kernel down at once; Voila's page sends
+        # that request without an XSRF token (voila-dashboards/voila#1458), so the check is off for this
+        # local server. Cross-origin requests are still refused (the API checks the Origin header).
+        "--Voila.tornado_settings=disable_check_xsrf=True",
     ]  # fmt: skip
     if not open_browser:
         command.append("--no-browser")
@@ -126,6 +170,8 @@ def main(argv: list[str] | None = None) -> int:
         process = subprocess.Popen(
             voila_command(copy, port, cull, not args.no_browser), cwd=folder, env=classroom_environment()
         )
+        # Ctrl-C or a SIGTERM stops Voila the way Ctrl-C does: it shuts its kernels down first
+        signal.signal(signal.SIGTERM, lambda _signal, _frame: process.send_signal(signal.SIGINT))
         try:
             return process.wait()
         except KeyboardInterrupt:

@@ -1,8 +1,13 @@
-"""The small view parts the four controls share (lessons 01, 02, 03, 05): boxes, toggles and the state loop.
+"""The small view parts the four controls share (lessons 01, 02, 03, 05): boxes, toggles, layout, the state loop.
 
 :class:`StateView` is the loop every control runs: an event turns the current
 state into a new one through a pure transition of its model, ``compute`` turns
 that state into a result, ``render`` writes the result into the widgets.
+
+:func:`control_layout` gives every control the same arrangement and the same
+CSS classes: the heading, the numbers in one row, the inputs beside the readout
+(the plot), the details below. The classroom template lays those classes out
+for a projector so that inputs, numbers and plot share the first screen.
 """
 
 from __future__ import annotations
@@ -44,17 +49,67 @@ def pre_lines(lines: Sequence[str]) -> str:
     return f"<pre style='{MONO};margin:4px 0'>" + "\n".join(text(line) for line in lines) + "</pre>"
 
 
-def html_box(value: str = "", css: str | None = None, **layout: str) -> widgets.HTML:
-    """An HTML widget, with a CSS class for the browser tests and an optional layout."""
-    box = widgets.HTML(value, layout=widgets.Layout(**layout)) if layout else widgets.HTML(value)
+def metric_box(name: str, min_width: str = "10em") -> widgets.HTML:
+    """The box of one number a control shows (CSS class ``metric-<name>``: large in the classroom view)."""
+    return html_box(css=f"metric-{name}", min_width=min_width)
+
+
+def boxed(children: Sequence[widgets.Widget], css: str, vertical: bool = True, **layout: str) -> widgets.Box:
+    """A VBox (or a wrapping HBox) of widgets with a CSS class naming its part of the layout."""
+    if vertical:
+        box: widgets.Box = widgets.VBox(list(children), layout=widgets.Layout(**layout))
+    else:
+        box = widgets.HBox(list(children), layout=widgets.Layout(flex_flow="row wrap", **layout))
+    box.add_class(css)
+    return box
+
+
+def control_layout(
+    heading: widgets.Widget,
+    numbers: Sequence[widgets.Widget],
+    inputs: Sequence[widgets.Widget],
+    readout: Sequence[widgets.Widget] = (),
+    details: Sequence[widgets.Widget] = (),
+) -> list[widgets.Widget]:
+    """The children of a control: heading, numbers (one row), inputs beside the readout, details below.
+
+    Each part carries a class (``control-heading``, ``control-numbers``,
+    ``control-main``, ``control-inputs``, ``control-readout``,
+    ``control-details``) for the classroom template. In JupyterLab the inputs
+    and the readout sit side by side when the notebook is wide enough and
+    wrap one under the other when it is not.
+    """
+    heading.add_class("control-heading")
+    main = [boxed(inputs, "control-inputs", margin="0 1.5em 0 0")]
+    if readout:
+        main.append(boxed(readout, "control-readout"))
+    parts = [
+        heading,
+        boxed(numbers, "control-numbers", vertical=False, align_items="baseline"),
+        boxed(main, "control-main", vertical=False, align_items="flex-start"),
+    ]
+    if details:
+        parts.append(boxed(details, "control-details"))
+    return parts
+
+
+def html_box(
+    value: str = "", css: str | None = None, layout: widgets.Layout | None = None, **sizes: str
+) -> widgets.HTML:
+    """An HTML widget, with a CSS class for the browser tests and an optional layout (or layout sizes)."""
+    if layout is None and sizes:
+        layout = widgets.Layout(**sizes)
+    box = widgets.HTML(value, layout=layout) if layout else widgets.HTML(value)
     if css:
         box.add_class(css)
     return box
 
 
 def note_box(css: str) -> widgets.HTML:
-    """A short text beside a control, taking the rest of the row."""
-    return html_box(css=css, flex="1 1 0%", min_width="18em", margin="0 0 0 1em")
+    """A short text explaining a control's setting (in the details, below the control)."""
+    box = html_box(css=css)
+    box.add_class("control-note")
+    return box
 
 
 def toggle(
@@ -65,11 +120,19 @@ def toggle(
         options=options,
         value=value,
         description=description,
-        style={"button_width": "auto", "description_width": "5em"},
+        style={"button_width": "auto", **WHOLE_LABEL},
         layout=widgets.Layout(flex="0 0 auto", width="auto"),
     )
     buttons.add_class(css)
+    buttons.add_class("widget-inline-hbox")  # the description beside the buttons, as for other controls
     return buttons
+
+
+def checkbox(value: bool, description: str, css: str) -> widgets.Checkbox:
+    """A check box with its whole label beside it (no indent, never clipped), with a CSS class for the tests."""
+    box = widgets.Checkbox(value=value, description=description, indent=False, layout=widgets.Layout(width="auto"))
+    box.add_class(css)
+    return box
 
 
 def gain_toggle(value: str) -> widgets.ToggleButtons:
@@ -77,9 +140,13 @@ def gain_toggle(value: str) -> widgets.ToggleButtons:
     return toggle([(label, name) for name, label in GAIN_LABELS.items()], value, "gain", "gain-toggle")
 
 
+# a description as wide as its text: a label never clips, whatever the font size
+WHOLE_LABEL = {"description_width": "initial"}
+
+
 def k_slider(value: int, maximum: int, description: str = "k", css: str = "k-slider") -> widgets.IntSlider:
     """A slider for a cut-off from 1 to ``maximum``."""
-    slider = widgets.IntSlider(value=value, min=1, max=maximum, description=description)
+    slider = widgets.IntSlider(value=value, min=1, max=maximum, description=description, style=WHOLE_LABEL)
     slider.add_class(css)
     return slider
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-import io
+import html
+import struct
+import zlib
 from collections.abc import Sequence
 
 import ipywidgets as widgets
@@ -11,27 +13,41 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
-from PIL import Image
-from PIL.PngImagePlugin import PngInfo
 
 from helpers.widgets._arithmetic import Row
 
+# visually hidden, still read by screen readers
+OFF_SCREEN = "position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap"
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def png_chunk(kind: bytes, data: bytes) -> bytes:
+    """One PNG chunk: length, kind, data and the CRC of kind + data."""
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
 
 def png_bytes(pixels: np.ndarray, text: dict[str, str] | None = None, level: int = 1) -> bytes:
-    """A PNG file of an RGBA pixel array (height x width x 4), encoded by Pillow.
+    """A PNG file of an RGBA pixel array (height x width x 4): the plot's picture (lessons 02, 05).
 
-    ``text`` adds text chunks (keyword -> text), e.g. a description of the plot;
-    a low compression ``level`` keeps a click fast.
+    ``text`` adds text chunks (keyword -> Latin-1 text), e.g. a description of
+    the plot. The rows are stored unfiltered and compressed at a low ``level``:
+    about half the time of a general encoder, which is what keeps a click fast.
     """
-    height, width, channels = pixels.shape
-    if channels != 4 or pixels.dtype != np.uint8:
+    if pixels.ndim != 3 or pixels.shape[2] != 4 or pixels.dtype != np.uint8:
         raise ValueError(f"expected RGBA uint8 pixels, got shape {pixels.shape} and dtype {pixels.dtype}")
-    notes = PngInfo()
-    for keyword, value in (text or {}).items():
-        notes.add_text(keyword, value)
-    buffer = io.BytesIO()
-    Image.fromarray(pixels, "RGBA").save(buffer, format="PNG", pnginfo=notes, compress_level=level)
-    return buffer.getvalue()
+    height, width, _ = pixels.shape
+    header = struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0)  # 8 bits per channel, RGBA
+    notes = [png_chunk(b"tEXt", f"{key}\0{value}".encode("latin-1")) for key, value in (text or {}).items()]
+    rows = np.concatenate([np.zeros((height, 1), np.uint8), pixels.reshape(height, width * 4)], axis=1)
+    return b"".join(
+        [
+            PNG_SIGNATURE,
+            png_chunk(b"IHDR", header),
+            *notes,
+            png_chunk(b"IDAT", zlib.compress(rows.tobytes(), level)),
+            png_chunk(b"IEND", b""),
+        ]
+    )
 
 
 class DiscountedGainPlot:
@@ -43,18 +59,27 @@ class DiscountedGainPlot:
     PNG bytes into the same :class:`ipywidgets.Image`: the picture changes, the
     widget stays, nothing flickers. The background is drawn once per gain form
     (each has its own y-axis) and reused.
+
+    The picture is drawn at ``pixel_ratio`` times the size it is shown at
+    (``css_width`` pixels wide on the page), so it stays crisp on a projector,
+    and its smallest text is 14 pt, 15.6 px on the page. ``box`` holds the
+    image and, off screen, the plot in words (``text``) for screen readers.
     """
 
     TOP_K, BEYOND_K, IDEAL = "#1f77b4", "#c9c9c9", "#222222"
     HALF_WIDTH = 0.35
+    CSS_DPI = 80  # CSS pixels per inch of the figure on the page
+    TEXT_PT = 14  # the smallest text: 14 pt at 80 CSS px per inch is 15.6 px on the page (14 px at 540 px wide)
+    TITLE_PT = 15
 
-    def __init__(self, positions: int, width: float = 6.0, height: float = 2.9, dpi: int = 80):
+    def __init__(self, positions: int, width: float = 7.5, height: float = 3.6, pixel_ratio: int = 2):
         self.positions = positions
-        self.figure = Figure(figsize=(width, height), dpi=dpi)
+        # drawn at pixel_ratio times its size on the page: crisp on a projector or a HiDPI screen
+        self.figure = Figure(figsize=(width, height), dpi=self.CSS_DPI * pixel_ratio)
         self.canvas = FigureCanvasAgg(self.figure)
         self.axes = self.figure.add_subplot()
-        self.figure.subplots_adjust(left=0.1, right=0.98, bottom=0.16, top=0.78)
-        self.title = self.figure.text(0.01, 0.98, "", va="top", fontsize=9)
+        self.figure.subplots_adjust(left=0.1, right=0.98, bottom=0.2, top=0.76)
+        self.title = self.figure.text(0.01, 0.98, "", va="top", fontsize=self.TITLE_PT)
         zeros = [0.0] * positions
         # two collections of rectangles (not one patch per bar): drawing them is what a click costs
         self.bars = PolyCollection(self._rectangles(zeros), facecolors=self.TOP_K, animated=True)
@@ -65,8 +90,14 @@ class DiscountedGainPlot:
         self.axes.add_collection(self.ideal_bars)
         self.cutoff = self.axes.axvline(0.5, color="#d62728", linestyle=":", linewidth=2, animated=True)
         self._draw_axes(positions)
-        self.image = widgets.Image(format="png", layout=widgets.Layout(width=f"{int(width * dpi)}px"))
+        self.css_width = round(width * self.CSS_DPI)
+        self.image = widgets.Image(format="png", layout=widgets.Layout(width=f"{self.css_width}px", height="auto"))
         self.image.add_class("dg-plot")
+        # the plot in words for a screen reader: text kept off screen (an Image widget has no alt text)
+        self.text = widgets.HTML(layout=widgets.Layout(height="0px", min_height="0px", margin="0px"))
+        self.text.add_class("dg-plot-text")
+        self.box = widgets.VBox([self.image, self.text])
+        self.box.add_class("dg-plot-box")
         self.heights: list[float] = zeros
         self.ideal_heights: list[float] = zeros
         self.description = ""
@@ -74,12 +105,17 @@ class DiscountedGainPlot:
         self._background_key: tuple[float, str] | None = None
         self._background: object = None
 
+    @property
+    def smallest_text_px(self) -> float:
+        """The height of the smallest text in image pixels (on the page: times the shown width / the image width)."""
+        return self.TEXT_PT * self.figure.dpi / 72
+
     def _draw_axes(self, positions: int) -> None:
         self.axes.set_xlim(0.4, positions + 0.6)
         self.axes.set_xticks(range(1, positions + 1))
-        self.axes.set_xlabel("rank", fontsize=9)
-        self.axes.set_ylabel("gain / log2(rank + 1)", fontsize=9)
-        self.axes.tick_params(labelsize=8)
+        self.axes.set_xlabel("rank", fontsize=self.TEXT_PT)
+        self.axes.set_ylabel("gain / log2(rank + 1)", fontsize=self.TEXT_PT)
+        self.axes.tick_params(labelsize=self.TEXT_PT)
         self.axes.legend(
             handles=[
                 Patch(color=self.TOP_K, label="counted (rank ≤ K)"),
@@ -90,7 +126,9 @@ class DiscountedGainPlot:
             bbox_to_anchor=(1.0, 1.0),
             ncol=3,
             frameon=False,
-            fontsize=8,
+            fontsize=self.TEXT_PT,
+            handlelength=1.2,
+            columnspacing=1.0,
         )
 
     def _rectangles(self, heights: Sequence[float]) -> list[list[tuple[float, float]]]:
@@ -106,7 +144,7 @@ class DiscountedGainPlot:
         if key == self._background_key:
             return
         self.axes.set_ylim(0, y_max * 1.08)
-        self.title.set_text(f"Discounted gain per position ({gain} gain; dashed: the ideal ranking)")
+        self.title.set_text(f"Discounted gain per position ({gain} gain)")
         if key not in self._backgrounds:
             self.canvas.draw()
             self._backgrounds[key] = self.canvas.copy_from_bbox(self.figure.bbox)
@@ -136,7 +174,14 @@ class DiscountedGainPlot:
             self.axes.draw_artist(artist)
         self.description = self.describe(k, gain)
         # the description travels inside the PNG (a tEXt chunk), so it can never lag behind the picture
-        self.image.value = png_bytes(np.asarray(self.canvas.buffer_rgba()), {"Description": self.description})
+        notes = {"Description": self.description, "Smallest-Text-Px": f"{self.smallest_text_px:.1f}"}
+        self.image.value = png_bytes(np.asarray(self.canvas.buffer_rgba()), notes)
+        self.text.value = f"<span style='{OFF_SCREEN}'>{html.escape(self.alt_text)}</span>"
+
+    @property
+    def alt_text(self) -> str:
+        """The picture in words, as its text alternative."""
+        return f"Bar plot of the discounted gain per position: {self.description}"
 
     def describe(self, k: int, gain: str) -> str:
         """The plot in words (stored in the PNG): the bar heights of both rankings, to 3 decimals."""

@@ -21,8 +21,12 @@ from helpers.widgets._common import (
     IDEAL_LABELS,
     StateView,
     bold,
+    checkbox,
+    control_layout,
     gain_toggle,
     html_box,
+    k_slider,
+    metric_box,
     note_box,
     pre_lines,
     text,
@@ -33,7 +37,10 @@ from helpers.widgets.lab_model import Judged, LabResult, LabSetup, LabState, Lis
 from helpers.widgets.lab_text import Note
 from helpers.widgets.table import table_sheet_html
 
-BUTTON_STYLES = ("", "info", "success", "success")  # by grade: none, partly, relevant and above
+# (background, text) of a grade button by grade: none, partly, relevant and above; every pair has a
+# contrast of at least 4.5:1 (WCAG AA), which ipywidgets' "info" and "success" styles do not
+GRADE_COLOURS = (("#ececec", "#1a1a1a"), ("#cfe3f5", "#0b3a6b"), ("#1e6b34", "#ffffff"), ("#1e6b34", "#ffffff"))
+GREYED = "#6b6b6b"  # results past K: grey, still 5:1 on white
 
 
 class MetricsLab(StateView[LabSetup, LabState, LabResult]):
@@ -87,28 +94,29 @@ class MetricsLab(StateView[LabSetup, LabState, LabResult]):
         )
         opening = setup.opening
         self.setup = setup
-        self.grade_buttons = [_grade_button(f"grade-btn-{rank}") for rank in range(1, len(setup.ids) + 1)]
+        self.grade_buttons = [
+            _grade_button(f"grade-btn-{rank}", f"{doc_id} at rank {rank}")
+            for rank, doc_id in enumerate(setup.ids, start=1)
+        ]
         self.missed_buttons = [
-            _grade_button(f"grade-btn-missed-{number}") for number in range(1, len(setup.missed_ids) + 1)
+            _grade_button(f"grade-btn-missed-{number}", f"{doc_id}, missed by the search")
+            for number, doc_id in enumerate(setup.missed_ids, start=1)
         ]
         self.row_labels = [html_box(css=f"result-{rank}") for rank in range(1, len(setup.ids) + 1)]
-        self.k_slider = widgets.IntSlider(value=opening.k, min=1, max=setup.max_k, description="K")
-        self.k_slider.add_class("k-slider")
+        self.k_slider = k_slider(opening.k, setup.max_k, "K")
         self.gain_toggle = gain_toggle(opening.gain)
         ideals = [(label, name) for name, label in IDEAL_LABELS.items()]
         self.ideal_toggle = toggle(ideals, opening.ideal, "ideal", "ideal-toggle")
         levels = [(f"grade ≥ {level}", level) for level in range(1, setup.max_grade + 1)]
         self.threshold_toggle = toggle(levels, opening.threshold, "relevant", "threshold-toggle")
-        self.formulas_checkbox = widgets.Checkbox(value=False, description="show the sheet's formulas")
-        self.formulas_checkbox.add_class("show-formulas")
-        self.reset_button = widgets.Button(description="reset", tooltip="grades from the data, lab defaults")
+        self.formulas_checkbox = checkbox(False, "show the sheet's formulas", "show-formulas")
+        self.reset_button = widgets.Button(
+            description="reset", tooltip="grades from the data, lab defaults", layout=widgets.Layout(width="auto")
+        )
         self.reset_button.add_class("reset-btn")
         self.k_note, self.gain_note = note_box("k-note"), note_box("gain-note")
         self.ideal_note, self.threshold_note = note_box("ideal-note"), note_box("threshold-note")
-        self.metric_labels = {
-            name: html_box(css=f"metric-{name}", min_width="11em")
-            for name in ("recall", "mrr", "mrr-k", "ndcg")
-        }
+        self.metric_labels = {name: metric_box(name) for name in ("recall", "mrr", "mrr-k", "ndcg")}
         self.formula_label = html_box(css="formula-out")
         self.table_html = html_box(css="arithmetic-table")
         self.plot = DiscountedGainPlot(max(setup.max_k, len(setup.ids) + len(setup.missed_ids)))
@@ -132,6 +140,7 @@ class MetricsLab(StateView[LabSetup, LabState, LabResult]):
         self.follow_clicks(self.reset_button, model.reset)
 
     def _layout(self, heading: str) -> list[widgets.Widget]:
+        """Numbers on top; grade buttons and switches beside the plot; notes, formulas and table below."""
         setup = self.setup
         rows = [
             widgets.HBox([button, label])
@@ -143,19 +152,28 @@ class MetricsLab(StateView[LabSetup, LabState, LabResult]):
             label = html_box(f"<span style='color:#8a5a00'>missed</span> {text(doc_id)} · {text(title)}")
             rows.append(widgets.HBox([button, label]))
         cycle = [grade_name(grade, setup.max_grade) for grade in (*range(setup.max_grade + 1), 0)]
-        return [
+        return control_layout(
             html_box(heading or "<b>Metrics lab</b>"),
-            html_box(f"<i>Click a grade: {text(' → '.join(cycle))}</i>"),
-            *rows,
-            widgets.HBox([self.k_slider, self.k_note]),
-            widgets.HBox([self.gain_toggle, self.gain_note]),
-            widgets.HBox([self.ideal_toggle, self.ideal_note]),
-            widgets.HBox([self.threshold_toggle, self.threshold_note]),
-            widgets.HBox(list(self.metric_labels.values())),
-            self.formula_label,
-            widgets.HBox([self.table_html, self.plot_image], layout=widgets.Layout(flex_flow="row wrap")),
-            widgets.HBox([self.formulas_checkbox, self.reset_button]),
-        ]
+            numbers=list(self.metric_labels.values()),
+            inputs=[
+                html_box(f"<i>Click a grade: {text(' → '.join(cycle))}</i>"),
+                *rows,
+                self.k_slider,
+                self.gain_toggle,
+                self.ideal_toggle,
+                self.threshold_toggle,
+                widgets.HBox([self.formulas_checkbox, self.reset_button]),
+            ],
+            readout=[self.plot.box],
+            details=[
+                self.k_note,
+                self.gain_note,
+                self.ideal_note,
+                self.threshold_note,
+                self.formula_label,
+                self.table_html,
+            ],
+        )
 
     # -- the state, as the lessons and tests read and set it --------------------
 
@@ -217,7 +235,7 @@ class MetricsLab(StateView[LabSetup, LabState, LabResult]):
             self.grade_buttons + self.missed_buttons, result.results + result.missed, strict=True
         ):
             button.description = entry.button
-            button.button_style = BUTTON_STYLES[min(entry.grade, 3)]
+            button.style.button_color, button.style.text_color = GRADE_COLOURS[min(entry.grade, 3)]
         for rank, (label, entry) in enumerate(zip(self.row_labels, result.results, strict=True), start=1):
             label.value = _result_row(rank, entry)
         for box, note in (
@@ -237,8 +255,11 @@ class MetricsLab(StateView[LabSetup, LabState, LabResult]):
         self.plot.update(result.rows, numbers.k, numbers.gain, result.plot_top)
 
 
-def _grade_button(css: str) -> widgets.Button:
-    button = widgets.Button(layout=widgets.Layout(width="9.5em"))
+def _grade_button(css: str, document: str) -> widgets.Button:
+    """A grade button; its text is the grade, its tooltip names the document it grades."""
+    button = widgets.Button(
+        layout=widgets.Layout(width="9.5em", flex="0 0 auto"), tooltip=f"grade of {document}: click for the next"
+    )
     button.add_class(css)
     button.add_class("grade-btn")
     return button
@@ -246,7 +267,7 @@ def _grade_button(css: str) -> widgets.Button:
 
 def _result_row(rank: int, entry: Listed) -> str:
     """One result of the list: greyed past K, marked when relevant."""
-    colour = "inherit" if entry.counted else "#999"
+    colour = "inherit" if entry.counted else GREYED
     mark = " ✓ relevant" if entry.relevant else ""
     return (
         f"<span style='color:{colour}'><b>{rank}.</b> {text(entry.doc_id)} · "

@@ -8,7 +8,7 @@ import ipywidgets as widgets
 
 from helpers.data import load_example
 from helpers.widgets import mrr_model as model
-from helpers.widgets._common import MONO, StateView, html_box, k_slider, text
+from helpers.widgets._common import MONO, WHOLE_LABEL, StateView, control_layout, html_box, k_slider, text
 from helpers.widgets.mrr_model import Key, MrrResult, MrrSetup, MrrState
 
 
@@ -37,15 +37,16 @@ class MrrControl(StateView[MrrSetup, MrrState, MrrResult]):
                 value=setup.opening.ranks[key],
                 description=f"{doc_id} at" if doc_id else "no hit",
                 disabled=doc_id is None,
-                layout=widgets.Layout(width="15em"),
+                style=WHOLE_LABEL,
+                layout=widgets.Layout(width="10em", flex="0 0 auto", margin="0 0.5em 0 0"),
             )
             picker.add_class(f"mrr-rank-{key[0]}-{key[1]}")
             self.follow(picker, partial(model.move, key=key))
             self.rank_pickers[key] = picker
-            self.rr_labels[key] = html_box(css=f"mrr-rr-{key[0]}-{key[1]}", min_width="15em")
+            self.rr_labels[key] = html_box(css=f"mrr-rr-{key[0]}-{key[1]}", flex="1 1 8em", min_width="0")
         self.hit_k_slider = k_slider(setup.opening.hit_k, setup.longest, "hit rate k", "hit-k-slider")
         self.follow(self.hit_k_slider, model.with_hit_k)
-        self.reset_button = widgets.Button(description="reset to the data")
+        self.reset_button = widgets.Button(description="reset to the data", layout=widgets.Layout(width="auto"))
         self.reset_button.add_class("reset-btn")
         self.follow_clicks(self.reset_button, model.reset)
         self.summary_html = html_box(css="mrr-summary")
@@ -54,24 +55,27 @@ class MrrControl(StateView[MrrSetup, MrrState, MrrResult]):
         self.show(setup.opening)
 
     def _layout(self) -> list[widgets.Widget]:
+        """The summary (MRR and hit rate per system) on top; one row per question, one column per system."""
+        question_column = widgets.Layout(flex="0.8 1 0%", min_width="0", margin="0 1em 0 0")
+        system_column = widgets.Layout(flex="1.3 1 0%", min_width="0", margin="0 1em 0 0", flex_flow="row wrap")
         header = widgets.HBox(
-            [html_box("<b>question</b>", width="22em")]
-            + [html_box(f"<b>{text(system)}</b>", width="30em") for system in self.systems]
+            [html_box("<b>question</b>", layout=question_column)]
+            + [html_box(f"<b>{text(system)}</b>", layout=system_column) for system in self.systems]
         )
-        rows = []
+        rows = [header]
         for query in self.query_ids:
-            cells = [html_box(f"{text(query)} · {text(self.setup.query_texts[query])}", width="22em")]
+            cells = [html_box(f"{text(query)} · {text(self.setup.query_texts[query])}", layout=question_column)]
             for system in self.systems:
                 parts = [self.rank_pickers[system, query], self.rr_labels[system, query]]
-                cells.append(widgets.HBox(parts, layout=widgets.Layout(width="30em")))
-            rows.append(widgets.HBox(cells))
-        return [
+                cells.append(widgets.HBox(parts, layout=system_column))
+            row = widgets.HBox(cells)
+            row.add_class("mrr-question")
+            rows.append(row)
+        return control_layout(
             html_box("<b>MRR vs hit rate</b>: move a question's first relevant passage and watch both."),
-            header,
-            *rows,
-            widgets.HBox([self.hit_k_slider, self.reset_button]),
-            self.summary_html,
-        ]
+            numbers=[self.summary_html],
+            inputs=[*rows, widgets.HBox([self.hit_k_slider, self.reset_button])],
+        )
 
     def compute(self, state: MrrState) -> MrrResult:
         return model.compute(self.setup, state)
@@ -95,9 +99,11 @@ class MrrControl(StateView[MrrSetup, MrrState, MrrResult]):
         query = result.queries[key]
         relevant = self.setup.relevant[key[1]]
         shown = " ".join(f"<b>{text(doc)}</b>" if doc in relevant else text(doc) for doc in query.ranking)
-        where = f"first relevant at rank {query.first_rank}" if query.first_rank else "no relevant passage"
-        rr = f"<span style='{MONO}'>RR = {query.reciprocal_rank:.3f}</span>"
-        return f"{rr} <small>({where})<br>{shown}</small>"
+        if query.first_rank:
+            rr = f"RR = 1/{query.first_rank} = {query.reciprocal_rank:.3f}"
+        else:
+            rr = f"RR = {query.reciprocal_rank:.3f} (no relevant passage)"
+        return f"<span style='{MONO}'>{text(rr)}</span><br><small>{shown}</small>"
 
     def _summary(self, result: MrrResult) -> str:
         rows = []
@@ -110,7 +116,8 @@ class MrrControl(StateView[MrrSetup, MrrState, MrrResult]):
                 f"<td class='metric-hit-{name}'>{numbers.hit_rate:.3f}</td></tr>"
             )
         return (
-            f"<table style='{MONO}'><tr><th>system</th><th>first relevant ranks</th><th>MRR</th>"
+            f"<table style='{MONO};border-collapse:separate;border-spacing:1em 0.1em;margin-left:-1em'>"
+            "<tr><th>system</th><th>first relevant ranks</th><th>MRR</th>"
             f"<th>hit rate@{result.hit_k}</th></tr>{''.join(rows)}</table><p>{text(result.verdict)}</p>"
         )
 

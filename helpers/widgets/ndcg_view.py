@@ -8,7 +8,19 @@ import ipywidgets as widgets
 
 from helpers.data import load_example
 from helpers.widgets import ndcg_model as model
-from helpers.widgets._common import MONO, StateView, bold, gain_toggle, html_box, k_slider, pre_lines, text
+from helpers.widgets._common import (
+    MONO,
+    WHOLE_LABEL,
+    StateView,
+    bold,
+    control_layout,
+    gain_toggle,
+    html_box,
+    k_slider,
+    metric_box,
+    pre_lines,
+    text,
+)
 from helpers.widgets._plot import DiscountedGainPlot
 from helpers.widgets.ndcg_model import NdcgResult, NdcgSetup, NdcgState
 from helpers.widgets.table import table_sheet_html
@@ -32,7 +44,7 @@ class NdcgControl(StateView[NdcgSetup, NdcgState, NdcgResult]):
         self.setup = setup = model.ndcg_setup(load_example(example), query, start, k)
         opening = setup.opening
         self.start_picker = widgets.Dropdown(
-            options=list(setup.starts), value=opening.start, description="start from"
+            options=list(setup.starts), value=opening.start, description="start from", style=WHOLE_LABEL
         )
         self.start_picker.add_class("ndcg-start")
         self.follow(self.start_picker, model.start_from)
@@ -44,12 +56,17 @@ class NdcgControl(StateView[NdcgSetup, NdcgState, NdcgResult]):
                 options=options,
                 value=model.position(opening.order, doc_id),
                 description=f"{doc_id} at",
-                layout=widgets.Layout(width="14em"),
+                style=WHOLE_LABEL,
+                layout=widgets.Layout(width="auto"),
             )
             picker.add_class(f"ndcg-pos-{doc_id}")
             self.follow(picker, partial(model.move, doc_id=doc_id))
             slider = widgets.IntSlider(
-                value=opening.grades[doc_id], min=0, max=model.MAX_GRADE, description=f"{doc_id} grade"
+                value=opening.grades[doc_id],
+                min=0,
+                max=model.MAX_GRADE,
+                description=f"{doc_id} grade",
+                style=WHOLE_LABEL,
             )
             slider.add_class(f"ndcg-grade-{doc_id}")
             self.follow(slider, partial(model.with_grade, doc_id=doc_id))
@@ -59,9 +76,7 @@ class NdcgControl(StateView[NdcgSetup, NdcgState, NdcgResult]):
         self.gain_toggle = gain_toggle(opening.gain)
         self.follow(self.gain_toggle, model.with_gain)
         self.ranking_html = html_box(css="ndcg-ranking")
-        self.metric_labels = {
-            name: html_box(css=f"metric-{name}", min_width="10em") for name in ("dcg", "idcg", "ndcg")
-        }
+        self.metric_labels = {name: metric_box(name) for name in ("dcg", "idcg", "ndcg")}
         self.formula_label = html_box(css="formula-out")
         self.table_html = html_box(css="arithmetic-table")
         self.plot = DiscountedGainPlot(setup.n)
@@ -71,22 +86,23 @@ class NdcgControl(StateView[NdcgSetup, NdcgState, NdcgResult]):
         self.show(opening)
 
     def _layout(self) -> list[widgets.Widget]:
+        """Numbers on top; pickers, K and gain beside the plot; formulas and table below."""
         pickers = [
-            widgets.HBox([self.position_pickers[d], self.grade_sliders[d]]) for d in self.setup.movable
+            widgets.HBox(
+                [self.position_pickers[d], self.grade_sliders[d]], layout=widgets.Layout(flex_flow="row wrap")
+            )
+            for d in self.setup.movable
         ]
-        return [
+        return control_layout(
             html_box(
                 f"<b>nDCG by hand</b> · “{text(self.setup.query_text)}” · "
                 "move the relevant passages, change their grades"
             ),
-            self.start_picker,
-            *pickers,
-            widgets.HBox([self.k_slider, self.gain_toggle]),
-            self.ranking_html,
-            widgets.HBox(list(self.metric_labels.values())),
-            self.formula_label,
-            widgets.HBox([self.table_html, self.plot_image], layout=widgets.Layout(flex_flow="row wrap")),
-        ]
+            numbers=list(self.metric_labels.values()),
+            inputs=[self.start_picker, *pickers, self.k_slider, self.gain_toggle, self.ranking_html],
+            readout=[self.plot.box],
+            details=[self.formula_label, self.table_html],
+        )
 
     def compute(self, state: NdcgState) -> NdcgResult:
         return model.compute(self.setup, state)

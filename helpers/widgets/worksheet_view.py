@@ -9,7 +9,17 @@ import ipywidgets as widgets
 from helpers.data import load_example
 from helpers.sheet import Sheet, ndcg_worksheet
 from helpers.widgets import worksheet_model as model
-from helpers.widgets._common import StateView, bold, gain_toggle, html_box, k_slider, text
+from helpers.widgets._common import (
+    StateView,
+    bold,
+    checkbox,
+    control_layout,
+    gain_toggle,
+    html_box,
+    k_slider,
+    metric_box,
+    text,
+)
 from helpers.widgets.worksheet_model import WorksheetResult, WorksheetSetup, WorksheetState
 
 
@@ -46,27 +56,26 @@ class WorksheetControl(StateView[WorksheetSetup, WorksheetState, WorksheetResult
         self.follow(self.k_slider, model.with_k)
         self.gain_toggle = gain_toggle(opening.gain)
         self.follow(self.gain_toggle, model.with_gain)
-        self.formulas_checkbox = widgets.Checkbox(value=opening.show_formulas, description="show formulas")
-        self.formulas_checkbox.add_class("show-formulas")
+        self.formulas_checkbox = checkbox(opening.show_formulas, "show formulas", "show-formulas")
         self.follow(self.formulas_checkbox, model.with_formulas)
         self.sheet_html = html_box(css="worksheet")
-        self.metric_labels = {
-            name: html_box(css=f"metric-{name}", min_width="10em")
-            for name in ("dcg", "idcg", "ndcg", "ndcg-returned")
-        }
+        self.metric_labels = {name: metric_box(name) for name in ("dcg", "idcg", "ndcg")}
+        self.metric_labels["ndcg-returned"] = html_box(css="ndcg-returned")
         self.sheet: Sheet | None = None
+        wrap = widgets.Layout(flex_flow="row wrap")
         super().__init__(
-            [
+            control_layout(
                 html_box(
                     f"<b>The nDCG worksheet</b> · “{text(setup.query_text)}” · "
                     "type grades 0–3 (yellow cells) and pick k"
                 ),
-                widgets.HBox(self.grade_inputs[:4]),
-                widgets.HBox(self.grade_inputs[4:] + self.missed_inputs),
-                widgets.HBox([self.k_slider, self.gain_toggle, self.formulas_checkbox]),
-                widgets.HBox(list(self.metric_labels.values())),
-                self.sheet_html,
-            ]
+                numbers=list(self.metric_labels.values()),
+                inputs=[
+                    widgets.HBox(self.grade_inputs + self.missed_inputs, layout=wrap),
+                    widgets.HBox([self.k_slider, self.gain_toggle, self.formulas_checkbox], layout=wrap),
+                ],
+                details=[self.sheet_html],
+            )
         )
         self.add_class("worksheet-control")
         self.show(opening)
@@ -92,7 +101,7 @@ class WorksheetControl(StateView[WorksheetSetup, WorksheetState, WorksheetResult
         self.sheet_html.value = self.sheet.to_html()
         for name in ("dcg", "idcg", "ndcg"):
             self.metric_labels[name].value = bold(result.labels[name])
-        self.metric_labels["ndcg-returned"].value = f"<small>{text(result.labels['ndcg-returned'])}</small>"
+        self.metric_labels["ndcg-returned"].value = text(result.labels["ndcg-returned"])
 
 
 def _grade_input(description: str, grade: int, css: str) -> widgets.BoundedIntText:

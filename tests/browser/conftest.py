@@ -17,17 +17,6 @@ import pytest
 from tests.browser import servers
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 SHOTS = ROOT / "test-output" / "browser"
 LAB_NOTEBOOK = "05_metrics_lab.ipynb"
 
@@ -36,16 +25,6 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "browser: drives JupyterLab or Voilà in headless Chromium (needs /usr/bin/chromium)"
     )
-
-
-def pytest_collection_modifyitems(config, items):
-    if CHROMIUM.exists():
-        return
-    reason = f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium)"
-    skip = pytest.mark.skip(reason=reason)
-    for item in items:
-        if "browser" in item.keywords:
-            item.add_marker(skip)
 
 
 @pytest.fixture(scope="session")
@@ -61,18 +40,6 @@ def notebook_copy(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("notebooks")
     shutil.copy(ROOT / "notebooks" / LAB_NOTEBOOK, folder / LAB_NOTEBOOK)
     return folder / LAB_NOTEBOOK
-
-
-@pytest.fixture(scope="session")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
-        )
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture()

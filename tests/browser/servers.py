@@ -19,6 +19,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -74,9 +75,14 @@ class Server:
     log: Path
 
     def page(self, path: str = "") -> str:
-        """A URL on this server with the token."""
+        """A URL on this server, with the token if it has one."""
+        if not self.token:
+            return f"{self.url}/{path.lstrip('/')}"
         separator = "&" if "?" in path else "?"
         return f"{self.url}/{path.lstrip('/')}{separator}token={self.token}"
+
+    def log_text(self) -> str:
+        return self.log.read_text(encoding="utf-8", errors="replace") if self.log.exists() else ""
 
     def log_tail(self, lines: int = 40) -> str:
         text = self.log.read_text(encoding="utf-8", errors="replace") if self.log.exists() else ""
@@ -92,19 +98,24 @@ def start(name: str, command: list[str], cwd: Path, env: dict, log: Path, url: s
     return Server(name, process, url, token, log)
 
 
-def start_jupyterlab(root: Path, home: Path) -> Server:
-    """JupyterLab serving ``root``; returns once its REST API answers."""
+def start_jupyterlab(root: Path, home: Path, extra: Sequence[str] = ()) -> Server:
+    """JupyterLab run in ``root`` (``extra``: more command-line arguments); returns once its REST API answers.
+
+    It serves ``root`` unless ``extra`` names its own root folder (relative to ``root``).
+    """
     port, token = free_port(), secrets.token_hex(16)
+    root_given = any(argument.startswith("--ServerApp.root_dir") for argument in extra)
     command = [
         str(BIN / "jupyter-lab"),
         "--no-browser",
         f"--port={port}",
         "--ServerApp.ip=127.0.0.1",
         f"--ServerApp.token={token}",
-        f"--ServerApp.root_dir={root}",
+        *([] if root_given else [f"--ServerApp.root_dir={root}"]),
         "--ServerApp.port_retries=0",
         "--LabApp.news_url=None",
         "--allow-root",
+        *extra,
     ]
     server = start(
         "jupyterlab",
@@ -144,6 +155,65 @@ def start_voila(notebook: Path, home: Path) -> Server:
     )
     wait_until(server, lambda: port_open(port), "its port to open")
     return server
+
+
+def launch_classroom(lesson: str, cwd: Path, home: Path, cull: int = 10) -> Server:
+    """The classroom command for a lesson, run from ``cwd`` on a free port (see :func:`wait_for_preheat`)."""
+    port = free_port()
+    command = [
+        sys.executable, "-m", "helpers.teacher.classroom", lesson,
+        f"--port={port}", "--no-browser", f"--cull={cull}",
+    ]  # fmt: skip
+    return start(
+        f"classroom {lesson}", command, cwd, isolated_env(home), home / "classroom.log", f"http://127.0.0.1:{port}", ""
+    )
+
+
+def preheated(server: Server) -> int:
+    """How many times the classroom server has filled its pool of preheated kernels so far."""
+    return server.log_text().count("is filled with")
+
+
+def wait_for_preheat(server: Server, times: int = 1, timeout: float = 180) -> None:
+    """Wait until the classroom server has preheated a kernel ``times`` times in all, and its kernels are quiet.
+
+    Voila reports the pool filled once the kernel has started; the kernel then
+    still runs the lesson, so a page opened at once would wait for it.
+    """
+    wait_until(server, lambda: preheated(server) >= times, f"preheated kernel number {times}", timeout=timeout)
+    wait_until(server, lambda: kernels_quiet(server), "its kernels to finish running the lesson", timeout=timeout)
+
+
+def cpu_ticks(pid: int) -> int:
+    """The CPU time a process has used so far, in clock ticks (0 once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0
+    return int(fields[11]) + int(fields[12])  # utime + stime
+
+
+def kernels_quiet(server: Server, seconds: float = 0.5) -> bool:
+    """True if no kernel of the server used more than 2 % of a core over ``seconds``."""
+    before = {pid: cpu_ticks(pid) for pid in kernels(server)}
+    time.sleep(seconds)
+    limit = 0.02 * seconds * os.sysconf("SC_CLK_TCK")
+    return all(cpu_ticks(pid) - used <= limit for pid, used in before.items())
+
+
+def kernels(server: Server) -> dict[int, int]:
+    """The server's running kernels: process id -> resident memory in KiB (from /proc)."""
+    found = {}
+    for pid in descendants(server.process.pid):
+        try:
+            command = Path(f"/proc/{pid}/cmdline").read_bytes()
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            continue
+        if b"ipykernel_launcher" in command:
+            rss = [line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:")]
+            found[pid] = int(rss[0]) if rss else 0
+    return found
 
 
 def http_ok(url: str) -> bool:

@@ -78,7 +78,7 @@ def test_lesson_controls_in_voila(page, controls_voila, shots):
 
     # lesson 03: the worksheet (0.550), then the missed document's grade typed as 0
     expect(page.locator(".worksheet-control .metric-ndcg")).to_have_text("NDCG@5 = 0.550")
-    expect(page.locator(".worksheet-control .metric-ndcg-returned")).to_contain_text("0.690")
+    expect(page.locator(".worksheet-control .ndcg-returned")).to_contain_text("0.690")
     missed = page.locator(".ws-grade-missed-1 input")
     missed.fill("0")
     missed.press("Enter")

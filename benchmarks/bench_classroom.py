@@ -1,0 +1,235 @@
+"""How fast the classroom view is usable, and what its kernels cost: the README's classroom command in Chromium.
+
+Run: ``.venv/bin/python benchmarks/bench_classroom.py [--lesson 05] [--loads 5] [--reloads 10]``
+
+Starts ``python -m helpers.teacher.classroom <lesson>`` on a free port and
+drives Debian's Chromium (/usr/bin/chromium) with Playwright at 1280x720.
+"Usable" is the moment the control's numbers are on the page and its first
+input is enabled: the page has connected to its kernel and rendered the
+widgets from it. Measured:
+
+- **cold start**: from the command to the first usable page (Voila starts,
+  heats a kernel by running the lesson, the browser has nothing cached);
+- **warm, new browser**: a preheated kernel waiting, a browser profile with
+  an empty cache (a pupil's laptop, a new projector PC);
+- **warm, reload**: a preheated kernel waiting, the same browser reloading
+  (the teacher's second visit);
+- **first click**: from a grade click (or a rank change) to the new number;
+- **kernels after reloads**: the kernel processes and their resident memory
+  (from /proc) after each of ``--reloads`` back-to-back reloads, and once the
+  pool has refilled.
+
+Prints a table (median, min, max) and the load average, since other work on
+the machine moves every figure. Nothing is asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run"]
+# per lesson: what shows the numbers, the first input, and an input to click with the number it changes
+CONTROLS = {
+    "01": (".mrr-control [class*='metric-']", ".mrr-control select", None),
+    "02": (".ndcg-control .control-numbers [class*='metric-']", ".ndcg-control select", None),
+    "03": (".worksheet-control .control-numbers [class*='metric-']", ".worksheet-control input", None),
+    "05": (
+        ".metrics-lab .control-numbers [class*='metric-']",
+        ".metrics-lab .grade-btn",
+        ".metrics-lab .metric-recall",
+    ),
+}
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Classroom:
+    """The classroom command running in its own process group, its output in a log file."""
+
+    def __init__(self, lesson: str, folder: Path, cull: int):
+        self.port, self.log = free_port(), folder / "classroom.log"
+        env = {name: value for name, value in os.environ.items() if name != "MPLBACKEND"}
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH", "")]))
+        command = [sys.executable, "-m", "helpers.teacher.classroom", lesson, f"--port={self.port}", "--no-browser"]
+        with self.log.open("w") as handle:
+            self.process = subprocess.Popen(
+                [*command, f"--cull={cull}"], cwd=ROOT, env=env, stdout=handle, stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )  # fmt: skip
+        self.url = f"http://127.0.0.1:{self.port}/"
+
+    def preheated(self) -> int:
+        return self.log.read_text(errors="replace").count("is filled with")
+
+    def wait_for_preheat(self, times: int, timeout: float = 180) -> None:
+        """Wait until the pool has been filled ``times`` times and every kernel is quiet.
+
+        Voila reports the pool filled once the kernel has started; the kernel
+        then still runs the lesson, so a page opened at once would wait for it.
+        """
+        deadline = time.monotonic() + timeout
+        while self.preheated() < times:
+            if time.monotonic() > deadline or self.process.poll() is not None:
+                raise RuntimeError(f"no preheated kernel number {times}:\n{self.log.read_text()[-2000:]}")
+            time.sleep(0.2)
+        while not self.kernels_quiet():  # each call waits half a second
+            if time.monotonic() > deadline:
+                raise RuntimeError("the preheated kernels are still busy")
+
+    def kernels_quiet(self, seconds: float = 0.5) -> bool:
+        """True if no kernel of this server used more than 2 % of a core over ``seconds``."""
+        before = {pid: cpu_ticks(pid) for pid in self.kernels()}
+        time.sleep(seconds)
+        ticks = os.sysconf("SC_CLK_TCK")
+        return all(cpu_ticks(pid) - used <= 0.02 * seconds * ticks for pid, used in before.items())
+
+    def kernels(self) -> dict[int, int]:
+        """Kernel processes started by this server: pid -> resident memory in KiB (from /proc)."""
+        parents, commands, memory = {}, {}, {}
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+                    commands[int(entry.name)] = (entry / "cmdline").read_bytes()
+                    rss = re.search(r"VmRSS:\s+(\d+)", (entry / "status").read_text())
+                    memory[int(entry.name)] = int(rss.group(1)) if rss else 0
+                except (OSError, IndexError):
+                    continue
+
+        def started_by_server(pid: int) -> bool:
+            while pid > 1:
+                if pid == self.process.pid:
+                    return True
+                pid = parents.get(pid, 0)
+            return False
+
+        return {
+            pid: memory[pid]
+            for pid, command in commands.items()
+            if b"ipykernel_launcher" in command and started_by_server(pid) and pid in memory
+        }
+
+    def stop(self) -> None:
+        try:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            self.process.wait(30)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            os.killpg(self.process.pid, signal.SIGKILL)
+
+
+def cpu_ticks(pid: int) -> int:
+    """The CPU time a process has used so far, in clock ticks (0 once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0
+    return int(fields[11]) + int(fields[12])  # utime + stime
+
+
+def open_usable(page, url: str, numbers: str, first_input: str) -> float:
+    """Seconds from asking for the URL to the control's numbers shown and its first input enabled."""
+    start = time.monotonic()
+    page.goto(url, wait_until="commit")
+    page.locator(numbers).first.wait_for(state="visible", timeout=120_000)
+    page.wait_for_function("s => { const e = document.querySelector(s); return e && !e.disabled; }", arg=first_input)
+    return time.monotonic() - start
+
+
+def first_click(page, button: str, number: str) -> float:
+    """Seconds from a click to the number it changes showing its new value."""
+    before = page.locator(number).inner_text()
+    start = time.monotonic()
+    page.locator(button).nth(2).click()
+    page.wait_for_function(
+        "([s, old]) => document.querySelector(s).innerText !== old", arg=[number, before], timeout=30_000
+    )
+    return time.monotonic() - start
+
+
+def summary(values: list[float]) -> str:
+    return f"{statistics.median(values):6.2f} s  [{min(values):.2f}–{max(values):.2f}], n = {len(values)}"
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lesson", default="05", choices=sorted(CONTROLS))
+    parser.add_argument("--loads", type=int, default=5, help="warm loads of each kind (default 5)")
+    parser.add_argument("--reloads", type=int, default=10, help="back-to-back reloads for the kernel count")
+    parser.add_argument("--cull", type=int, default=120, help="the classroom's --cull (default 120)")
+    args = parser.parse_args(argv)
+    from playwright.sync_api import sync_playwright
+
+    numbers, first_input, number_changed = CONTROLS[args.lesson]
+    results: dict[str, list[float]] = {"warm, new browser": [], "warm, reload": [], "first click": []}
+    with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        started = time.monotonic()
+        classroom = Classroom(args.lesson, Path(folder), args.cull)
+        try:
+            while True:  # the port opens a few seconds after the command starts
+                try:
+                    socket.create_connection(("127.0.0.1", classroom.port), timeout=1).close()
+                    break
+                except OSError:
+                    time.sleep(0.1)
+            context = browser.new_context(viewport={"width": 1280, "height": 720})
+            page = context.new_page()
+            open_usable(page, classroom.url, numbers, first_input)
+            results["cold start"] = [time.monotonic() - started]
+            taken = 1  # kernels pages have taken from the pool: it is full again after taken + 1 heatings
+            for _ in range(args.loads):
+                classroom.wait_for_preheat(taken + 1)
+                taken += 1
+                results["warm, reload"].append(open_usable(page, classroom.url, numbers, first_input))
+                if number_changed:
+                    results["first click"].append(first_click(page, first_input, number_changed))
+            page.close(run_before_unload=True)
+            context.close()
+            for _ in range(args.loads):
+                classroom.wait_for_preheat(taken + 1)
+                taken += 1
+                context = browser.new_context(viewport={"width": 1280, "height": 720})
+                page = context.new_page()
+                results["warm, new browser"].append(open_usable(page, classroom.url, numbers, first_input))
+                page.close(run_before_unload=True)  # as a closed tab: the page asks Voila to end its kernel
+                context.close()
+            context = browser.new_context(viewport={"width": 1280, "height": 720})
+            page = context.new_page()
+            counts = []
+            for _ in range(args.reloads):
+                open_usable(page, classroom.url, numbers, first_input)
+                kernels = classroom.kernels()
+                counts.append((len(kernels), sum(kernels.values()) / 1024))
+            time.sleep(10)  # the pool refills, the last closed page's kernel is gone
+            settled = classroom.kernels()
+            context.close()
+        finally:
+            classroom.stop()
+            browser.close()
+    print(f"classroom view of lesson {args.lesson}, 1280x720, load average {os.getloadavg()[0]:.2f} at the end")
+    for name, values in results.items():
+        if values:
+            print(f"  {name:<22} {summary(values)}")
+    print("  kernels after each reload: " + ", ".join(f"{count} ({mib:.0f} MiB)" for count, mib in counts))
+    print(f"  settled: {len(settled)} kernels, {sum(settled.values()) / 1024:.0f} MiB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,81 @@
+"""What the browser tests read from a rendered page (JupyterLab or the classroom view), as small JS functions.
+
+Each function returns the offending elements (empty when the page is right),
+described well enough to say what is wrong in an assertion message.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from PIL import Image
+
+# a widget label, button text, readout or HTML box whose text is wider than the box: the end is cut off
+CLIPPED_WIDGET_TEXT = """
+() => [...document.querySelectorAll(
+    '.jupyter-widgets .widget-label, .jupyter-widgets .widget-html-content, '
+    + '.jupyter-widgets button, .jupyter-widgets .widget-readout')]
+  .filter(e => e.offsetParent !== null && e.scrollWidth > e.clientWidth + 1)
+  .map(e => `${e.className}: "${e.textContent.trim().slice(0, 60)}" needs ${e.scrollWidth} px, has ${e.clientWidth}`)
+"""
+
+# a table cell of an output that is cut (wider than its box) or shortened with an ellipsis
+CUT_TABLE_CELLS = """
+() => [...document.querySelectorAll('.jp-OutputArea-output table td, .jp-OutputArea-output table th')]
+  .filter(c => c.offsetParent !== null)
+  .filter(c => c.scrollWidth > c.clientWidth + 1 || /(…|\\.\\.\\.)$/.test(c.textContent.trim()))
+  .map(c => `"${c.textContent.trim().slice(0, 60)}" (${c.scrollWidth} px in ${c.clientWidth})`)
+"""
+
+# MathJax typeset inside an output table: dollar signs of a formula were read as maths
+MATHS_IN_TABLES = """
+() => [...document.querySelectorAll('.jp-OutputArea-output table mjx-container')]
+  .map(m => m.closest('td, th') ? m.closest('td, th').textContent.trim().slice(0, 60) : 'a table')
+"""
+
+# the text of every error or stderr output (JupyterLab renders both with the stderr MIME type)
+ERROR_OUTPUTS = """
+() => [...document.querySelectorAll('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')]
+  .map(e => e.textContent.trim().slice(0, 300))
+"""
+
+# font sizes (px) of the visible elements a selector matches, with their text
+FONT_SIZES = """
+(selector) => [...document.querySelectorAll(selector)]
+  .filter(e => e.offsetParent !== null && e.textContent.trim())
+  .map(e => [parseFloat(getComputedStyle(e).fontSize), e.textContent.trim().slice(0, 40)])
+"""
+
+# where the elements a selector matches are in the viewport: [top, bottom, left, right] each
+BOXES = """
+(selector) => [...document.querySelectorAll(selector)]
+  .filter(e => e.offsetParent !== null)
+  .map(e => { const r = e.getBoundingClientRect(); return [r.top, r.bottom, r.left, r.right]; })
+"""
+
+
+def stitched_screenshot(page, scroller_selector: str, path: Path) -> Path:
+    """A screenshot of everything inside a scrolling element, taken screen by screen and stitched together.
+
+    JupyterLab scrolls the notebook inside a panel, so Playwright's full-page
+    screenshot would show one screen only.
+    """
+    scroller = page.locator(scroller_selector).first
+    total, screen = scroller.evaluate("e => [e.scrollHeight, e.clientHeight]")
+    pieces, top = [], 0
+    while True:
+        reached = scroller.evaluate("(e, y) => { e.scrollTop = y; return e.scrollTop; }", top)
+        page.wait_for_timeout(60)
+        pieces.append((reached, Image.open(io.BytesIO(scroller.screenshot()))))
+        if reached + screen >= total or reached < top:
+            break
+        top += screen
+    width = pieces[0][1].width
+    scale = pieces[0][1].height / screen  # image pixels per CSS pixel
+    sheet = Image.new("RGB", (width, round(total * scale)), "white")
+    for reached, piece in pieces:
+        sheet.paste(piece, (0, round(reached * scale)))
+    sheet.save(path, compress_level=1)
+    scroller.evaluate("e => { e.scrollTop = 0; }")
+    return path

@@ -1,0 +1,204 @@
+"""Every lesson as a learner sees it in JupyterLab: opened with the README's command, Run All, then read from the DOM.
+
+One JupyterLab server serves a temporary copy of the repository (notebooks,
+data, README) started with the arguments of the README's open command, so the
+repository itself is never touched (JupyterLab autosaves, and the lessons'
+save cells write .xlsx files next to the notebooks). One browser page opens
+the ten lessons in turn from the File menu. For each lesson: no error output, no MathJax inside
+an output table, no table cell cut or shortened with "…", no widget label
+clipped; a screenshot of the whole notebook (stitched screen by screen, since
+JupyterLab scrolls inside its panel) goes to test-output/browser/.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import shlex
+import shutil
+import sys
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import nbformat
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser import page_checks, servers
+from tests.browser.conftest import ROOT
+from tests.test_readme import readme_commands
+
+pytestmark = pytest.mark.browser
+
+LESSONS = sorted(path.name for path in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+IDLE = "Python 3 (ipykernel) | Idle"
+
+
+def readme_lab_arguments() -> list[str]:
+    """The arguments the README's open command gives `jupyter lab` (root folder and the first lesson)."""
+    command = readme_commands()[0].split("&&")[-1]
+    words = shlex.split(command)
+    return words[words.index("lab") + 1 :]
+
+
+@pytest.fixture(scope="module")
+def repository_copy(tmp_path_factory) -> Path:
+    """The notebooks, data and README in a temporary folder laid out like the repository."""
+    copy = tmp_path_factory.mktemp("repository")
+    shutil.copytree(ROOT / "notebooks", copy / "notebooks", ignore=shutil.ignore_patterns("*.xlsx", ".ipynb_*"))
+    shutil.copytree(ROOT / "data", copy / "data")
+    shutil.copy(ROOT / "README.md", copy / "README.md")
+    return copy
+
+
+@pytest.fixture(scope="module")
+def readme_lab(repository_copy, tmp_path_factory):
+    """JupyterLab started in the copy with the README's arguments (plus a port and a token).
+
+    Its "web browser" is a command that writes down the address JupyterLab asks it to open.
+    """
+    home = tmp_path_factory.mktemp("lab-home")
+    record = "import sys, pathlib; pathlib.Path(sys.argv[1]).write_text(sys.argv[2])"
+    browser = f"{shlex.quote(sys.executable)} -c {shlex.quote(record)} {shlex.quote(str(home / 'opened.txt'))} %s"
+    arguments = [
+        *readme_lab_arguments(),
+        "--ServerApp.open_browser=True",
+        "--LabApp.open_browser=True",  # after --no-browser: this server opens its "browser"
+        f"--ServerApp.browser={browser}",
+    ]
+    server = servers.start_jupyterlab(repository_copy, home, extra=arguments)
+    server.opened = home / "opened.txt"
+    yield server
+    servers.stop(server)
+
+
+@pytest.fixture(scope="module")
+def lab_page(browser):
+    """One page for all lessons: JupyterLab loads once, each lesson opens in it (File > Open from Path)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 1800})
+    context.set_default_timeout(30_000)
+    yield context.new_page()
+    context.close()
+
+
+def open_lesson(page, server, path: str) -> None:
+    """Open a notebook from the File menu in the JupyterLab already on the page (loading it first if need be)."""
+    file_menu = page.get_by_role("menuitem", name="File", exact=True)
+    if not page.url.startswith(server.url) or not file_menu.is_visible():
+        page.goto(server.page("lab?reset"))
+    file_menu.click()
+    page.get_by_role("menuitem", name="Open from Path…").click()
+    box = page.get_by_placeholder("/path/relative/to/jlab/root")
+    box.fill(path)
+    box.press("Enter")
+    expect(page.locator(".lm-TabBar-tab.lm-mod-current", has_text=Path(path).name)).to_have_count(1)
+
+
+def close_lesson(page, server) -> None:
+    """Shut the lesson's kernel down, save the copy (so closing asks nothing) and close its tab."""
+    shut_kernels_down(server)
+    page.keyboard.press("Control+s")
+    expect(page.locator(".lm-TabBar-tab.jp-mod-dirty")).to_have_count(0)
+    page.get_by_role("menuitem", name="File", exact=True).click()
+    page.get_by_role("menuitem", name="Close Tab").click()
+    expect(page.locator(".jp-NotebookPanel")).to_have_count(0)
+
+
+def shut_kernels_down(server) -> None:
+    """End every session (and its kernel) of the server: each lesson starts with a fresh kernel."""
+    headers = {"Authorization": f"token {server.token}"}
+    with urllib.request.urlopen(urllib.request.Request(server.page("api/sessions"), headers=headers)) as reply:
+        sessions = json.load(reply)
+    for session in sessions:
+        request = urllib.request.Request(server.page(f"api/sessions/{session['id']}"), headers=headers, method="DELETE")
+        urllib.request.urlopen(request).close()
+
+
+def run_all(page) -> None:
+    """Run All from the Run menu, once the kernel is really idle, and wait until no cell is queued or running."""
+    expect(page.locator("#jp-main-statusbar").get_by_text(IDLE)).to_be_visible(timeout=90_000)
+    page.locator(".jp-NotebookPanel:visible .jp-Cell").first.click()
+    page.get_by_role("menuitem", name="Run", exact=True).click()
+    run_all_cells = page.get_by_role("menuitem", name="Run All Cells", exact=True)
+    expect(run_all_cells).to_be_enabled()
+    run_all_cells.click()
+    prompts = page.locator(".jp-NotebookPanel:visible .jp-InputArea-prompt")
+    expect(prompts.filter(has_text="[*]")).to_have_count(0, timeout=120_000)
+    expect(page.locator("#jp-main-statusbar").get_by_text(IDLE)).to_be_visible(timeout=60_000)
+
+
+def test_the_readme_command_opens_lesson_00_with_the_repository_root_in_the_file_browser(readme_lab, lab_page):
+    opened = readme_lab_arguments()[-1]
+    assert opened == "notebooks/00_start_here.ipynb"
+    # the URL JupyterLab gave the browser: the README's lesson, served from the repository root
+    deadline = time.monotonic() + 30
+    while not readme_lab.opened.exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    # it is a page that redirects to the lesson (how JupyterLab opens a browser); follow it as a browser would
+    redirect = Path(urllib.request.url2pathname(urllib.parse.urlparse(readme_lab.opened.read_text()).path))
+    url = html.unescape(re.search(r'url=([^"]+)"', redirect.read_text()).group(1))
+    assert f"/lab/tree/{opened}" in url
+    lab_page.goto(url)
+    expect(lab_page.locator(".jp-NotebookPanel:visible")).to_have_count(1, timeout=60_000)
+    expect(lab_page.locator(".lm-TabBar-tab.lm-mod-current", has_text=Path(opened).name)).to_have_count(1)
+    browser_tab = lab_page.get_by_role("tab", name="File Browser")
+    if browser_tab.get_attribute("aria-selected") != "true":
+        browser_tab.click()  # the side bar starts closed: open the file browser
+    # the file browser shows the lesson's folder, notebooks/, as a folder below the root ...
+    expect(lab_page.locator(".jp-BreadCrumbs")).to_contain_text("notebooks")
+    listing = lab_page.locator(".jp-DirListing-itemText")
+    expect(listing.filter(has_text="00_start_here.ipynb")).to_be_visible()
+    # ... and the root is the repository: its folders and README are one level up
+    lab_page.locator(".jp-BreadCrumbs-home").click()
+    for entry in ("notebooks", "data", "README.md"):
+        expect(listing.filter(has_text=entry).first).to_be_visible()
+    expect(listing.filter(has_text="00_start_here.ipynb")).to_have_count(0)
+    close_lesson(lab_page, readme_lab)
+
+
+def test_the_table_checks_see_mathjax_and_cut_cells(readme_lab, repository_copy, lab_page):
+    """The checks can fail: a bare DataFrame with dollar signs and a long cell trips both; helpers.tables does not."""
+    cells = [
+        "import pandas as pd\nfrom helpers.tables import table\n"
+        "frame = pd.DataFrame({'formula': ['=LARGE($B$2:$B$8,A2)'], 'note': ['x' * 80]})",
+        "pd.set_option('display.max_colwidth', 20)\nframe",
+        "table(frame)",
+    ]
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in cells])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(notebook, repository_copy / "notebooks" / "control_tables.ipynb")
+    open_lesson(lab_page, readme_lab, "notebooks/control_tables.ipynb")
+    run_all(lab_page)
+    outputs = lab_page.locator(".jp-NotebookPanel:visible .jp-OutputArea-output table")
+    expect(outputs).to_have_count(2)
+    expect(outputs.first.locator("mjx-container").first).to_be_attached(timeout=15_000)  # MathJax ate the $ signs
+    assert lab_page.evaluate(page_checks.MATHS_IN_TABLES)
+    assert any(cell.startswith('"xxxxxxxx') for cell in lab_page.evaluate(page_checks.CUT_TABLE_CELLS))
+    expect(outputs.nth(1).locator("mjx-container")).to_have_count(0)
+    expect(outputs.nth(1)).to_contain_text("=LARGE($B$2:$B$8,A2)")
+    close_lesson(lab_page, readme_lab)
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_lesson_renders_right_in_jupyterlab(lesson, readme_lab, lab_page, shots):
+    open_lesson(lab_page, readme_lab, f"notebooks/{lesson}")
+    run_all(lab_page)
+    lab_page.wait_for_timeout(500)  # MathJax typesets after the outputs arrive
+    try:
+        assert lab_page.evaluate(page_checks.ERROR_OUTPUTS) == []
+        assert lab_page.evaluate(page_checks.MATHS_IN_TABLES) == []
+        assert lab_page.evaluate(page_checks.CUT_TABLE_CELLS) == []
+        assert lab_page.evaluate(page_checks.CLIPPED_WIDGET_TEXT) == []
+        code_cells = [c for c in nbformat.read(ROOT / "notebooks" / lesson, 4).cells if c.cell_type == "code"]
+        numbered = lab_page.locator(".jp-NotebookPanel:visible .jp-InputArea-prompt").filter(has_text="[")
+        expect(numbered.filter(has_text="[ ]")).to_have_count(0)  # every code cell ran
+        assert numbered.count() == len(code_cells)
+    finally:
+        name = lesson.removesuffix(".ipynb")
+        page_checks.stitched_screenshot(
+            lab_page, ".jp-NotebookPanel:visible .jp-WindowedPanel-outer", shots / f"jupyterlab_{name}.png"
+        )
+        close_lesson(lab_page, readme_lab)

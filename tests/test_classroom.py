@@ -1,0 +1,146 @@
+"""The classroom command without a browser (helpers/teacher/classroom.py): which cells it keeps, how it runs Voilà.
+
+The page itself is tested in a real browser in tests/browser/test_classroom_browser.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from datetime import timedelta
+from importlib import import_module
+from types import SimpleNamespace
+
+import nbformat
+import pytest
+from jupyter_server._tz import utcnow
+from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
+
+from helpers.teacher import classroom
+from helpers.teacher.classroom import (
+    CRISP_PLOTS,
+    HIDDEN_ROLES,
+    TEMPLATES_ROOT,
+    ClassroomKernelManager,
+    classroom_notebook,
+    lesson_path,
+    role_of,
+    voila_command,
+)
+
+LESSONS = sorted(classroom.NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+TEMPLATE = TEMPLATES_ROOT / "voila" / "templates" / "classroom"
+
+
+def test_a_lesson_is_found_by_its_number_or_path():
+    assert lesson_path("05").name == "05_metrics_lab.ipynb"
+    assert lesson_path("5") == lesson_path("05")
+    assert lesson_path(LESSONS[0]) == LESSONS[0]
+    with pytest.raises(ValueError, match="no lesson '42': choose one of 00, 01"):
+        lesson_path("42")
+
+
+def test_an_untagged_cell_is_a_lesson_cell():
+    assert role_of(nbformat.v4.new_markdown_cell("text")) == "lesson"
+    assert role_of(nbformat.v4.new_code_cell("1", metadata={"tags": ["exercise"]})) == "exercise"
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda path: path.name[:2])
+def test_the_classroom_copy_keeps_the_demonstration_only(path):
+    lesson = nbformat.read(path, as_version=4)
+    copy = classroom_notebook(path)
+    kept = [cell for cell in lesson.cells if role_of(cell) not in HIDDEN_ROLES]
+    assert [cell.source for cell in copy.cells[1:]] == [cell.source for cell in kept]
+    assert all(role_of(cell) not in HIDDEN_ROLES for cell in copy.cells)
+    assert all(not cell.get("outputs") and cell.get("execution_count") is None for cell in copy.cells[1:])
+    # nothing that checks an answer, gives a solution or writes a file next to the notebook is left to run
+    code = "\n".join(cell.source for cell in copy.cells if cell.cell_type == "code")
+    for call in ("check(", "solution(", "save_example_workbook", "to_excel(", ".xlsx"):
+        assert call not in code, call
+    # first, unseen: the lesson's own plots drawn at twice their pixels
+    assert copy.cells[0].source == CRISP_PLOTS and role_of(copy.cells[0]) == "setup"
+    nbformat.validate(copy)
+
+
+def test_voila_runs_the_copy_with_the_classroom_template_a_preheated_kernel_and_culling(tmp_path):
+    command = voila_command(tmp_path / "05_metrics_lab.ipynb", port=8866, cull_seconds=120, open_browser=False)
+    assert command[1:3] == ["-m", "voila"] and "--no-browser" in command
+    options = dict(part.removeprefix("--").split("=", 1) for part in command if part.startswith("--") and "=" in part)
+    assert options["template"] == "classroom" and options["strip_sources"] == "True"
+    assert options["preheat_kernel"] == "True" and options["VoilaConfiguration.default_pool_size"] == "1"
+    assert options["MappingKernelManager.cull_idle_timeout"] == "120"
+    assert int(options["MappingKernelManager.cull_interval"]) <= 30
+    assert options["MappingKernelManager.cull_connected"] == "False"  # a projected page keeps its kernel
+    assert options["Voila.tornado_settings"] == "disable_check_xsrf=True"  # the page's shutdown request works
+    module, name = options["VoilaConfiguration.multi_kernel_manager_class"].rsplit(".", 1)
+    assert getattr(import_module(module), name) is ClassroomKernelManager
+
+
+def test_the_template_shows_cells_by_role_and_sizes_type_for_a_room():
+    page = (TEMPLATE / "index.html.j2").read_text(encoding="utf-8")
+    assert "role in ('lesson', 'classroom')" in page and "classroom-hidden" in page
+    assert "cdn.jsdelivr.net" not in page  # no style sheet from a CDN
+    css = (TEMPLATE / "static" / "classroom.css").read_text(encoding="utf-8")
+    text = re.search(r"--classroom-text: calc\((\d+)px \* var\(--classroom-scale\)\)", css)
+    value = re.search(r"--classroom-value: calc\((\d+)px \* var\(--classroom-scale\)\)", css)
+    assert text and int(text.group(1)) >= 20
+    assert value and int(value.group(1)) >= 28
+
+
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        (["42"], "no lesson"),
+        (["05", "--port", "0"], "port"),
+        (["05", "--cull", "5"], "cull"),
+        (["05", "--scale", "0"], "scale"),
+    ],
+)
+def test_bad_arguments_are_refused_with_the_reason(arguments, message, capsys):
+    assert classroom.main([*arguments, "--no-browser"]) == 2
+    assert message in capsys.readouterr().err
+
+
+# --- culling: a preheated kernel's idle time starts when a page takes it --------------------
+
+
+def idle_kernel(idle_for: timedelta) -> SimpleNamespace:
+    """A kernel as the culler sees it: idle, last active ``idle_for`` ago."""
+    return SimpleNamespace(
+        execution_state="idle",
+        kernel_name="python3",
+        kernel_spec=SimpleNamespace(metadata={}),
+        last_activity=utcnow() - idle_for,
+    )
+
+
+def culled(manager: AsyncMappingKernelManager, kernel_id: str) -> bool:
+    """Ask the manager's culler about one kernel; True if it shut the kernel down."""
+    shut: list[str] = []
+
+    async def shutdown_kernel(kernel_id, *args, **kwargs):
+        shut.append(kernel_id)
+
+    manager.shutdown_kernel = shutdown_kernel  # type: ignore[method-assign]
+    asyncio.run(manager.cull_kernel_if_idle(kernel_id))
+    return shut == [kernel_id]
+
+
+def test_a_kernel_heated_an_hour_ago_is_not_culled_the_moment_a_page_takes_it():
+    plain, ours = AsyncMappingKernelManager(cull_idle_timeout=120), ClassroomKernelManager(cull_idle_timeout=120)
+    plain._kernels["k"] = idle_kernel(timedelta(hours=1))
+    ours._kernels["k"] = idle_kernel(timedelta(hours=1))
+    assert culled(plain, "k")  # Jupyter alone: the hour in the pool counts as idle
+    assert not culled(ours, "k")  # the classroom: idle since the page took it, just now
+
+
+def test_a_taken_kernel_left_idle_past_the_timeout_is_culled():
+    manager = ClassroomKernelManager(cull_idle_timeout=120)
+    manager._kernels["k"] = idle_kernel(timedelta(hours=1))
+    assert not culled(manager, "k")
+    manager._taken_at["k"] = manager._kernels["k"].last_activity = utcnow() - timedelta(seconds=121)
+    assert culled(manager, "k")
+    manager._kernels.clear()
+    manager._kernels["other"] = idle_kernel(timedelta(seconds=5))
+    assert not culled(manager, "other")
+    assert "k" not in manager._taken_at  # a kernel that is gone is forgotten
