@@ -1,9 +1,9 @@
-"""Test tiers by marker; the quick core is ``pytest -m "not browser and not notebook and not libreoffice and not hub
-and not install"`` (the README gives the command).
+"""Test tiers by marker; the quick core is ``pytest -n 2 -m core`` (the README gives the command).
 
 Markers set here by rule (the others are set in the test modules):
 ``browser`` for every test under ``tests/browser/``, ``libreoffice`` for every
-test that uses the ``libreoffice`` fixture. Browser tests are skipped, saying
+test that uses the ``libreoffice`` fixture, ``core`` for every test of no
+other tier. Browser tests are skipped, saying
 why, where /usr/bin/chromium is missing.
 """
 
@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+TIERS = ("browser", "notebook", "libreoffice", "hub", "install", "reference")
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless",
@@ -35,6 +36,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.libreoffice)
         if "browser" in item.keywords and not CHROMIUM.exists():
             item.add_marker(no_chromium)
+        if not any(tier in item.keywords for tier in TIERS):
+            item.add_marker(pytest.mark.core)
 
 
 @pytest.fixture(scope="session")

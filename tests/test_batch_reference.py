@@ -16,6 +16,8 @@ from helpers.batch import evaluate, read_qrels, read_run
 from helpers.batch.reference import reference_evaluate
 from tests.test_evaluate import EXACT, TREC_EVAL, collections, qrels_of, run_of, to_dicts
 
+pytestmark = pytest.mark.reference  # the field's implementations against ours
+
 MEASURES = ["nDCG", "nDCG@3", "nDCG(gain=exp)@3", "CG@3", "RR", "RR@2", "RR(rel=2)@3", "AP", "AP@3",
             "AP(rel=2)@2", "P@3", "R@3", "R(rel=2)@5", "Hit@1"]
 

@@ -82,6 +82,7 @@ def test_a_constant_loss_has_no_t_or_d_either():
     assert summary["mean_difference"] == pytest.approx(-0.25) and summary["losses"] == 20
 
 
+@pytest.mark.reference
 def test_one_system_scored_by_two_libraries_is_identical_not_infinitely_different():
     # the same run scored by pytrec_eval and by helpers differs only by float rounding
     pytrec_eval = pytest.importorskip("pytrec_eval")

@@ -112,6 +112,7 @@ def test_trec_eval_c_counts_missing_queries_and_default_skips_them():
     assert counted.means["AP"] == pytest.approx(skipped.per_query["AP"].sum() / 3)
 
 
+@pytest.mark.reference
 def test_pytrec_eval_matches_every_query_of_results_test():
     qrels, run = read_qrels(TREC_EVAL / "qrels.test"), read_run(TREC_EVAL / "results.test")
     expected = pytrec_eval.RelevanceEvaluator(
@@ -166,6 +167,7 @@ PYTREC_KEYS = ["ndcg", "ndcg_cut_3", "map", "map_cut_3", "recip_rank", "P_3", "r
                "success_3"]
 
 
+@pytest.mark.reference
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(collections(all_negative_allowed=False), st.sampled_from([1, 2]))
 def test_random_cases_match_pytrec_eval(collection, rel):
@@ -182,6 +184,7 @@ def test_random_cases_match_pytrec_eval(collection, rel):
             assert ours.loc[qid, str(measure)] == pytest.approx(values[name], abs=EXACT), (qid, name)
 
 
+@pytest.mark.reference
 @settings(max_examples=100, deadline=None)
 @given(collections(all_negative_allowed=False))
 def test_random_cases_exponential_gain_matches_pytrec_eval_on_remapped_grades(collection):

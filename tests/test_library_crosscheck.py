@@ -34,6 +34,8 @@ from sklearn.metrics import ndcg_score
 
 from helpers import metrics, rank_by_score
 
+pytestmark = pytest.mark.reference  # the field's implementations against ours
+
 # Ids of different lengths and prefixes, so that string order is not number order ("d10" < "d2").
 IDS = ["d1", "d2", "d10", "d11", "d05", "a7", "b20", "kb3", "z", "x9", "m", "c12"]
 EXPONENTIAL = {grade: 2**grade - 1 for grade in range(4)}

@@ -618,17 +618,24 @@ def cli(*args: str, module: str = "helpers.sheet") -> subprocess.CompletedProces
                           capture_output=True, text=True, timeout=60)
 
 
-def test_cli_writes_refuses_and_checks(tmp_path):
+def in_process(capsys, *args: str) -> tuple[int, str, str]:
+    """The command's main() called here (test_layout runs ``python -m helpers.sheet`` itself): status, out, err."""
+    status = sheets.main(list(args))
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_cli_writes_refuses_and_checks(tmp_path, capsys):
     path = tmp_path / "c.xlsx"
     first = cli("C", str(path))
     assert first.returncode == 0 and "wrote" in first.stdout and path.is_file()
-    again = cli("C", str(path))
-    assert again.returncode != 0 and again.stderr.count("\n") == 1 and "--force" in again.stderr
-    assert cli("C", str(path), "--force", "--gain", "exponential").returncode == 0
-    check = cli("--check", str(path))
-    assert check.returncode == 0 and "nDCG@5   0.4749" in check.stdout
+    status, _, err = in_process(capsys, "C", str(path))
+    assert status != 0 and err.count("\n") == 1 and "--force" in err
+    assert in_process(capsys, "C", str(path), "--force", "--gain", "exponential")[0] == 0
+    status, out, _ = in_process(capsys, "--check", str(path))
+    assert status == 0 and "nDCG@5   0.4749" in out
     old_name = cli("--check", str(path), module="helpers.sheets")  # the command's name before the move
-    assert old_name.returncode == 0 and old_name.stdout == check.stdout
+    assert old_name.returncode == 0 and old_name.stdout == out
 
 
 @pytest.mark.parametrize(
@@ -647,7 +654,7 @@ def test_cli_errors_are_one_line(tmp_path, capsys, monkeypatch, args, message):
     assert status == 2 and err.count("\n") == 1 and message in err
 
 
-def test_cli_check_exit_status_1_on_disagreement(written, tmp_path):
+def test_cli_check_exit_status_1_on_disagreement(written, tmp_path, capsys):
     path = edit(written["C"], tmp_path / "typed.xlsx", setting("B13", 0.69))
-    result = cli("--check", str(path))
-    assert result.returncode == 1 and "B13 (nDCG@k)" in result.stdout
+    status, out, _ = in_process(capsys, "--check", str(path))
+    assert status == 1 and "B13 (nDCG@k)" in out

@@ -32,7 +32,6 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
-from scipy import stats
 
 from helpers._checks import check_number, check_whole
 from helpers.batch.evaluation import Evaluation
@@ -125,6 +124,8 @@ def paired_t_test(differences) -> tuple[float, float]:
         return 0.0, 1.0
     if _no_spread(values):
         return math.nan, math.nan
+    from scipy import stats  # imported here: scipy.stats takes a second to load, most evaluations never test
+
     result = stats.ttest_1samp(values, 0.0)
     return float(result.statistic), float(result.pvalue)
 
@@ -175,6 +176,8 @@ def bootstrap_ci(
     n_resamples, seed = _check_resamples(n_resamples), _check_seed(seed)
     if len(values) < 2:
         raise ValueError("a bootstrap interval needs at least 2 queries")
+    from scipy import stats
+
     result = stats.bootstrap(
         (values,), np.mean, n_resamples=n_resamples, confidence_level=confidence, method="percentile",
         vectorized=True, batch=max(1, _CHUNK_CELLS // len(values)), random_state=np.random.default_rng(seed),

@@ -14,7 +14,7 @@ so a morning of reloads keeps memory flat. ``?scale=1.5`` on the URL (or
 ``--scale``) makes everything larger.
 
 The same template works wherever Voilà runs, e.g. through JupyterHub:
-``/voila/render/notebooks/05_metrics_lab.ipynb?voila-template=classroom``
+``/voila/render/notebooks/05_metrics_lab.ipynb?template=classroom``
 with ``JUPYTER_PATH`` naming :data:`TEMPLATES_ROOT` (there the hidden cells
 still run, hidden).
 """
