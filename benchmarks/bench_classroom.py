@@ -38,6 +38,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.browser.servers import cpu_ticks  # noqa: E402 (the project's folder is put on the path first)
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run"]
 # per lesson: what shows the numbers, the first input, and an input to click with the number it changes
@@ -131,15 +135,6 @@ class Classroom:
             self.process.wait(30)
         except (ProcessLookupError, subprocess.TimeoutExpired):
             os.killpg(self.process.pid, signal.SIGKILL)
-
-
-def cpu_ticks(pid: int) -> int:
-    """The CPU time a process has used so far, in clock ticks (0 once it is gone)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0
-    return int(fields[11]) + int(fields[12])  # utime + stime
 
 
 def open_usable(page, url: str, numbers: str, first_input: str) -> float:

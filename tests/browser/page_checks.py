@@ -79,3 +79,30 @@ def stitched_screenshot(page, scroller_selector: str, path: Path) -> Path:
     sheet.save(path, compress_level=1)
     scroller.evaluate("e => { e.scrollTop = 0; }")
     return path
+
+
+# a text chunk (tEXt) of the PNG an <img> shows, by key; null if absent, or if the picture was replaced
+# (its URL revoked) while it was read: the caller tries again
+READ_PNG_TEXT = """
+async (img, key) => {
+  try {
+    const bytes = new Uint8Array(await (await fetch(img.src)).arrayBuffer());
+    for (let i = 8; i + 8 <= bytes.length; ) {
+      const length = ((bytes[i] << 24) | (bytes[i + 1] << 16) | (bytes[i + 2] << 8) | bytes[i + 3]) >>> 0;
+      const type = String.fromCharCode(...bytes.slice(i + 4, i + 8));
+      if (type === "tEXt") {
+        const data = bytes.slice(i + 8, i + 8 + length);
+        const zero = data.indexOf(0);
+        if (String.fromCharCode(...data.slice(0, zero)) === key) {
+          return new TextDecoder("latin1").decode(data.slice(zero + 1));
+        }
+      }
+      if (type === "IDAT") break;
+      i += 12 + length;
+    }
+  } catch (error) {
+    return null;
+  }
+  return null;
+}
+"""

@@ -65,26 +65,6 @@ NOT_SHOWN = [
     "Save this as a spreadsheet",
 ]
 
-READ_PNG_TEXT = """
-async (img, key) => {
-  const bytes = new Uint8Array(await (await fetch(img.src)).arrayBuffer());
-  for (let i = 8; i + 8 <= bytes.length; ) {
-    const length = ((bytes[i] << 24) | (bytes[i + 1] << 16) | (bytes[i + 2] << 8) | bytes[i + 3]) >>> 0;
-    const type = String.fromCharCode(...bytes.slice(i + 4, i + 8));
-    if (type === "tEXt") {
-      const data = bytes.slice(i + 8, i + 8 + length);
-      const zero = data.indexOf(0);
-      if (String.fromCharCode(...data.slice(0, zero)) === key) {
-        return new TextDecoder("latin1").decode(data.slice(zero + 1));
-      }
-    }
-    if (type === "IDAT") break;
-    i += 12 + length;
-  }
-  return null;
-}
-"""
-
 # direct text of every visible element inside a selector, with its font size: what a reader reads
 TEXT_SIZES = """
 (selector) => [...document.querySelectorAll(selector + ' *')]
@@ -176,7 +156,7 @@ def test_classroom_first_screen(number, classrooms, browser, shots):
             plot = page.locator(lesson.plot)
             natural, shown = plot.evaluate("img => [img.naturalWidth, img.clientWidth]")
             assert natural >= 2 * shown  # two image pixels per screen pixel: sharp
-            smallest = float(plot.evaluate(READ_PNG_TEXT, "Smallest-Text-Px"))
+            smallest = float(plot.evaluate(page_checks.READ_PNG_TEXT, "Smallest-Text-Px"))
             assert smallest * shown / natural >= 14  # the plot's smallest text, as large as it is on screen
             assert plot.get_attribute("alt").startswith("Bar plot of the discounted gain per position")
 

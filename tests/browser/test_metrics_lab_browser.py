@@ -15,6 +15,7 @@ from playwright.sync_api import expect
 
 from helpers import metrics
 from helpers.data import load_example
+from tests.browser.page_checks import READ_PNG_TEXT
 
 pytestmark = pytest.mark.browser
 
@@ -82,38 +83,13 @@ def check_page(page, state: LabState) -> None:
     expect_plot(page, state.plot_title())
 
 
-READ_PNG_DESCRIPTION = """
-async (img) => {
-  try {
-    const bytes = new Uint8Array(await (await fetch(img.src)).arrayBuffer());
-    for (let i = 8; i + 8 <= bytes.length; ) {
-      const length = ((bytes[i] << 24) | (bytes[i + 1] << 16) | (bytes[i + 2] << 8) | bytes[i + 3]) >>> 0;
-      const type = String.fromCharCode(...bytes.slice(i + 4, i + 8));
-      if (type === "tEXt") {
-        const data = bytes.slice(i + 8, i + 8 + length);
-        const zero = data.indexOf(0);
-        if (String.fromCharCode(...data.slice(0, zero)) === "Description") {
-          return new TextDecoder("latin1").decode(data.slice(zero + 1));
-        }
-      }
-      if (type === "IDAT") break;
-      i += 12 + length;
-    }
-  } catch (error) {
-    return null;  // the picture was replaced (its URL revoked) while we read it: try again
-  }
-  return null;
-}
-"""
-
-
 def expect_plot(page, description: str, timeout: float = 15) -> None:
     """Wait until the one plot image on the page is the picture with this description."""
     plot = page.locator(".metrics-lab img.dg-plot")
     expect(plot).to_have_count(1)
     deadline, seen = time.monotonic() + timeout, None
     while time.monotonic() < deadline:
-        seen = plot.evaluate(READ_PNG_DESCRIPTION)
+        seen = plot.evaluate(READ_PNG_TEXT, "Description")
         if seen == description:
             return
         page.wait_for_timeout(100)
