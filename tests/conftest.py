@@ -40,12 +40,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.core)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
-    """Debian's Chromium through Playwright, one for the whole run.
+    """Debian's Chromium through Playwright, one per test module.
 
-    Shared by every test that drives a browser: a second ``sync_playwright()``
-    while this one is open fails ("Sync API inside the asyncio loop").
+    Every test that drives a browser takes it from here: a second
+    ``sync_playwright()`` while one is open fails ("Sync API inside the asyncio
+    loop"). It is closed when its module ends, because while it is open an
+    event loop counts as running and ``asyncio.run`` in later tests would fail.
     """
     from playwright.sync_api import sync_playwright
 

@@ -486,6 +486,33 @@ def test_the_outside_watch_names_created_changed_and_deleted_files(tmp_path):
     assert temporary == [str((temp / "new.txt").resolve())], "in /tmp only what appeared and stayed"
 
 
+def test_the_output_folder_in_the_current_folder_is_watched_file_by_file(tmp_path):
+    # grading with --out ./graded from the class folder, no sandbox: the grader writing its results changes
+    # the folder's time, which is not the notebook's doing; a file the notebook adds there still counts
+    here, out = tmp_path / "class", tmp_path / "class" / "graded"
+    out.mkdir(parents=True)
+    watch = sandbox.OutsideWatch([out], [here], [])
+    before = watch.snapshot()
+    time.sleep(0.01)
+    (out / "results").mkdir()
+    watch.own.add((out / "results" / "ann.json").resolve())
+    (out / "results" / "ann.json").write_text("{}")
+    (out / "planted.txt").write_text("a notebook's")
+    owned, _ = watch.changes(before, watch.snapshot(), pause=0.01)
+    assert owned == [f"created {(out / 'planted.txt').resolve()}"]
+
+
+def test_bwrap_shows_a_project_and_python_that_live_under_tmp(tmp_path, monkeypatch):
+    clone = Path("/tmp") / f"helpers-unit-{os.getpid()}"
+    clone.mkdir()
+    try:
+        monkeypatch.setattr(sandbox, "PROJECT_ROOT", clone)
+        arguments = " ".join(sandbox.bwrap_arguments("/usr/bin/bwrap", tmp_path, tmp_path, []))
+        assert arguments.index("--tmpfs /tmp") < arguments.index(f"--ro-bind {clone} {clone}")
+    finally:
+        clone.rmdir()
+
+
 def test_doctests():
     import doctest
 

@@ -84,13 +84,20 @@ def bwrap_arguments(
     arguments = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
     for folder in hide:
         arguments += ["--tmpfs", str(folder)]
-    for path in readable:
+    for path in dict.fromkeys([*readable, *python_under_tmp()]):
         arguments += ["--ro-bind", str(path), str(path)]
     arguments += ["--bind", str(root), str(root), "--unshare-all", "--cap-drop", "ALL"]
     # JPY_PARENT_PID: inside its own process namespace the kernel's parent is pid 1, which ipykernel
     # would take for "my parent died"; --die-with-parent does that job instead.
     arguments += ["--die-with-parent", "--new-session", "--unsetenv", "JPY_PARENT_PID", "--chdir", str(work), "--"]
     return arguments
+
+
+def python_under_tmp() -> list[Path]:
+    """The project and this Python's folders when they live under /tmp (a clone there), which bwrap's own /tmp hides."""
+    tmp = Path("/tmp")
+    folders = [PROJECT_ROOT, Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve().parent]
+    return [folder.resolve() for folder in folders if folder.resolve().is_relative_to(tmp) and folder.is_dir()]
 
 
 def find_sandbox(mode: str = "auto") -> Sandbox:
@@ -214,7 +221,8 @@ class OutsideWatch:
                 except OSError:
                     continue
                 for path in entries:
-                    self._add(found, path, loose)
+                    if not self._holds_deep(path):  # e.g. --out in the current folder: watched file by file
+                        self._add(found, path, loose)
         return found
 
     def _add(self, found: dict[Path, Signature], path: Path, loose: bool = False) -> None:
@@ -254,6 +262,10 @@ class OutsideWatch:
         if temporary:
             time.sleep(pause)
         return owned, [str(path) for path in temporary if path.exists()]
+
+    def _holds_deep(self, path: Path) -> bool:
+        """True for a deep folder or a folder above one: the grader writes there, its files are watched one by one."""
+        return any(folder.is_relative_to(path) for folder in self.deep)
 
     def _rank(self, path: Path) -> int:
         """0 for a deep folder (submissions, output, project), 1 for a shallow one (home), 2 for a loose one (/tmp)."""

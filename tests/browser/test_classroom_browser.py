@@ -256,8 +256,9 @@ def test_reloads_keep_kernel_memory_flat_and_an_abandoned_page_is_culled(classro
         "after each reload": samples,
         "settled": {"kernels": len(settled), "MiB": round(sum(settled.values()) / 1024)},
     }
-    # flat: never more than the page's kernel, the preheated one and one closing down; not one per reload
-    assert max(sample["kernels"] for sample in samples) <= 3
+    # flat: the page's kernel, the preheated one and at most two still closing down (shutting a kernel down
+    # takes a moment on a busy machine); a leak would give one more per reload, 11 after ten
+    assert max(sample["kernels"] for sample in samples) <= 4
     assert len(settled) <= 2
 
     # a page closed without a goodbye (a crashed or sleeping laptop) leaves its kernel to the culler
