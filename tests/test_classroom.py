@@ -6,6 +6,7 @@ The page itself is tested in a real browser in tests/browser/test_classroom_brow
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from datetime import timedelta
 from importlib import import_module
@@ -74,6 +75,9 @@ def test_voila_runs_the_copy_with_the_classroom_template_a_preheated_kernel_and_
     assert options["Voila.tornado_settings"] == "disable_check_xsrf=True"  # the page's shutdown request works
     module, name = options["VoilaConfiguration.multi_kernel_manager_class"].rsplit(".", 1)
     assert getattr(import_module(module), name) is ClassroomKernelManager
+    assert json.loads(options["VoilaConfiguration.resources"]) == {"classroom": {"scale": 1.0}}
+    scaled = voila_command(tmp_path / "05_metrics_lab.ipynb", 8866, 120, open_browser=True, scale=1.25)
+    assert '--VoilaConfiguration.resources={"classroom": {"scale": 1.25}}' in scaled  # --scale reaches the page
 
 
 def test_the_template_shows_cells_by_role_and_sizes_type_for_a_room():

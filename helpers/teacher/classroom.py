@@ -22,6 +22,7 @@ still run, hidden).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import signal
@@ -107,12 +108,14 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         await super().cull_kernel_if_idle(kernel_id)
 
 
-def voila_command(notebook: Path, port: int, cull_seconds: int, open_browser: bool) -> list[str]:
+def voila_command(notebook: Path, port: int, cull_seconds: int, open_browser: bool, scale: float = 1.0) -> list[str]:
     """The Voilà command line of the classroom view."""
     command = [
         sys.executable, "-m", "voila", str(notebook),
         f"--port={port}", "--Voila.ip=127.0.0.1",
         "--template=classroom", "--strip_sources=True", "--show_tracebacks=False",
+        # the room's scale, the page's default (the page Voila opens has no ?scale= on its URL)
+        f"--VoilaConfiguration.resources={json.dumps({'classroom': {'scale': scale}})}",
         # a kernel is started and the lesson run before anyone asks: the page is usable at once
         "--preheat_kernel=True", "--VoilaConfiguration.default_pool_size=1",
         "--VoilaConfiguration.multi_kernel_manager_class=helpers.teacher.classroom.ClassroomKernelManager",
@@ -168,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
         nbformat.write(classroom_notebook(path), copy)
         print(f"Classroom view of {path.name}: http://127.0.0.1:{port}/?scale={scale:g}  (Ctrl-C to stop)")
         process = subprocess.Popen(
-            voila_command(copy, port, cull, not args.no_browser), cwd=folder, env=classroom_environment()
+            voila_command(copy, port, cull, not args.no_browser, scale), cwd=folder, env=classroom_environment()
         )
         # Ctrl-C or a SIGTERM stops Voila the way Ctrl-C does: it shuts its kernels down first
         signal.signal(signal.SIGTERM, lambda _signal, _frame: process.send_signal(signal.SIGINT))
