@@ -143,11 +143,6 @@ def _plain_text(number: Decimal) -> str:
     return format(number, "f")
 
 
-def format_number(value: float) -> str:
-    """A number for messages: 'undefined' for inf/nan, else up to 6 significant digits."""
-    return "undefined" if not math.isfinite(value) else f"{value:.6g}"
-
-
 def short_text(value: Any, limit: int = 60) -> str:
     """The repr of a value cut to ``limit`` characters, for messages."""
     text = repr(value)

@@ -184,10 +184,6 @@ class StateView(widgets.VBox, Generic[Setup, State, Result]):
             self._rendering = False
         self.refresh_count += 1
 
-    def refresh(self) -> None:
-        """Compute and render the current state again."""
-        self.show(self.state)
-
     @property
     def metric_values(self) -> dict:
         """The numbers shown now (None where undefined), as plain JSON-serialisable values."""
