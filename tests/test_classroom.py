@@ -44,6 +44,19 @@ def test_a_lesson_is_found_by_its_number_or_path():
 def test_an_untagged_cell_is_a_lesson_cell():
     assert role_of(nbformat.v4.new_markdown_cell("text")) == "lesson"
     assert role_of(nbformat.v4.new_code_cell("1", metadata={"tags": ["exercise"]})) == "exercise"
+    assert role_of(nbformat.v4.new_code_cell("1", metadata={"tags": ["hide-input", "solution"]})) == "solution"
+    assert role_of(nbformat.v4.new_code_cell("1", metadata={"tags": ["hide-input"]})) == "lesson"
+
+
+@pytest.mark.parametrize("tags", [[], ["lesson"], ["solution"], ["hide-input", "exercise"], ["hide-input"],
+                                  ["classroom", "setup"]])
+def test_the_template_reads_a_cells_role_as_role_of_does(tags):
+    import jinja2
+
+    page = (TEMPLATE / "index.html.j2").read_text(encoding="utf-8")
+    rule = "".join(line + "\n" for line in page.splitlines() if line.startswith(("{%- set roles", "{%- set role =")))
+    cell = nbformat.v4.new_code_cell("1", metadata={"tags": tags})
+    assert jinja2.Template(rule + "{{ role }}").render(cell=cell).strip() == role_of(cell)
 
 
 @pytest.mark.parametrize("path", LESSONS, ids=lambda path: path.name[:2])

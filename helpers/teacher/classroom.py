@@ -38,17 +38,12 @@ from jupyter_server._tz import utcnow
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
 
 from helpers._checks import check_number, check_whole
+from helpers.teacher.roles import role_of
 
 TEMPLATES_ROOT = Path(__file__).resolve().parent  # holds voila/templates/classroom
 NOTEBOOKS = Path(__file__).resolve().parent.parent.parent / "notebooks"
 HIDDEN_ROLES = ("exercise", "solution")
 FILL_DELAY = 4  # seconds
-
-
-def role_of(cell: nbformat.NotebookNode) -> str:
-    """The role tag of a cell (setup, lesson, exercise, solution, classroom); 'lesson' when untagged."""
-    tags = cell.get("metadata", {}).get("tags") or ["lesson"]
-    return str(tags[0])
 
 
 def lesson_path(lesson: str | Path) -> Path:

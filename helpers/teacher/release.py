@@ -36,6 +36,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from helpers.exercises import REGISTRY, Exercise, FunctionExercise, load_extra_exercises
 from helpers.exercises.registry import EXTRA_EXERCISES_ENV, EXTRA_EXERCISES_FOLDER, AnyExercise
+from helpers.teacher.roles import role_of
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = PROJECT_ROOT / "notebooks"
@@ -79,7 +80,7 @@ def is_teachers(exercise: AnyExercise) -> bool:
 def refuse_solutions(notebook: nbformat.NotebookNode, name: str) -> None:
     """ValueError when a cell of the lesson gives an answer away (see the module docstring)."""
     for number, cell in enumerate(notebook.cells, start=1):
-        if cell.cell_type != "code" or "solution" in cell.metadata.get("tags", []):
+        if cell.cell_type != "code" or role_of(cell) == "solution":
             continue
         where = f"{name}, cell {number}"
         for exercise_id, argument in CHECK_WITH.findall(cell.source):
@@ -88,7 +89,7 @@ def refuse_solutions(notebook: nbformat.NotebookNode, name: str) -> None:
         for exercise_id in ANY_CHECK.findall(cell.source):
             if exercise_id not in REGISTRY:
                 raise ValueError(f"{where}: unknown exercise id {exercise_id!r}")
-            if "exercise" not in cell.metadata.get("tags", []):
+            if role_of(cell) != "exercise":
                 raise ValueError(f"{where}: a check outside a cell tagged 'exercise'")
         if SHOWS_SOLUTION.search(cell.source):
             raise ValueError(f"{where}: calls solution() or reveal()")
@@ -96,12 +97,12 @@ def refuse_solutions(notebook: nbformat.NotebookNode, name: str) -> None:
 
 def learner_copy(notebook: nbformat.NotebookNode, lesson: str, extra: Sequence[AnyExercise] = ()):
     """The learner version of a lesson: no solution cells, no outputs, the lesson marked, extra exercises added."""
-    cells = [cell for cell in notebook.cells if "solution" not in cell.metadata.get("tags", [])]
+    cells = [cell for cell in notebook.cells if role_of(cell) != "solution"]
     for cell in cells:
         cell.metadata = {"tags": list(cell.metadata.get("tags", []))}
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
-    last = max((i for i, cell in enumerate(cells) if "exercise" in cell.metadata["tags"]), default=len(cells) - 1)
+    last = max((i for i, cell in enumerate(cells) if role_of(cell) == "exercise"), default=len(cells) - 1)
     added = [new for exercise in extra for new in exercise_cells(exercise)]
     notebook.cells = cells[: last + 1] + added + cells[last + 1 :]
     kept = {key: notebook.metadata[key] for key in ("kernelspec", "language_info") if key in notebook.metadata}

@@ -1,0 +1,20 @@
+"""Cell roles, given by cell tags: what the classroom view, the release and the grader read.
+
+Every lesson cell carries one role tag: ``setup`` (runs first, unseen in the
+classroom), ``lesson``, ``exercise``, ``solution`` or ``classroom``. A cell
+without one is a lesson cell. The classroom template reads the same rule in
+Jinja (``voila/templates/classroom/index.html.j2``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+ROLES = ("setup", "lesson", "exercise", "solution", "classroom")
+
+
+def role_of(cell: Mapping[str, Any]) -> str:
+    """The role of a cell: its first tag that is a role, 'lesson' when it has none."""
+    tags = cell.get("metadata", {}).get("tags") or []
+    return next((tag for tag in tags if tag in ROLES), "lesson")
