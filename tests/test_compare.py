@@ -336,3 +336,21 @@ def test_plot_by_group_has_one_bar_pair_per_group_and_the_overall_mean():
 def test_plots_take_a_comparison():
     with pytest.raises(TypeError, match="result of compare"):
         plot_comparison(scores([0.1, 0.2]))
+
+
+def test_float_noise_counts_as_ties_with_the_tolerance_of_identical_systems():
+    a = random_scores(100, seed=3)
+    noise = np.random.default_rng(4).uniform(-1e-12, 1e-12, len(a))
+    noise[:5] = 0.0
+    b = a + noise
+    summary = compare(a, b).summary
+    assert summary["p_randomization"] == 1.0 and summary["cohens_d"] == 0.0
+    assert (summary["wins"], summary["losses"], summary["ties"]) == (0, 0, 100)
+    shifted = b.copy()
+    shifted.iloc[:3] += 0.1  # three real wins, and one real loss
+    shifted.iloc[3] -= 0.1
+    summary = compare(a, shifted).summary
+    assert (summary["wins"], summary["losses"], summary["ties"]) == (3, 1, 96)
+    groups = differences_by_group(compare(a, shifted), {q: "first" if i < 50 else "second"
+                                                        for i, q in enumerate(a.index)})
+    assert groups["wins"].tolist() == [3, 0] and groups["losses"].tolist() == [1, 0]

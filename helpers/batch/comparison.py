@@ -263,7 +263,8 @@ class Comparison:
     ``per_query``: one row per query with both scores and ``difference`` (B - A).
     ``summary``: n_queries, mean of each system, mean_difference, ci_low and
     ci_high (bootstrap), p_randomization, t_statistic, p_t_test, cohens_d,
-    wins / losses / ties (queries where B is above / below / equal to A).
+    wins / losses / ties (queries where B is above / below / equal to A; a
+    difference within ZERO_DIFFERENCE, 1e-12, is a tie, as for p and d).
     """
 
     per_query: pd.DataFrame
@@ -313,13 +314,19 @@ def compare(
             "t_statistic": t_statistic,
             "p_t_test": p_t_test,
             "cohens_d": cohens_d(differences),
-            "wins": int(np.sum(differences > 0)),
-            "losses": int(np.sum(differences < 0)),
-            "ties": int(np.sum(differences == 0)),
+            **_wins_losses_ties(differences),
         },
         name=str(measure or _only_measure(a)),
     )
     return Comparison(table, summary, str(summary.name), (first, second))
+
+
+def _wins_losses_ties(differences) -> dict[str, int]:
+    """Queries where B is above, below or equal to A; within ZERO_DIFFERENCE is equal (for compare and groups)."""
+    differences = np.asarray(differences, dtype="float64")
+    wins = int(np.sum(differences > ZERO_DIFFERENCE))
+    losses = int(np.sum(differences < -ZERO_DIFFERENCE))
+    return {"wins": wins, "losses": losses, "ties": len(differences) - wins - losses}
 
 
 def _only_measure(system) -> str:
@@ -362,8 +369,8 @@ def differences_by_group(comparison: Comparison, groups) -> pd.DataFrame:
         n_queries=("difference", "size"),
         **{f"mean_{first}": (first, "mean"), f"mean_{second}": (second, "mean")},
         mean_difference=("difference", "mean"),
-        wins=("difference", lambda d: int((d > 0).sum())),
-        losses=("difference", lambda d: int((d < 0).sum())),
+        wins=("difference", lambda d: _wins_losses_ties(d)["wins"]),
+        losses=("difference", lambda d: _wins_losses_ties(d)["losses"]),
     )
 
 
