@@ -79,3 +79,44 @@ def test_numpy_integers_are_accepted_as_whole_numbers():
     assert metrics.ndcg([1, 0, 2], k=np.int64(3)) == metrics.ndcg([1, 0, 2], k=3)
     assert metrics.mean_reciprocal_rank(np.array([1, 3, 0, 2])) == metrics.mean_reciprocal_rank([1, 3, 0, 2])
     assert metrics.discount(np.int32(1)) == 1.0
+
+
+# --- helpers.batch.evaluate: every bad id names its frame, column and row (the index label) ---------
+
+def _evaluate_with(frame_name: str, column: str, values) -> None:
+    import pandas as pd
+
+    from helpers.batch import evaluate
+
+    index = [100 + i for i in range(len(values))]
+    frames = {
+        "qrels": pd.DataFrame({"qid": ["q"] * len(values), "docno": [f"d{i}" for i in range(len(values))],
+                               "grade": [1] * len(values)}, index=index),
+        "run": pd.DataFrame({"qid": ["q"] * len(values), "docno": [f"d{i}" for i in range(len(values))],
+                             "score": [1.0] * len(values)}, index=index),
+    }
+    frames[frame_name][column] = pd.Series(values, index=index)
+    evaluate(frames["qrels"], frames["run"], "RR")
+
+
+BAD_IDS = [
+    # (frame, column, values, error type, phrase of the message)
+    ("run", "docno", [1, None], "Int64", ValueError, "run: docno, row 101: an id is missing"),
+    ("qrels", "qid", [1, None], "UInt64", ValueError, "qrels: qid, row 101: an id is missing"),
+    ("run", "qid", [1.0, None], "Float64", ValueError, "run: qid, row 101: an id is missing"),
+    ("run", "docno", ["a", None], "str", ValueError, "run: docno, row 101: an id is missing"),
+    ("qrels", "docno", [1.0, 7.5], "float64", ValueError, "qrels: docno, row 101: 7.5 is not an id"),
+    ("run", "docno", [1.0, 2.0**60], "float64", ValueError, "run: docno, row 101: .* too large"),
+    ("run", "qid", [True, False], "bool", TypeError, "run: qid, row 100: True is not an id"),
+    ("qrels", "docno", ["a", ("q", 1)], "object", TypeError, r"qrels: docno, row 101: \('q', 1\)"),
+    ("run", "docno", ["a", 2.5], "object", TypeError, "run: docno, row 101: 2.5"),
+]
+
+
+@pytest.mark.parametrize(("frame", "column", "values", "dtype", "error", "phrase"), BAD_IDS,
+                         ids=[f"{case[0]}-{case[3]}" for case in BAD_IDS])
+def test_bad_ids_name_the_frame_column_and_row(frame, column, values, dtype, error, phrase):
+    import pandas as pd
+
+    with pytest.raises(error, match=phrase):
+        _evaluate_with(frame, column, pd.array(values, dtype=dtype) if dtype != "bool" else values)

@@ -14,7 +14,7 @@ from sklearn.metrics import ndcg_score
 from helpers._checks import MAX_EXPONENTIAL_GRADE
 from helpers.batch import evaluate, read_qrels, read_run
 from helpers.batch.reference import reference_evaluate
-from tests.test_evaluate import EXACT, TREC_EVAL, collections, qrels_of, run_of, to_dicts
+from tests.test_evaluate import EXACT, MATCHES_LITTLE, TREC_EVAL, collections, qrels_of, run_of, to_dicts
 
 pytestmark = pytest.mark.reference  # the field's implementations against ours
 
@@ -38,6 +38,7 @@ def with_fractions(qrels: pd.DataFrame, draw_fraction: bool) -> pd.DataFrame:
     return qrels.assign(grade=qrels["grade"] + np.where(np.arange(len(qrels)) % 3 == 0, 0.5, 0.0))
 
 
+@MATCHES_LITTLE
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(collections(), OPTIONS, st.booleans())
 def test_engine_matches_the_reference_evaluator_with_every_option(collection, options, fractional):
@@ -61,6 +62,7 @@ def test_engine_matches_the_reference_on_trec_eval_files():
 # --- each named convention against the library it reproduces ----------------------
 
 
+@MATCHES_LITTLE
 @settings(max_examples=100, deadline=None)
 @given(collections(all_negative_allowed=False), st.sampled_from([1, 2]))
 def test_judged_only_matches_trec_eval_minus_j_in_pytrec_eval(collection, rel):

@@ -16,7 +16,16 @@ from hypothesis import strategies as st
 
 import helpers.batch._engine as engine
 from helpers import metrics
-from helpers.batch.evaluation import MEASURES, Evaluation, evaluate, parse_measure, parse_measures, rank_run
+from helpers.batch import DocnoMatchWarning
+from helpers.batch.evaluation import (
+    MATCH_SHARE,
+    MEASURES,
+    Evaluation,
+    evaluate,
+    parse_measure,
+    parse_measures,
+    rank_run,
+)
 from helpers.batch.trec_io import read_qrels, read_run, write_qrels, write_run
 from helpers.metrics import UndefinedMetricError
 
@@ -131,6 +140,10 @@ DOCNOS = ["a", "b", "d1", "d10", "d2", "D3", "z9", "10", "9", "doc-0000001", "do
 SCORES = [0.0, 0.5, 1.0, 1.0, 2.0, -1.5]  # few values, so ties are frequent
 
 
+# random collections of a few documents often return nothing judged: that warning is expected there
+MATCHES_LITTLE = pytest.mark.filterwarnings("ignore::helpers.batch.DocnoMatchWarning")
+
+
 @st.composite
 def collections(draw, all_negative_allowed: bool = True):
     """A few queries: judgments (grades -1..3) and a run with tied scores; some queries missing.
@@ -167,6 +180,7 @@ PYTREC_KEYS = ["ndcg", "ndcg_cut_3", "map", "map_cut_3", "recip_rank", "P_3", "r
                "success_3"]
 
 
+@MATCHES_LITTLE
 @pytest.mark.reference
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(collections(all_negative_allowed=False), st.sampled_from([1, 2]))
@@ -184,6 +198,7 @@ def test_random_cases_match_pytrec_eval(collection, rel):
             assert ours.loc[qid, str(measure)] == pytest.approx(values[name], abs=EXACT), (qid, name)
 
 
+@MATCHES_LITTLE
 @pytest.mark.reference
 @settings(max_examples=100, deadline=None)
 @given(collections(all_negative_allowed=False))
@@ -238,6 +253,7 @@ METRICS_MEASURES = parse_measures([
 ])
 
 
+@MATCHES_LITTLE
 @settings(max_examples=150, deadline=None)
 @given(collections())
 def test_random_cases_match_helpers_metrics_query_by_query(collection):
@@ -252,6 +268,7 @@ def test_random_cases_match_helpers_metrics_query_by_query(collection):
             assert ours.loc[qid, str(measure)] == pytest.approx(expected, abs=EXACT), (qid, str(measure))
 
 
+@MATCHES_LITTLE
 @settings(max_examples=60, deadline=None)
 @given(collections(), st.integers(1, 4))
 def test_depth_is_the_same_as_cutting_the_run_first(collection, depth):
@@ -262,6 +279,7 @@ def test_depth_is_the_same_as_cutting_the_run_first(collection, depth):
     pd.testing.assert_frame_equal(evaluate(qrels, run, measures, depth=depth).per_query, cut_then_evaluated)
 
 
+@MATCHES_LITTLE
 @settings(max_examples=60, deadline=None)
 @given(collections())
 def test_no_relevant_skip_blanks_exactly_the_queries_with_nothing_to_find(collection):
@@ -566,8 +584,8 @@ GOOD_RUN = run_of([("q", "a", 1.0)])
         (GOOD_QRELS.assign(grade=True), GOOD_RUN, TypeError, "grade' must hold numbers"),
         (GOOD_QRELS, GOOD_RUN.assign(score=np.nan), ValueError, "score must be a finite number"),
         (GOOD_QRELS.assign(grade=np.inf), GOOD_RUN, ValueError, "grade must be a finite number"),
-        (GOOD_QRELS, GOOD_RUN.assign(qid=None), ValueError, "run: qid: an id is missing"),
-        (GOOD_QRELS, GOOD_RUN.assign(docno=None), ValueError, "run: docno: an id is missing"),
+        (GOOD_QRELS, GOOD_RUN.assign(qid=None), ValueError, "run: qid, row 0: an id is missing"),
+        (GOOD_QRELS, GOOD_RUN.assign(docno=None), ValueError, "run: docno, row 0: an id is missing"),
         (GOOD_QRELS, run_of([("q", "a", 1.0), ("q", "a", 2.0)]), ValueError,
          "run: document 'a' appears twice for query 'q'"),
         (qrels_of([("q", "a", 1), ("q", "a", 0)]), GOOD_RUN, ValueError, "qrels: document 'a' appears twice"),
@@ -612,3 +630,76 @@ def test_the_input_frames_are_not_changed():
     rank_run(run)
     pd.testing.assert_frame_equal(qrels, before[0])
     pd.testing.assert_frame_equal(run, before[1])
+
+
+# --- 7. ids of every kind, and runs that match no judgment ---------------------
+
+
+@pytest.mark.parametrize("dtype", ["uint64", "UInt64"])
+def test_unsigned_ids_of_any_size_match_the_same_id_as_text(dtype):
+    big = 2**63 + 5
+    def ids(*values):  # through numpy: pd.array([2**63 + 5], dtype="uint64") rounds through a float
+        return pd.array(np.array(values, dtype=np.uint64), dtype=dtype)
+
+    qrels = pd.DataFrame({"qid": ["q", "q"], "docno": ids(big, 1), "grade": [1, 0]})
+    run = run_of([("q", "1", 2.0), ("q", str(big), 1.0)])
+    assert evaluate(qrels, run, "RR").means["RR"] == pytest.approx(0.5)
+    numbers = run.assign(docno=ids(1, big))
+    assert evaluate(qrels, numbers, "RR").means["RR"] == pytest.approx(0.5)
+    small = qrels.assign(docno=ids(7, 1))  # small unsigned ids match signed ones
+    assert evaluate(small, run_of([("q", 7, 1.0)]), "RR").means["RR"] == pytest.approx(1.0)
+
+
+def never_warns(*args, **options) -> Evaluation:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DocnoMatchWarning)
+        return evaluate(*args, **options)
+
+
+@pytest.mark.parametrize("returned", ["7.0", "007", "7 "])
+def test_a_run_whose_docnos_match_no_judgment_warns_and_strict_refuses(returned):
+    qrels = pd.DataFrame({"qid": ["q", "q"], "docno": [7, 8], "grade": [1, 0]})
+    run = run_of([("q", returned, 1.0)])
+    compared = rf"run docno '{returned}' \(str\) vs qrels docno 7 \(int64\)"
+    with pytest.warns(DocnoMatchWarning, match=rf"no returned document has a judgment.*{compared}"):
+        result = evaluate(qrels, run, "RR")
+    assert result.means["RR"] == 0.0
+    with pytest.raises(ValueError, match=compared):
+        evaluate(qrels, run, "RR", strict=True)
+    assert never_warns(qrels, run_of([("q", "7", 1.0)]), "RR").means["RR"] == 1.0
+
+
+def test_a_run_file_matching_no_judgment_names_both_files(tmp_path):
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("q 0 D1 1\n")
+    run = tmp_path / "r.txt"
+    run.write_text("q Q0 d1 1 1.0 s\n")
+    with pytest.raises(ValueError, match=rf"run docno 'd1' \(str, {run}\) vs qrels docno 'D1' \(str, {qrels}\)"):
+        evaluate(qrels, run, "RR", strict=True)
+
+
+def test_fewer_queries_with_a_judged_document_than_the_stated_share_warn():
+    n = 40
+    qrels = qrels_of([(f"q{i}", "a", 1) for i in range(n)])
+    needed = int(np.ceil(MATCH_SHARE * n))  # queries that must return a judged document
+    matching = run_of([(f"q{i}", "a" if i < needed else "x", 1.0) for i in range(n)])
+    assert never_warns(qrels, matching, "RR").means["RR"] == pytest.approx(needed / n)
+    too_few = run_of([(f"q{i}", "a" if i < needed - 1 else "x", 1.0) for i in range(n)])
+    with pytest.warns(DocnoMatchWarning, match=f"only {needed - 1} of {n} queries"):
+        evaluate(qrels, too_few, "RR")
+    with pytest.raises(ValueError, match=f"only {needed - 1} of {n} queries"):
+        evaluate(qrels, too_few, "RR", strict=True)
+
+
+def test_strict_must_be_a_flag():
+    with pytest.raises(TypeError, match="strict must be True or False"):
+        evaluate(GOOD_QRELS, GOOD_RUN, "AP", strict="yes")
+
+
+def test_one_judgment_per_query_in_a_deep_run_does_not_warn():
+    # MS MARCO's shape: about one judged document per query, a thousand returned (0.1 % judged)
+    qrels = qrels_of([(f"q{i}", "d0", 1) for i in range(5)])
+    run = run_of([(f"q{i}", f"d{j}", 1000.0 - j) for i in range(5) for j in range(1000)])
+    assert never_warns(qrels, run, "RR").means["RR"] == 1.0

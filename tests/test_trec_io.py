@@ -285,3 +285,61 @@ def test_written_files_read_back_the_same(tmp_path):
     pd.testing.assert_frame_equal(again, qrels)
     with pytest.raises(ValueError, match="cannot be written"):
         trec_io.write_run(run.assign(docno="two words"), tmp_path / "bad.run")
+
+
+# --- 3. grades read as trec_eval reads them: atol, the integer part of the text ---------------
+
+# (grade text, its integer part as trec_eval's atol reads it; checked against the trec_eval 10.0 binary)
+GRADE_TEXTS = [
+    ("0.99999999999999999999", 0), ("1.9999999999999999", 1), ("2.99999999999999999", 2),
+    ("-0.99999999999999999999", 0), ("+2", 2), (".7", 0), ("2.", 2), ("2.5", 2), ("-1.5", -1), ("007", 7),
+]
+
+
+def graded_case(grade_text: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Document b at rank 2 carries the grade; c (grade 3) is never returned."""
+    qrels = pd.DataFrame({"qid": ["q"] * 3, "docno": ["a", "b", "c"], "grade": ["0", grade_text, "3"]})
+    run = pd.DataFrame({"qid": ["q", "q"], "docno": ["a", "b"], "score": [3.0, 2.0]})
+    return qrels, run
+
+
+def expected_rr(whole: int) -> list[float]:
+    return [0.5 if whole >= rel else 0.0 for rel in (1, 2, 3)]
+
+
+@pytest.mark.parametrize(("text", "whole"), GRADE_TEXTS)
+def test_a_grade_is_its_integer_part_decided_on_the_text(tmp_path, reader_path, text, whole):
+    qrels, run = graded_case(text)
+    qrels_path = write(tmp_path / "q", ["q 0 a 0", f"q 0 b {text}", "q 0 c 3"])
+    run_path = write(tmp_path / "r", ["q Q0 a 1 3 s", "q Q0 b 2 2 s"])
+    measures = ["RR", "RR(rel=2)", "RR(rel=3)"]
+    assert evaluate(qrels_path, run_path, measures).means.tolist() == pytest.approx(expected_rr(whole))
+    assert evaluate(qrels, run, measures).means.tolist() == pytest.approx(expected_rr(whole))  # text grades
+    grade = read_qrels(qrels_path)["grade"].to_numpy()[1]
+    assert np.trunc(grade) == whole and grade == pytest.approx(float(text), abs=1e-15)
+
+
+def test_whole_grades_stay_whole_numbers_and_kept_fractions_stay_below_the_next_one(tmp_path):
+    assert read_qrels(write(tmp_path / "q", ["q 0 a 007", "q 0 b -0", "q 0 c +3"]))["grade"].tolist() == [7, 0, 3]
+    qrels, run = graded_case("0.99999999999999999999")
+    kept = evaluate(qrels, run, "RR", fractional_grades="keep").means["RR"]
+    assert kept == 0.0  # the grade is just below 1, not rounded up to 1
+    big = read_qrels(write(tmp_path / "big", ["q 0 a 12345678901234567"]))["grade"].tolist()
+    assert big == [12345678901234567]  # exact, not the nearest float
+
+
+@pytest.mark.parametrize(("grade", "message"), [
+    ("1e3", "has an exponent"), ("0x1A", "is not a number"), ("high", "is not a number"),
+    ("nan", "is not a finite number"), ("99999999999999999999", "too large"),
+])
+def test_bad_text_grades_name_the_frame_column_and_row(grade, message):
+    qrels = pd.DataFrame({"qid": ["q", "q"], "docno": ["a", "b"], "grade": ["1", grade]}, index=[10, 11])
+    run = pd.DataFrame({"qid": ["q"], "docno": ["a"], "score": [1.0]})
+    with pytest.raises(ValueError, match=f"qrels: grade, row 11: .*{message}"):
+        evaluate(qrels, run, "RR")
+
+
+def test_a_grade_too_large_for_trec_eval_names_its_line(tmp_path):
+    path = write(tmp_path / "q", ["q 0 a 1", "q 0 b 99999999999999999999"])
+    with pytest.raises(ValueError, match=f"{path}, line 2: the grade '99999999999999999999' is too large"):
+        read_qrels(path)

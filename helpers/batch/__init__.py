@@ -11,11 +11,12 @@ from helpers.batch.comparison import (
     plot_by_group,
     plot_comparison,
 )
-from helpers.batch.evaluation import Evaluation, evaluate, parse_measure, rank_run
+from helpers.batch.evaluation import DocnoMatchWarning, Evaluation, evaluate, parse_measure, rank_run
 from helpers.batch.trec_io import read_qrels, read_run, write_qrels, write_run
 
 __all__ = [
     "Comparison",
+    "DocnoMatchWarning",
     "Evaluation",
     "compare",
     "compare_all",

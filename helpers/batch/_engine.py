@@ -7,7 +7,8 @@ The steps:
 
 1. ids: each id column becomes whole numbers (int64) or Arrow text; when the
    qrels and the run differ (numbers in one, text in the other) both become
-   text, so 7, 7.0 and "7" are the same id;
+   text, so 7, 7.0 (a float column) and "7" are the same id, and unsigned ids
+   of 2**63 or more (beyond int64) are text too;
 2. keys: each (query, document) pair gets one 64-bit key. Text is read as
    8-byte words straight from Arrow's buffer: docnos of at most 7 bytes are
    their own exact key, longer ones get a hash, and every match found through
@@ -22,6 +23,7 @@ The steps:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NoReturn
 
 import numpy as np
 import pandas as pd
@@ -40,33 +42,50 @@ def id_values(column: pd.Series, kind: str) -> np.ndarray | pa.Array:
     """The ids of a qid or docno column as int64 (numbers) or Arrow large_string (text).
 
     Whole-number floats (7.0, as pandas stores ints next to a NaN) become
-    int64; other floats, booleans and missing ids are refused. A column of
-    mixed Python objects (7 and "7") becomes text.
+    int64; unsigned ids too large for int64 become their decimal text; other
+    floats, booleans and missing ids are refused, naming the frame, column and
+    row. A column of mixed Python objects (7 and "7") becomes text.
     """
-    name = f"{kind}: {column.name}"
-    if pd.api.types.is_bool_dtype(column.dtype):
-        raise TypeError(f"{name} holds True/False; ids are text or whole numbers")
-    if pd.api.types.is_integer_dtype(column.dtype):
-        return column.to_numpy(dtype=np.int64)
-    if pd.api.types.is_float_dtype(column.dtype):
-        return _whole_floats(column.to_numpy(dtype="float64"), name)
-    if isinstance(column.dtype, pd.StringDtype) or pd.api.types.infer_dtype(column, skipna=False) == "string":
+    name, dtype = f"{kind}: {column.name}", column.dtype
+    if pd.api.types.is_bool_dtype(dtype):
+        _refuse_id(column, name, 0, TypeError, f"{bool(column.iloc[0])} is not an id (ids are text or whole "
+                                               "numbers, not True/False)")
+    if pd.api.types.is_numeric_dtype(dtype):
+        missing = column.isna().to_numpy()
+        if missing.any():  # checked first: nullable Int64 and Float64 columns cannot become numpy arrays
+            _refuse_missing(column, name, missing)
+        if pd.api.types.is_unsigned_integer_dtype(dtype):
+            return _unsigned(column.to_numpy(dtype=np.uint64))
+        if pd.api.types.is_integer_dtype(dtype):
+            return column.to_numpy(dtype=np.int64)
+        return _whole_floats(column, name)
+    if isinstance(dtype, pd.StringDtype) or pd.api.types.infer_dtype(column, skipna=False) == "string":
         text = _large_text(pa.array(column, type=pa.large_string(), from_pandas=True))
         if text.null_count:
-            _refuse_missing(np.asarray(text.is_null()), name)
+            _refuse_missing(column, name, np.asarray(text.is_null()))
         return text
     return _mixed_ids(column, name)
 
 
-def _whole_floats(values: np.ndarray, name: str) -> np.ndarray:
-    missing = np.isnan(values)
-    if missing.any():
-        _refuse_missing(missing, name)
+def _unsigned(values: np.ndarray) -> np.ndarray | pa.Array:
+    """uint64 ids as int64 when they fit, else as decimal text (int64 would wrap 2**63 and more negative)."""
+    if len(values) and int(values.max()) >= 2**63:
+        return pc.cast(pa.array(values), pa.large_string())
+    return values.astype(np.int64)
+
+
+def _whole_floats(column: pd.Series, name: str) -> np.ndarray:
+    values = column.to_numpy(dtype="float64")
     fraction = values != np.trunc(values)
-    if fraction.any() or not np.all(np.abs(values) < 2**53):
-        raise ValueError(
-            f"{name}: {float(values[np.argmax(fraction)])!r} is not an id (ids are text or whole numbers)"
-        )
+    if fraction.any():
+        row = int(np.argmax(fraction))
+        _refuse_id(column, name, row, ValueError, f"{float(values[row])!r} is not an id (ids are text or "
+                                                  "whole numbers)")
+    too_large = np.abs(values) >= 2**53
+    if too_large.any():
+        row = int(np.argmax(too_large))
+        _refuse_id(column, name, row, ValueError, f"{float(values[row])!r} is too large to be an exact id in "
+                                                  "a float column; give the ids as int64 or text")
     return values.astype(np.int64)
 
 
@@ -74,25 +93,34 @@ def _mixed_ids(column: pd.Series, name: str) -> pa.Array:
     """Python objects one by one: text stays, whole numbers become their decimal text."""
     missing = pd.isna(column).to_numpy()
     if missing.any():
-        _refuse_missing(missing, name)
+        _refuse_missing(column, name, missing)
     texts = []
     for row, value in enumerate(column.to_numpy(dtype=object)):
-        if isinstance(value, bool | np.bool_):
-            raise TypeError(f"{name}: row {row} holds {value!r}; ids are text or whole numbers")
         if isinstance(value, str):
             texts.append(value)
-        elif isinstance(value, int | np.integer):
+        elif isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_):
             texts.append(str(int(value)))
         elif isinstance(value, float | np.floating) and float(value).is_integer():
             texts.append(str(int(value)))
         else:
-            raise TypeError(f"{name}: row {row} holds {value!r} ({type(value).__name__}); "
-                            "ids are text or whole numbers")
+            _refuse_id(column, name, row, TypeError, f"{value!r} ({type(value).__name__}) is not an id; "
+                                                     "ids are text or whole numbers")
     return pa.array(texts, type=pa.large_string())
 
 
-def _refuse_missing(missing: np.ndarray, name: str) -> None:
-    raise ValueError(f"{name}: an id is missing (NaN/None) at row {int(np.argmax(missing))}")
+def _refuse_missing(column: pd.Series, name: str, missing: np.ndarray) -> NoReturn:
+    _refuse_id(column, name, int(np.argmax(missing)), ValueError, "an id is missing (NaN, None or <NA>)")
+
+
+def _refuse_id(column: pd.Series, name: str, row: int, error: type[Exception], problem: str) -> NoReturn:
+    """Raise ``error`` naming the frame and column (``name``) and the row's index label."""
+    raise error(f"{name}, row {row_label(column.index, row)!r}: {problem}")
+
+
+def row_label(index: pd.Index, position: int):
+    """The index label at a position as a plain Python value (``7``, not ``np.int64(7)``), for messages."""
+    label = index[position]
+    return label.item() if isinstance(label, np.generic) else label
 
 
 def same_kind(first, second) -> tuple:

@@ -19,7 +19,15 @@ conventions, so its numbers can be checked against trec_eval's own test files:
 - a query without any relevant judged document scores 0 and counts in the
   mean, as in trec_eval (``no_relevant="skip"`` leaves it out of the means,
   ``"error"`` refuses it);
-- a fractional grade is truncated toward 0, as trec_eval reads grades.
+- a grade is its integer part, as trec_eval reads grades (``atol``): in a
+  file or a text column it is decided on the text (``1.9999999999999999`` is
+  1); a float column is truncated as the float it holds, and a float cannot
+  hold that number (Python reads it as 2.0): give such grades as text;
+- when no returned document has a judgment, or fewer than ``MATCH_SHARE``
+  (10 %) of the queries return a judged document, ``evaluate`` warns
+  (:class:`DocnoMatchWarning`, saying which ids it compared) or, with
+  ``strict=True``, raises ``ValueError``: the classic cause is ids written
+  differently in the two frames (``"7.0"``, ``"007"`` or ``"7 "`` against 7).
 
 Each convention has a named alternative (``ideal="returned"``,
 ``denominator="min_k_R"``, ``judged_only=True``, ``fractional_grades="keep"``):
@@ -39,8 +47,9 @@ from __future__ import annotations
 
 import os
 import re
+import warnings
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import Literal, NoReturn, get_args
 
 import numpy as np
 import pandas as pd
@@ -48,8 +57,15 @@ import pyarrow as pa
 
 from helpers._checks import MAX_EXPONENTIAL_GRADE, check_choice, check_whole
 from helpers.batch import _engine
-from helpers.batch.trec_io import Source, read_with_source
+from helpers.batch.trec_io import Source, grades_of_text, read_with_source
 from helpers.metrics import DENOMINATORS, IDEALS, Denominator, Ideal, UndefinedMetricError
+
+MATCH_SHARE = 0.10  # below this share of queries returning a judged document, evaluate warns
+
+
+class DocnoMatchWarning(UserWarning):
+    """evaluate found (almost) no returned document in the qrels: the ids are probably written differently."""
+
 
 FractionalGrades = Literal["truncate", "keep"]
 FRACTIONAL_GRADES: tuple[str, ...] = get_args(FractionalGrades)
@@ -233,17 +249,37 @@ def _as_frame(data, kind: str) -> tuple[pd.DataFrame, Source | None]:
         )
     if frame.empty:
         raise ValueError(f"{kind} is empty: there is nothing to evaluate")
+    if kind == "qrels" and _is_text(frame["grade"]):
+        frame = frame.assign(grade=_text_grades(frame["grade"]))
     _check_numbers(frame[value], kind)
     return frame, None
+
+
+def _is_text(column: pd.Series) -> bool:
+    return isinstance(column.dtype, pd.StringDtype) or (
+        column.dtype == object and pd.api.types.infer_dtype(column, skipna=True) == "string"
+    )
+
+
+def _text_grades(column: pd.Series) -> np.ndarray:
+    """Grades given as text, read like a qrels file's (the integer part of the text)."""
+
+    def refuse(row: int, problem: str) -> NoReturn:
+        raise ValueError(f"qrels: {column.name}, row {_engine.row_label(column.index, row)!r}: {problem}")
+
+    text = pa.array(column, type=pa.large_string(), from_pandas=True)
+    if text.null_count:
+        refuse(int(np.argmax(np.asarray(text.is_null()))), "a grade is missing (NaN, None or <NA>)")
+    return grades_of_text(text, refuse)
 
 
 def _check_numbers(column: pd.Series, kind: str) -> None:
     if pd.api.types.is_bool_dtype(column.dtype) or not pd.api.types.is_numeric_dtype(column.dtype):
         raise TypeError(f"{kind}: the column {column.name!r} must hold numbers, it has dtype {column.dtype}")
-    values = column.to_numpy(dtype="float64")
+    values = column.to_numpy(dtype="float64", na_value=np.nan)
     bad = ~np.isfinite(values)
     if bad.any():
-        row = column.index[int(np.argmax(bad))]
+        row = _engine.row_label(column.index, int(np.argmax(bad)))
         raise ValueError(f"{kind}: {column.name} must be a finite number, row {row!r} has {values[bad][0]}")
 
 
@@ -258,6 +294,7 @@ class _Options:
     ideal: str
     denominator: str
     fractional_grades: str
+    strict: bool
 
 
 def _check_depth(depth) -> int | None:
@@ -272,7 +309,7 @@ def _check_flag(value, name: str) -> bool:
 
 def _qrels_grades(qrels: pd.DataFrame, fractional_grades: str, measures: list[Measure]) -> np.ndarray:
     """The grades as float64: fractions truncated toward 0 like trec_eval's atol, or kept."""
-    grade = qrels["grade"].to_numpy(dtype="float64")
+    grade = qrels["grade"].to_numpy(dtype="float64", na_value=np.nan)
     if fractional_grades == "truncate":
         grade = np.trunc(grade) + 0.0  # + 0.0 turns -0.0 into 0.0
     exponential = [str(m) for m in measures if m.gain == "exp"]
@@ -288,8 +325,8 @@ def _qrels_grades(qrels: pd.DataFrame, fractional_grades: str, measures: list[Me
 # --- from two frames to the engine's arrays ---------------------------------
 
 
-def _prepare(qrels, run, sources, measures, options: _Options) -> tuple[_engine.Judgments, _engine.Ranking]:
-    """Turn the two frames into flat arrays: the judgments, and the run in trec_eval order."""
+def _prepare(qrels, run, sources, measures, options: _Options):
+    """Turn the two frames into flat arrays: the judgments, the run in trec_eval order, and how they matched."""
     q_qid, r_qid = _engine.same_kind(_engine.id_values(qrels["qid"], "qrels"),
                                      _engine.id_values(run["qid"], "run"))
     q_doc, r_doc = _engine.same_kind(_engine.id_values(qrels["docno"], "qrels"),
@@ -305,13 +342,12 @@ def _prepare(qrels, run, sources, measures, options: _Options) -> tuple[_engine.
         )
     q_grade = _qrels_grades(qrels, options.fractional_grades, measures)
     frames = {"qrels": (qrels, q_qid, q_doc, sources[0]), "run": (run, r_qid, r_doc, sources[1])}
-    for force_exact in (False, True):
-        try:
-            r_grade = _grades_of_returned(frames, q_query, r_query, qrels_to_run, q_grade, force_exact)
-            break
-        except _engine.KeyCollision:
-            continue
-    score = run["score"].to_numpy(dtype="float64")
+    try:
+        r_grade = _grades_of_returned(frames, q_query, r_query, qrels_to_run, q_grade, force_exact=False)
+    except _engine.KeyCollision:  # two pairs shared a hashed key: number the docnos exactly
+        r_grade = _grades_of_returned(frames, q_query, r_query, qrels_to_run, q_grade, force_exact=True)
+    matches = _count_matches(frames, r_query, run_to_qrels, q_first, r_grade)
+    score = run["score"].to_numpy(dtype="float64", na_value=np.nan)
     keep = run_to_qrels[r_query] >= 0
     if not keep.all():
         r_query, r_grade, score = r_query[keep], r_grade[keep], score[keep]
@@ -325,7 +361,7 @@ def _prepare(qrels, run, sources, measures, options: _Options) -> tuple[_engine.
     judged = _engine.Judgments(q_query, q_grade, labels)
     ranking = _engine.ranked(run_to_qrels, r_query, r_grade, options.depth, options.judged_only,
                              judged.n_queries)
-    return judged, ranking
+    return judged, ranking, matches
 
 
 def _grades_of_returned(frames, q_query, r_query, qrels_to_run, q_grade, force_exact: bool) -> np.ndarray:
@@ -348,6 +384,68 @@ def _grades_of_returned(frames, q_query, r_query, qrels_to_run, q_grade, force_e
     grade = np.full(len(r_query), np.nan)
     grade[rows] = q_grade[judgment[rows]]
     return grade
+
+
+@dataclass(frozen=True)
+class _Matches:
+    """How many run rows and queries, of the queries both sides have, found a judgment."""
+
+    rows: int
+    judged_rows: int
+    queries: int
+    judged_queries: int
+    compared: str  # e.g. "run docno '7.0' (str) vs qrels docno 7 (int64)"
+
+
+def _count_matches(frames, r_query, run_to_qrels, q_first, r_grade) -> _Matches:
+    """Count the returned documents with a judgment (r_grade not NaN) and name one pair that did not match."""
+    shared = run_to_qrels[r_query] >= 0
+    judged = ~np.isnan(r_grade)
+    judged_queries = np.count_nonzero(np.bincount(r_query[judged], minlength=len(run_to_qrels)))
+    unjudged = shared & ~judged
+    run_row = int(np.argmax(unjudged if unjudged.any() else shared))  # an unjudged returned document, if any
+    qrels_row = int(q_first[run_to_qrels[r_query[run_row]]])  # the first judgment of the same query
+    compared = (f"run docno {_described(frames['run'], run_row)} vs "
+                f"qrels docno {_described(frames['qrels'], qrels_row)}")
+    return _Matches(int(np.count_nonzero(shared)), int(np.count_nonzero(judged)),
+                    int(np.count_nonzero(run_to_qrels >= 0)), int(judged_queries), compared)
+
+
+def _described(frame_arrays, row: int) -> str:
+    """One docno as given, with its type: ``'7.0' (str)``, ``7 (int64)``, ``'d1' (str, run.txt)``."""
+    frame, _, _, source = frame_arrays
+    column = frame["docno"]
+    value = column.iloc[row]
+    value = value.item() if isinstance(value, np.generic) else value
+    if source is not None:
+        return f"{value!r} (str, {source.path})"
+    kind = type(value).__name__ if column.dtype == object else "str" if _is_text(column) else str(column.dtype)
+    return f"{value!r} ({kind})"
+
+
+def _match_problem(matches: _Matches) -> str | None:
+    """What is wrong when too few returned documents have a judgment, or None."""
+    if matches.judged_rows == 0:
+        head = (f"no returned document has a judgment: none of the {matches.rows:,} run rows of the "
+                f"{matches.queries:,} queries in both inputs matches a qrels docno of its query")
+    elif matches.judged_queries < MATCH_SHARE * matches.queries:
+        head = (f"only {matches.judged_queries:,} of {matches.queries:,} queries return a judged document "
+                f"(under {MATCH_SHARE:.0%}; {matches.judged_rows:,} of {matches.rows:,} run rows are judged)")
+    else:
+        return None
+    return (f"{head}; compared: {matches.compared}. Docnos are compared as text, exactly as written (like "
+            "trec_eval): '7.0', '007' and '7 ' are not 7. If both name the same documents, write the ids "
+            "the same way in both inputs (e.g. the same .astype(...) on both columns, .str.strip())")
+
+
+def _warn_or_refuse(matches: _Matches, strict: bool) -> None:
+    """Warn (DocnoMatchWarning) or, when strict, raise ValueError, when too few returned documents are judged."""
+    problem = _match_problem(matches)
+    if problem is None:
+        return
+    if strict:
+        raise ValueError(problem)
+    warnings.warn(f"{problem}; strict=True makes this an error", DocnoMatchWarning, stacklevel=3)
 
 
 def rank_run(run, depth: int | None = None) -> pd.DataFrame:
@@ -415,6 +513,7 @@ def evaluate(
     ideal: Ideal = "judged",
     denominator: Denominator = "R",
     fractional_grades: FractionalGrades = "truncate",
+    strict: bool = False,
 ) -> Evaluation:
     """Evaluate a run: one value per query and measure, and the means (lesson 09).
 
@@ -445,7 +544,12 @@ def evaluate(
             offers); AP without a cutoff always divides by R.
         fractional_grades: a grade such as 1.5 is truncated toward 0, as
             trec_eval reads grades (``"truncate"``: 1.5 -> 1, -0.5 -> 0), or
-            used as it is (``"keep"``, scikit-learn and ranx).
+            used as it is (``"keep"``, scikit-learn and ranx). Grades in a
+            file or given as text are read on the text (``1.9999999999999999``
+            is 1); a float column is truncated as the float it holds.
+        strict: raise ``ValueError`` instead of warning (``DocnoMatchWarning``)
+            when no returned document, or too few, has a judgment (see
+            ``MATCH_SHARE``): usually ids written differently in the two inputs.
 
     Queries in the run but not in the qrels are ignored. Ordering: score
     descending, ties by docno descending (trec_eval). Unjudged documents
@@ -466,9 +570,11 @@ def evaluate(
         ideal=check_choice(ideal, IDEALS, "ideal"),
         denominator=check_choice(denominator, DENOMINATORS, "denominator"),
         fractional_grades=check_choice(fractional_grades, FRACTIONAL_GRADES, "fractional_grades"),
+        strict=_check_flag(strict, "strict"),
     )
     (qrels_frame, qrels_source), (run_frame, run_source) = _as_frame(qrels, "qrels"), _as_frame(run, "run")
-    judged, ranking = _prepare(qrels_frame, run_frame, (qrels_source, run_source), measures, options)
+    judged, ranking, matches = _prepare(qrels_frame, run_frame, (qrels_source, run_source), measures, options)
+    _warn_or_refuse(matches, options.strict)
     values = {
         str(m): _engine.measure_values(m, judged, ranking, options.ideal, options.denominator)
         for m in measures

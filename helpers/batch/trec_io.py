@@ -19,6 +19,9 @@ refused instead of guessed:
   (``3``, ``-1``, ``0.25``, ``1.5e-3``); ``9_0``, a full-width ``３``,
   ``0x1A``, ``1,5``, NaN and infinity are refused, and so is a grade with an
   exponent (trec_eval reads grades as whole numbers: ``1e3`` would be 1);
+- a grade is read like trec_eval's ``atol``: its integer part, decided on the
+  text (``1.9999999999999999`` is 1, although the float nearest it is 2.0);
+  a grade beyond a 64-bit whole number is refused;
 - a document listed twice for one query is refused, like trec_eval;
 - the text is UTF-8 (ASCII is UTF-8); a UTF-8 byte-order mark at the start is
   dropped (trec_eval would keep it inside the first query id);
@@ -41,6 +44,7 @@ import gzip
 import os
 import re
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
@@ -73,8 +77,10 @@ def read_qrels(path) -> pd.DataFrame:
     """Read a TREC qrels file into a DataFrame with columns qid, docno, grade (lesson 09).
 
     Each line is ``qid 0 docno grade``. qid and docno stay text (``"301"`` is
-    not the number 301); grade is int64 when every grade is a whole number,
-    float64 otherwise (``evaluate`` truncates fractions, as trec_eval does).
+    not the number 301); grade is int64 when no grade has a fraction, float64
+    otherwise, each float kept on the side of its text's integer part
+    (``0.99999999999999999999`` is 0.9999999999999999, not 1.0), so that
+    ``evaluate``'s truncation gives trec_eval's grade.
     Negative grades are kept: trec_eval reads them as "in the pool but not
     judged", never relevant. The module docstring lists the rules.
 
@@ -397,18 +403,8 @@ def _read_csv(text: bytes, fields: tuple[str, ...]) -> pa.Table:
     )
 
 
-def _numbers(column: pa.ChunkedArray, source: Source) -> np.ndarray:
-    """The grade or score column as float64, read strictly; a bad value names its line."""
-    if column.type != pa.float64():  # grades: text so far
-        exponent = pc.match_substring(column, "e", ignore_case=True).to_numpy(zero_copy_only=False)
-        try:
-            numbers = pc.cast(column, pa.float64())
-        except pa.ArrowInvalid:
-            _refuse_numbers(source)
-        if exponent.any():
-            row = int(np.argmax(exponent))
-            raise ValueError(f"{source.where(row)}: {_grade_exponent_problem(column[row].as_py())}")
-        column = numbers
+def _scores(column: pa.ChunkedArray, source: Source) -> np.ndarray:
+    """The run's score column (the CSV reader parsed it as float64); NaN or infinity names its line."""
     values = column.to_numpy()
     if not np.isfinite(values).all():
         _refuse_numbers(source)
@@ -426,11 +422,65 @@ def _grade_exponent_problem(text: str) -> str:
             "and would read it as the digits before the 'e': write the grade out")
 
 
-def _as_whole_or_float(values: np.ndarray) -> np.ndarray:
-    """int64 when every value is a whole number (and fits), float64 otherwise."""
-    if np.all(values == np.trunc(values)) and np.all(np.abs(values) < 2**53):
-        return values.astype(np.int64)
-    return values
+# --- grades: the integer part of the text, as trec_eval's atol reads it -----------
+
+_GRADE_TEXT = r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)$"  # digits, an optional point and fraction; no exponent
+_EXACT_FLOAT = 2**53  # float64 holds every whole number below this
+
+
+def grades_of_text(text, refuse: Callable[[int, str], NoReturn]) -> np.ndarray:
+    """Grades as trec_eval reads them (``atol`` in get_qrels.c): for read_qrels and text grades in frames.
+
+    The integer part is taken from the text, never from a float that may have
+    rounded it: ``1.9999999999999999`` is 1 (as a float it is already 2.0).
+    int64 when no grade has a fraction; otherwise float64, each value the
+    float nearest the text that keeps its integer part (``0.99999999999999999999``
+    becomes 0.9999999999999999, not 1.0): truncating it gives trec_eval's
+    grade, and ``fractional_grades="keep"`` gets the number written.
+    ``refuse(row, problem)`` raises the ValueError for a bad grade.
+    """
+    valid = pc.match_substring_regex(text, _GRADE_TEXT)
+    if not pc.all(valid).as_py():
+        row = int(np.argmin(np.asarray(valid.to_numpy(zero_copy_only=False), dtype=bool)))
+        refuse(row, _grade_problem(text[row].as_py()))
+    whole = _integer_part(text, refuse)
+    if not pc.any(pc.match_substring_regex(text, r"\.[0-9]*[1-9]")).as_py():
+        return whole
+    return _inside_integer_part(pc.cast(text, pa.float64()).to_numpy(), whole, refuse)
+
+
+def _grade_problem(text: str) -> str:
+    if text.lower().lstrip("+-") in ("inf", "infinity", "nan"):
+        return f"the grade {text!r} is not a finite number"
+    if _NUMBER.fullmatch(text.encode("utf-8", errors="replace")):
+        return _grade_exponent_problem(text)
+    return f"the grade {_excerpt(text)} is not a number"
+
+
+def _integer_part(text, refuse: Callable[[int, str], NoReturn]) -> np.ndarray:
+    """The digits before the point as int64 ('+2' -> 2, '-0.5' -> 0, '.7' -> 0)."""
+    digits = pc.replace_substring_regex(text, r"^\+|\.[0-9]*$", "")
+    digits = pc.replace_substring_regex(digits, r"^-?$", "0")
+    try:
+        return pc.cast(digits, pa.int64()).to_numpy()
+    except pa.ArrowInvalid:  # more digits than a 64-bit whole number holds
+        row = next(row for row, value in enumerate(digits.to_pylist()) if not -(2**63) <= int(value) < 2**63)
+        refuse(row, f"the grade {_excerpt(text[row].as_py())} is too large (trec_eval reads a grade "
+                    "into a 64-bit whole number)")
+
+
+def _inside_integer_part(values: np.ndarray, whole: np.ndarray, refuse: Callable[[int, str], NoReturn]) -> np.ndarray:
+    """Each float whose rounding crossed a whole number, moved back to the nearest float on the text's side."""
+    too_large = np.abs(whole) >= _EXACT_FLOAT
+    if too_large.any():
+        row = int(np.argmax(too_large))
+        refuse(row, f"the grade {float(values[row])!r} is too large to keep its fraction exactly; "
+                    "write it without one")
+    floor = whole.astype(np.float64)
+    # 1.9999999999999999 reads as the float 2.0: the largest float below 2 keeps the integer part 1
+    upper = np.minimum(values, np.nextafter(floor + 1.0, floor))
+    lower = np.maximum(values, np.nextafter(floor - 1.0, floor))
+    return np.where(values < 0, lower, upper)
 
 
 def _text(column: pa.ChunkedArray) -> pd.Series:
@@ -439,12 +489,16 @@ def _text(column: pa.ChunkedArray) -> pd.Series:
 
 
 def _qrels_frame(table: pa.Table, source: Source) -> pd.DataFrame:
-    grade = _as_whole_or_float(_numbers(table["grade"], source))
+    def refuse(row: int, problem: str) -> NoReturn:
+        _find_bad_line(_load(source.path), source.path, source.kind)  # the first bad line, if the walk sees one
+        raise ValueError(f"{source.where(row)}: {problem}")
+
+    grade = grades_of_text(table["grade"], refuse)
     return pd.DataFrame({"qid": _text(table["qid"]), "docno": _text(table["docno"]), "grade": grade})
 
 
 def _run_frame(table: pa.Table, source: Source, for_evaluation: bool = False) -> pd.DataFrame:
-    score = _numbers(table["score"], source)
+    score = _scores(table["score"], source)
     if for_evaluation:
         return pd.DataFrame({"qid": _text(table["qid"]), "docno": _text(table["docno"]), "score": score})
     try:
