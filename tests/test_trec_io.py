@@ -197,6 +197,7 @@ BAD_FILES = [
     ("qrels", ["q1 0 a 1 extra"], 1, "a qrels line has 4 fields .* found 5"),
     ("qrels", ["q1 0 a 1e3"], 1, "the grade '1e3' has an exponent"),
     ("qrels", ["q1 0 a high"], 1, "the grade 'high' is not a number"),
+    ("qrels", ["q1 0 a 1", "q1 0 b 0x1A"], 2, "the grade '0x1A' is not a number"),  # Arrow's cast reads hex
     ("qrels", ["q1 0 a 1", "q2 0 a 0", "q1 0 a 2"], 3,
      r"document 'a' appears twice for query 'q1' \(first on line {first}\)"),
 ]
@@ -343,3 +344,11 @@ def test_a_grade_too_large_for_trec_eval_names_its_line(tmp_path):
     path = write(tmp_path / "q", ["q 0 a 1", "q 0 b 99999999999999999999"])
     with pytest.raises(ValueError, match=f"{path}, line 2: the grade '99999999999999999999' is too large"):
         read_qrels(path)
+
+
+@pytest.mark.parametrize("line", ["q1  b 1 2.0 s", "q1 Q0 b  2.0 s", "q1 Q0 b 1 2.0 ", " q1 b 1 2.0 s"])
+def test_an_empty_field_is_a_missing_field_also_when_evaluating(tmp_path, line):
+    # evaluate reads the run's iter, rank and tag as dictionaries: an empty one must still be refused
+    qrels, run = write(tmp_path / "q", ["q1 0 a 1"]), write(tmp_path / "r", ["q1 Q0 a 1 3 s", line])
+    with pytest.raises(ValueError, match=f"{run}, line 2: a run line has 6 fields .* found 5"):
+        evaluate(qrels, run, "RR")
