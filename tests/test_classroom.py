@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import time
 from datetime import timedelta
 from importlib import import_module
 from types import SimpleNamespace
@@ -48,8 +49,9 @@ def test_an_untagged_cell_is_a_lesson_cell():
     assert role_of(nbformat.v4.new_code_cell("1", metadata={"tags": ["hide-input"]})) == "lesson"
 
 
-@pytest.mark.parametrize("tags", [[], ["lesson"], ["solution"], ["hide-input", "exercise"], ["hide-input"],
-                                  ["classroom", "setup"]])
+@pytest.mark.parametrize(
+    "tags", [[], ["lesson"], ["solution"], ["hide-input", "exercise"], ["hide-input"], ["classroom", "setup"]]
+)
 def test_the_template_reads_a_cells_role_as_role_of_does(tags):
     import jinja2
 
@@ -161,3 +163,69 @@ def test_a_taken_kernel_left_idle_past_the_timeout_is_culled():
     manager._kernels["other"] = idle_kernel(timedelta(seconds=5))
     assert not culled(manager, "other")
     assert "k" not in manager._taken_at  # a kernel that is gone is forgotten
+
+
+# --- what the page says: nothing about the exercises it hides ---------------------------------
+
+# words that talk about the exercises, their checker, hints and solutions
+ABOUT_EXERCISES = re.compile(
+    r"checker|try it yourself|\btasks? \d|your answers?\b|hint\(|solution\(|save this as a spreadsheet",
+    re.IGNORECASE,
+)
+
+
+@pytest.mark.parametrize("path", LESSONS[1:], ids=lambda path: path.name[:2])
+def test_the_classroom_copy_says_nothing_about_the_exercises(path):
+    """Narrative about the exercises is tagged ``exercise`` like them (lesson 00, the guide, describes them)."""
+    copy = classroom_notebook(path)
+    said = [
+        (index, match.group(0))
+        for index, cell in enumerate(copy.cells)
+        if cell.cell_type == "markdown" and role_of(cell) in ("lesson", "classroom")  # what the page shows
+        for match in ABOUT_EXERCISES.finditer(cell.source)
+    ]
+    assert said == []
+    lesson = nbformat.read(path, as_version=4)
+    exercise_text = [
+        cell.source for cell in lesson.cells if cell.cell_type == "markdown" and role_of(cell) == "exercise"
+    ]
+    assert any(ABOUT_EXERCISES.search(source) for source in exercise_text)  # the narrative is there, tagged
+
+
+def test_the_classroom_draws_the_lessons_plots_with_text_of_20_px():
+    """The first, unseen cell sets the inline backend's rc: 14.4 pt at 100 dpi is 20 px on the page."""
+    config = dict(re.findall(r"%config InlineBackend\.(\w+) = (.+)", CRISP_PLOTS))
+    rc = json.loads(config["rc"])
+    assert rc["font.size"] * rc["figure.dpi"] / 72 == pytest.approx(20)
+    assert json.loads(config["figure_formats"]) == ["retina"]
+
+
+# --- Ctrl-C and SIGTERM: status 0, no traceback, no kernel left -------------------------------
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("signals", [("SIGINT", "SIGINT"), ("SIGTERM",)], ids=["ctrl-c-twice", "sigterm"])
+def test_the_command_stops_cleanly(signals, tmp_path):
+    import os
+    import signal
+    import subprocess
+
+    from tests.browser import servers
+
+    server = servers.launch_classroom("00", tmp_path, tmp_path / "home", cull=30)
+    try:
+        servers.wait_for_preheat(server)
+        kernels = servers.descendants(server.process.pid)
+        assert servers.kernels(server), "no kernel to stop"
+        for number, name in enumerate(signals):
+            if number:
+                time.sleep(0.3)  # a second Ctrl-C while Voila shuts its kernels down
+            os.killpg(server.process.pid, getattr(signal, name))  # as a terminal does: the whole foreground group
+        assert server.process.wait(60) == 0
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"the command did not stop:\n{server.log_tail()}")
+    finally:
+        servers.stop(server)
+    log = server.log_text()
+    assert "Traceback" not in log and "KeyboardInterrupt" not in log, log[-2000:]
+    assert servers.still_running(kernels) == []

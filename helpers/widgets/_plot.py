@@ -62,23 +62,23 @@ class DiscountedGainPlot:
 
     The picture is drawn at ``pixel_ratio`` times the size it is shown at
     (``css_width`` pixels wide on the page), so it stays crisp on a projector,
-    and its smallest text is 14 pt, 15.6 px on the page. ``box`` holds the
+    and its smallest text is 18 pt, 20 px on the page (a projector's floor). ``box`` holds the
     image and, off screen, the plot in words (``text``) for screen readers.
     """
 
     TOP_K, BEYOND_K, IDEAL = "#1f77b4", "#c9c9c9", "#222222"
     HALF_WIDTH = 0.35
     CSS_DPI = 80  # CSS pixels per inch of the figure on the page
-    TEXT_PT = 14  # the smallest text: 14 pt at 80 CSS px per inch is 15.6 px on the page (14 px at 540 px wide)
-    TITLE_PT = 15
+    TEXT_PT = 18  # the smallest text: 18 pt at 80 CSS px per inch is 20 px on the page
+    TITLE_PT = 18
 
-    def __init__(self, positions: int, width: float = 7.5, height: float = 3.6, pixel_ratio: int = 2):
+    def __init__(self, positions: int, width: float = 7.5, height: float = 4.4, pixel_ratio: int = 2):
         self.positions = positions
         # drawn at pixel_ratio times its size on the page: crisp on a projector or a HiDPI screen
         self.figure = Figure(figsize=(width, height), dpi=self.CSS_DPI * pixel_ratio)
         self.canvas = FigureCanvasAgg(self.figure)
         self.axes = self.figure.add_subplot()
-        self.figure.subplots_adjust(left=0.1, right=0.98, bottom=0.2, top=0.76)
+        self.figure.subplots_adjust(left=0.11, right=0.98, bottom=0.17, top=0.78)
         self.title = self.figure.text(0.01, 0.98, "", va="top", fontsize=self.TITLE_PT)
         zeros = [0.0] * positions
         # two collections of rectangles (not one patch per bar): drawing them is what a click costs
@@ -134,8 +134,7 @@ class DiscountedGainPlot:
     def _rectangles(self, heights: Sequence[float]) -> list[list[tuple[float, float]]]:
         w = self.HALF_WIDTH
         return [
-            [(rank - w, 0.0), (rank - w, h), (rank + w, h), (rank + w, 0.0)]
-            for rank, h in enumerate(heights, start=1)
+            [(rank - w, 0.0), (rank - w, h), (rank + w, h), (rank + w, 0.0)] for rank, h in enumerate(heights, start=1)
         ]
 
     def _draw_background(self, y_max: float, gain: str) -> None:

@@ -1,4 +1,4 @@
-// The classroom view's page script: the room's scale, and accessible names the rendered page lacks.
+// The classroom view's page script: the room's scale, the first screen, accessible names the rendered page lacks.
 (function () {
   // ?scale=1.25 makes everything a quarter larger: the teacher sets it for the room
   var scale = parseFloat(new URLSearchParams(window.location.search).get('scale'));
@@ -50,23 +50,100 @@
     });
   }
 
-  // a table wider than the page is set smaller until it fits (not below 14 px); one that still does
-  // not fit scrolls sideways, and can then be reached and scrolled from the keyboard
+  // a wide output keeps its text size (never below the room's 20 px) and scrolls sideways; it can then be
+  // reached and scrolled from the keyboard
   function fit(root) {
     root.querySelectorAll('.jp-OutputArea-output').forEach(function (output) {
-      var table = output.querySelector('table');
-      if (table && table.scrollWidth > output.clientWidth && output.clientWidth > 0) {
-        var size = parseFloat(window.getComputedStyle(table).fontSize);
-        var fitted = Math.max(14, Math.floor(size * output.clientWidth / table.scrollWidth));
-        if (fitted < size) {
-          table.style.fontSize = fitted + 'px';
-        }
-      }
-      if (output.scrollWidth > output.clientWidth && !output.hasAttribute('tabindex')) {
+      if (output.scrollWidth > output.clientWidth + 1 && !output.hasAttribute('tabindex')) {
         output.setAttribute('tabindex', '0');
         output.setAttribute('role', 'region');
         output.setAttribute('aria-label', 'wide output, scrolls sideways');
       }
+    });
+  }
+
+  // a link to a file of the project (helpers/metrics.py, another lesson) has nothing to show in the
+  // classroom, which serves one lesson: it becomes its text. Links to other sites stay.
+  function unlink(root) {
+    root.querySelectorAll('#rendered_cells a[href]').forEach(function (link) {
+      var href = link.getAttribute('href');
+      if (/^(https?:|mailto:|#)/i.test(href)) {
+        return;
+      }
+      var span = document.createElement('span');
+      span.className = 'classroom-unlinked';
+      while (link.firstChild) {
+        span.appendChild(link.firstChild);
+      }
+      link.replaceWith(span);
+    });
+  }
+
+  // The first screen is the demonstration: the lesson's title in one line, then its control (the first cell
+  // whose output is a widget), and the introduction folded into "About this example" below the control.
+  // A lesson without a control opens on its first step, the introduction folded above it.
+  var arranged = { about: false, control: false };
+  function isControl(cell) {
+    return [].some.call(cell.querySelectorAll('script[type="application/vnd.voila.cell-output+json"]'),
+      function (script) { return script.textContent.indexOf('application/vnd.jupyter.widget-view+json') >= 0; })
+      || cell.querySelector('.jp-OutputArea-output .jupyter-widgets, .jp-OutputArea-output .widget-container');
+  }
+  function arrange() {
+    var first = document.querySelector('#rendered_cells [cell-index]');
+    if (!first) {
+      return;
+    }
+    var shown = [].filter.call(first.parentElement.children, function (cell) {
+      return cell.hasAttribute('cell-index') && !cell.classList.contains('classroom-hidden');
+    });
+    var title = shown[0];
+    if (!arranged.about && title && title.querySelector('.jp-MarkdownCell h1')) {
+      var markdown = title.querySelector('.jp-RenderedMarkdown');
+      var about = document.createElement('details');
+      about.className = 'classroom-about';
+      var summary = document.createElement('summary');
+      summary.textContent = 'About this example';
+      about.appendChild(summary);
+      var content = document.createElement('div');
+      content.className = 'jp-RenderedHTMLCommon jp-RenderedMarkdown';
+      [].slice.call(markdown.children).forEach(function (part) {
+        if (part.tagName !== 'H1') {
+          content.appendChild(part);
+        }
+      });
+      about.appendChild(content);
+      var holder = document.createElement('div');
+      holder.className = 'classroom-about-cell';
+      holder.appendChild(about);
+      title.classList.add('classroom-title');
+      title.after(holder);
+      arranged.about = holder;
+    }
+    if (!arranged.control && arranged.about) {
+      var control = shown.filter(isControl)[0];
+      if (control) {
+        control.classList.add('classroom-control');
+        arranged.about.before(control);
+        arranged.control = true;
+      }
+    }
+  }
+
+  // lesson 05: the switches (gain, ideal, relevant, formulas and reset) go under the plot, so the lab's two columns
+  // have about the same height; when the screen is too narrow for two columns, the plot and its switches come
+  // below the grade buttons
+  function lay(root) {
+    root.querySelectorAll('.metrics-lab .control-inputs').forEach(function (inputs) {
+      var readout = inputs.parentElement.querySelector('.control-readout');
+      if (!readout) {
+        return;
+      }
+      [].slice.call(inputs.children).forEach(function (part) {
+        if (part.matches('.widget-toggle-buttons') || part.querySelector('.show-formulas')) {
+          part.classList.add('classroom-beside-plot');
+          readout.appendChild(part);
+        }
+      });
     });
   }
 
@@ -76,6 +153,9 @@
       pending = true;
       window.requestAnimationFrame(function () {
         pending = false;
+        arrange();
+        lay(document);
+        unlink(document);
         name(document);
         fit(document);
       });
