@@ -75,7 +75,7 @@ def test_teachers_exercises_become_tagged_cells_after_the_lessons_own():
     assert sources[4].startswith("def f(first, second=0, *rest):\n    raise NotImplementedError")
     assert sources[4].endswith("check_function('t-function', f)") and sources[5] == "## Break it"
     assert all(cell.metadata["tags"] == ["exercise"] for cell in copy.cells[1:5])
-    assert release.parameters(replace(function, code="f = 1")) == "*args"
+    assert release.parameters_of(replace(function, code="f = 1")) == "*args"
 
 
 def test_a_lesson_without_a_notebook_gets_one():
@@ -102,9 +102,10 @@ def test_the_target_folder_is_checked(tmp_path):
 
 def test_a_release_holds_every_lesson_data_helpers_and_a_readme(tmp_path):
     target = tmp_path / "class"
-    written = release.release(target)
+    written = release.release(target, kind="practice")
     assert sorted(path.name[:2] for path in written) == [f"0{n}" for n in range(10)]
     assert {path.name for path in target.iterdir()} == set(release.WRITTEN)
+    assert (target / "helpers" / "exercises" / "lessons").is_dir(), "a practice copy holds the key"
     assert not list(target.rglob("__pycache__")) and not list(target.rglob("*.xlsx"))
     for path in written:
         notebook = nbformat.read(path, as_version=4)
@@ -113,7 +114,8 @@ def test_a_release_holds_every_lesson_data_helpers_and_a_readme(tmp_path):
     assert (target / "data" / "example_c" / "judgments.csv").read_bytes() == (
         ROOT / "data" / "example_c" / "judgments.csv"
     ).read_bytes()
-    release.release(target, force=True)  # a second release replaces the first
+    release.release(target, force=True)  # a second release replaces the first: an assignment this time
+    assert not (target / "exercises").exists() and not (target / "helpers" / "exercises" / "lessons").exists()
     (target / "notes.txt").write_text("the teacher's own file")
     release.release(target, force=True)
     assert (target / "notes.txt").is_file(), "--force replaces the release's files only"
@@ -126,11 +128,21 @@ def test_the_command_line(tmp_path, capsys):
         "from helpers.exercises import Exercise, register\n"
         "register(Exercise(id='cli-extra', lesson='03', question='q?', answer=lambda: 1.0, hints=('a', 'b')))\n"
     )
-    done = subprocess.run([sys.executable, "-m", "helpers.release", str(tmp_path / "out"), "--exercises", str(teacher)],
-                          capture_output=True, text=True, timeout=120, cwd=ROOT, env=env)
+    done = subprocess.run([sys.executable, "-m", "helpers.release", str(tmp_path / "out"), "--exercises", str(teacher),
+                           "--practice"], capture_output=True, text=True, timeout=120, cwd=ROOT, env=env)
     assert done.returncode == 0, done.stderr
-    assert "wrote 10 notebooks" in done.stdout and "1 from your files" in done.stdout
+    assert "wrote practice copies of 10 notebooks" in done.stdout and "1 from your files" in done.stdout
     assert (tmp_path / "out" / "exercises" / "mine.py").read_text() == teacher.read_text()
+    try:
+        assert release.main([str(tmp_path / "assignment"), "--exercises", str(teacher)]) == 0
+    finally:
+        from helpers.exercises import registry
+
+        REGISTRY.pop("cli-extra", None)
+        registry._loaded_files.discard(teacher.resolve())
+    assert not (tmp_path / "assignment" / "exercises").exists(), "the teacher's key stays with the teacher"
+    questions = (tmp_path / "assignment" / "helpers" / "exercises" / "questions.json").read_text()
+    assert '"cli-extra"' in questions and "lambda" not in questions
     assert release.main([str(tmp_path / "out")]) == 2  # in this process: one start of the command is enough
     assert "not empty" in capsys.readouterr().err
 

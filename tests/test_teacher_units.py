@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.exercises import REGISTRY, check, checking, checklog
+from helpers.exercises import REGISTRY, check, checking
 from helpers.teacher import grade, reports, sandbox
 from helpers.teacher.judging import AnswerKey, judge_notebook, mistake_title, read_points
 from helpers.teacher.logbook import read_log
@@ -22,7 +22,6 @@ from helpers.teacher.results import Judged, NotebookResult, Problem, load_result
 from helpers.teacher.submissions import learner_of, lesson_of, lessons_of, read_notebook
 
 ROOT = Path(__file__).resolve().parent.parent
-KEY = b"s" * 32
 
 
 @pytest.fixture(scope="module")
@@ -35,62 +34,34 @@ def value_text(exercise_id: str) -> str:
     return f"{found.worked().value:.{found.decimals}f}"
 
 
-def signed_lines(entries: list[dict], key: bytes = KEY) -> list[str]:
-    lines = []
-    for number, entry in enumerate(entries, start=1):
-        numbered = {**entry, "seq": number}
-        lines.append(json.dumps({**numbered, "mac": checklog.signature(numbered, key)}))
-    return lines
-
-
 def check_event(exercise_id: str, text: str | None, kind: str = "str") -> dict:
     return {"event": "check", "exercise": exercise_id, "given": {"type": kind, "text": text}}
 
 
-# --- the signed log -----------------------------------------------------------------------------
+# --- the log ------------------------------------------------------------------------------------
 
 
-def test_a_clean_signed_log_gives_its_events(tmp_path):
+def test_the_log_gives_its_events_in_order_and_names_unknown_ids(tmp_path):
     log = tmp_path / "log.jsonl"
-    entries = [check_event("explain-rr-mean", "0.5667"), {"event": "end", "exercise": "-", "replaced": []}]
-    log.write_text("\n".join(signed_lines(entries)) + "\n")
-    reading = read_log(log, KEY, REGISTRY)
-    assert reading.problems == [] and reading.ended
-    assert [event["exercise"] for event in reading.events] == ["explain-rr-mean"]
+    lines = [json.dumps(check_event("explain-rr-mean", "0.5667")), "not json at all", "[1, 2]",
+             json.dumps(check_event("made-up-exercise", "1")), json.dumps(check_event("explain-rr-mean", "0.5"))]
+    log.write_text("\n".join(lines) + "\n")
+    reading = read_log(log, REGISTRY)
+    assert [event["given"]["text"] for event in reading.events] == ["0.5667", "0.5"]
+    assert [problem.code for problem in reading.problems] == ["unknown-exercise"]
+    assert "made-up-exercise" in reading.problems[0].message
+    assert read_log(tmp_path / "missing.jsonl", REGISTRY).events == []
 
 
-@pytest.mark.parametrize(
-    ("tamper", "codes"),
-    [
-        (lambda lines: [*lines, '{"event": "check", "exercise": "explain-rr-mean", "correct": true}'], ["forged-log"]),
-        (lambda lines: [*lines, "not json at all"], ["forged-log"]),
-        (lambda lines: [lines[0].replace("0.3", "0.5667")] + lines[1:], ["forged-log", "log-edited"]),  # edited
-        (lambda lines: [lines[1], lines[0], *lines[2:]], ["log-edited"]),  # reordered
-        (lambda lines: [lines[0], *lines[2:]], ["log-edited"]),  # a line removed
-        (lambda lines: [lines[0], lines[0], *lines[1:]], ["log-edited"]),  # a line repeated
-        (lambda lines: [*lines, lines[1]], ["log-edited"]),  # a line replayed after the end
-    ],
-)
-def test_forged_and_edited_logs_are_named(tmp_path, tamper, codes):
-    entries = [check_event("explain-rr-mean", "0.3"), check_event("new-hit-rate-at-2", "0.6"),
-               {"event": "end", "exercise": "-", "replaced": []}]
+def test_a_log_past_the_limit_is_read_up_to_it(tmp_path, monkeypatch):
+    from helpers.teacher import logbook
+
+    monkeypatch.setattr(logbook, "MAX_LOG_BYTES", 200)
     log = tmp_path / "log.jsonl"
-    log.write_text("\n".join(tamper(signed_lines(entries))) + "\n")
-    reading = read_log(log, KEY, REGISTRY)
-    assert [problem.code for problem in reading.problems] == codes
-    assert "scores 0" in reading.problems[0].message
-
-
-def test_lines_signed_with_another_key_and_unknown_ids(tmp_path):
-    log = tmp_path / "log.jsonl"
-    forged = signed_lines([check_event("explain-rr-mean", "0.5667")], key=b"guessed")
-    mine = signed_lines([check_event("made-up-exercise", "1"), check_event("explain-rr-mean", "0.5")])
-    log.write_text("\n".join([*forged, *mine]) + "\n")
-    reading = read_log(log, KEY, REGISTRY)
-    assert [problem.code for problem in reading.problems] == ["forged-log", "unknown-exercise"]
-    assert "made-up-exercise" in reading.problems[1].message
-    assert [event["given"]["text"] for event in reading.events] == ["0.5"]
-    assert read_log(tmp_path / "missing.jsonl", KEY, REGISTRY).events == []
+    log.write_text("\n".join(json.dumps(check_event("explain-rr-mean", str(n))) for n in range(20)) + "\n")
+    reading = read_log(log, REGISTRY)
+    assert [problem.code for problem in reading.problems] == ["log-too-long"]
+    assert 0 < len(reading.events) < 20 and reading.events[0]["given"]["text"] == "0"
 
 
 # --- judging in the grader's process -------------------------------------------------------------
@@ -133,25 +104,35 @@ def test_function_outputs_are_judged_and_a_template_is_not_answered(key):
              for case in cases]
     template = [_recorded(Outcome("error", error="NotImplementedError: x",
                                   error_types=("NotImplementedError", "RuntimeError", "Exception")))] * len(cases)
-    cases_of = [(right, "right", 1), (template, "not answered yet", 0), (None, "not answered yet", 0),
-                (right[:2], "could not be read", 0)]
-    for outputs, verdict, points in cases_of:
-        events = [{"event": "check_function", "exercise": "mrr-function", "outputs": outputs}]
+    kept = {"event": "check_function", "exercise": "mrr-function", "kept": True}
+    cases_of = [
+        ([kept, {"event": "outputs", "exercise": "mrr-function", "outputs": right}], "right", 1),
+        ([kept, {"event": "outputs", "exercise": "mrr-function", "outputs": template}], "not answered yet", 0),
+        ([{**kept, "kept": False}], "not answered yet", 0),
+        ([kept], "not checked", 0),  # the grader's last cell never ran the function
+        ([kept, {"event": "outputs", "exercise": "mrr-function", "outputs": right[:2]}], "could not be read", 0),
+        ([], "not checked", 0),
+    ]
+    for events, verdict, points in cases_of:
         judged = judge_notebook(["01"], events, key)[-1]
-        assert (judged.verdict, judged.points) == (verdict, points)
+        assert (judged.verdict, judged.points) == (verdict, points), events
 
 
-def test_solution_use_is_noted_and_the_answer_key_costs_the_points(key):
+def test_solution_use_is_noted(key):
     events = [
         {"event": "solution", "exercise": "explain-rr-mean"},
         check_event("explain-rr-mean", value_text("explain-rr-mean")),
-        {"event": "answer-key", "exercise": "new-hit-rate-at-2", "via": "worked()"},
-        check_event("new-hit-rate-at-2", value_text("new-hit-rate-at-2")),
     ]
     judged = {answer.exercise: answer for answer in judge_notebook(["01"], events, key)}
     assert judged["explain-rr-mean"].points == 3 and judged["explain-rr-mean"].help_used == ("solution()",)
-    assert judged["new-hit-rate-at-2"].correct and judged["new-hit-rate-at-2"].points == 0
-    assert "answer key" in judged["new-hit-rate-at-2"].message
+
+
+def test_the_hidden_inputs_sent_to_a_kernel_hold_no_expected_value(key):
+    sent = repr(key.hidden_inputs())
+    assert set(key.hidden_inputs()) == {i for i, e in REGISTRY.items() if e.kind == "function"}
+    for exercise_id, cases in key.cases.items():
+        assert [case.args for case in cases] == key.hidden_inputs()[exercise_id]
+    assert "expected" not in sent and "slips" not in sent
 
 
 def test_points_file(tmp_path):
@@ -211,7 +192,7 @@ def test_gradebook_one_row_per_learner_numbers_as_numbers(tmp_path, results):
     path = tmp_path / "gradebook.csv"
     reports.write_gradebook(path, results, expect=["new-hit-rate-at-2"])
     rows = {row["learner"]: row for row in read_csv(path)}
-    assert list(rows) == ["'=cmd|' /C calc'!A0", "ann", "bob", "carl"]  # a formula-looking name is defused
+    assert list(rows) == ["=cmd|' /C calc'!A0", "ann", "bob", "carl"]  # exactly the roster's ids
     header = list(next(iter(rows.values())))
     assert header == ["learner", "new-hit-rate-at-2", "explain-rr-mean", "sheet-ndcg3", "kb04-graded-2",
                       "helpdesk-mean-ndcg5", "total", "out_of", "problems"]
@@ -219,7 +200,7 @@ def test_gradebook_one_row_per_learner_numbers_as_numbers(tmp_path, results):
     assert rows["ann"]["new-hit-rate-at-2"] == "0" and rows["ann"]["out_of"] == "4"  # expected, never handed in
     assert rows["bob"]["total"] == "1" and rows["bob"]["out_of"] == "5"
     assert rows["carl"]["problems"] == "invalid-notebook" and rows["carl"]["total"] == "0"
-    assert rows["'=cmd|' /C calc'!A0"]["problems"] == "raised"
+    assert rows["=cmd|' /C calc'!A0"]["problems"] == "raised"
     for row in rows.values():
         assert float(row["total"]) == sum(float(row[c]) for c in header[1:-3] if row[c])
 
@@ -242,17 +223,31 @@ def libreoffice(tmp_path_factory):
     return convert
 
 
+def test_the_gradebook_xlsx_holds_ids_as_text_never_as_formulas(tmp_path, results):
+    import openpyxl
+
+    path = tmp_path / "gradebook.xlsx"
+    reports.write_gradebook_xlsx(path, results)
+    sheet = openpyxl.load_workbook(path).active
+    ids = [row[0] for row in sheet.iter_rows(min_row=2)]
+    assert [cell.value for cell in ids] == ["=cmd|' /C calc'!A0", "ann", "bob", "carl"]
+    assert all(cell.data_type == "s" for cell in ids), "a string cell, never a formula"
+    totals = [row[-3].value for row in sheet.iter_rows(min_row=2)]
+    assert totals == [1, 1, 1, 0]
+
+
 def test_the_gradebook_opens_in_libreoffice_with_numbers_as_numbers(tmp_path, results, libreoffice):
     import openpyxl
 
     results[0].learner = "Zoë Ärger"
+    results[1].learner = "-leading-dash"
     path = tmp_path / "gradebook.csv"
     reports.write_gradebook(path, results)
     sheet = openpyxl.load_workbook(libreoffice(path)).active
     rows = [[cell.value for cell in row] for row in sheet.iter_rows()]
     header, body = rows[0], {row[0]: row for row in rows[1:]}
     assert header[0] == "learner" and header[-3:] == ["total", "out_of", "problems"]
-    assert set(body) == {"Zoë Ärger", "bob", "carl", "'=cmd|' /C calc'!A0"}, "accents kept, no formula run"
+    assert set(body) == {"Zoë Ärger", "bob", "carl", "-leading-dash"}, "accents kept, the id as on the roster"
     for row in body.values():
         numbers = [value for value in row[1:-1] if value is not None]
         assert all(isinstance(value, int | float) for value in numbers), row
@@ -412,30 +407,37 @@ def test_no_sandbox_when_asked_and_bwrap_found_by_trying_it():
     assert sandbox.try_bwrap("/bin/false").startswith("bwrap is installed but does not work here")
 
 
-def test_the_kernel_command_carries_the_limits_and_the_mounts(tmp_path):
-    plain = sandbox.Sandbox(None, "none").command_prefix(tmp_path, tmp_path / "w", [], 1024)
+def test_the_kernel_command_carries_the_limits_and_an_allow_list(tmp_path):
+    plain = sandbox.Sandbox(None, "none").command_prefix(tmp_path, tmp_path / "w", tmp_path / "course", 1024)
     assert plain[:3] == [sys.executable, "-S", "-c"] and plain[4] == str(1024**3)
-    wrapped = sandbox.Sandbox("/usr/bin/bwrap").command_prefix(tmp_path, tmp_path / "w", [Path("/run")], 1024,
-                                                               [tmp_path / "ex.py"])
+    course = tmp_path / "course"
+    wrapped = sandbox.Sandbox("/usr/bin/bwrap").command_prefix(tmp_path, tmp_path / "w", course, 1024)
     text = " ".join(wrapped)
-    assert "--ro-bind / /" in text and "--tmpfs /tmp --tmpfs /run" in text and "--unshare-all" in text
-    assert f"--ro-bind {tmp_path / 'ex.py'} {tmp_path / 'ex.py'}" in text and "--cap-drop ALL" in text
-    assert f"--bind {tmp_path} {tmp_path}" in text and wrapped[-1] == "--"
+    assert "--ro-bind / /" not in text, "nothing of the machine by default"
+    assert "--unshare-all" in text and "--cap-drop ALL" in text and "--tmpfs /tmp" in text
+    assert f"--ro-bind {course} {course}" in text and f"--bind {tmp_path} {tmp_path}" in text and wrapped[-1] == "--"
+    binds = [wrapped[i + 1] for i, word in enumerate(wrapped) if word in ("--ro-bind", "--bind")]
+    for path in binds:
+        assert not Path(path).resolve() == Path.home().resolve(), "never the whole home"
+        assert Path(path).resolve() != sandbox.PROJECT_ROOT.resolve(), "never the repository"
+        assert not str(path).startswith("/etc/") or Path(path).name in {
+            *sandbox.SYSTEM_ETC, "passwd", "group", "hosts"} or str(path).startswith(str(tmp_path))
+    assert (tmp_path / "etc" / "passwd").read_text().startswith("learner:x:")
+    assert {str(folder) for folder in sandbox.python_folders()} <= set(binds)
 
 
 def test_limits_apply_to_the_command(tmp_path):
     code = "import resource; print(resource.getrlimit(resource.RLIMIT_AS)[0])"
-    prefix = sandbox.Sandbox(None).command_prefix(tmp_path, tmp_path, [], 512)
+    prefix = sandbox.Sandbox(None).command_prefix(tmp_path, tmp_path, tmp_path, 512)
     done = subprocess.run([*prefix, sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
     assert int(done.stdout) == 512 * 1024**2
 
 
-def test_hideable_keeps_what_the_kernel_needs(tmp_path):
-    (tmp_path / "a" / "venv").mkdir(parents=True)
-    (tmp_path / "b").mkdir()
-    folders = [tmp_path / "a", tmp_path / "b", tmp_path / "missing", Path("/")]
-    hidden = sandbox.hideable(folders, [tmp_path / "a" / "venv"])
-    assert hidden == [(tmp_path / "b").resolve()]
+def test_python_folders_are_bound_alone_wherever_python_lives():
+    folders = sandbox.python_folders()
+    assert Path(sys.prefix).resolve() in folders or Path(sys.prefix).resolve().is_relative_to(Path("/usr"))
+    assert Path.home().resolve() not in folders and sandbox.PROJECT_ROOT.resolve() not in folders
+    assert all(not a.is_relative_to(b) for a in folders for b in folders if a != b), "no folder twice"
 
 
 def test_marked_processes_are_found_and_killed():
@@ -500,17 +502,6 @@ def test_the_output_folder_in_the_current_folder_is_watched_file_by_file(tmp_pat
     (out / "planted.txt").write_text("a notebook's")
     owned, _ = watch.changes(before, watch.snapshot(), pause=0.01)
     assert owned == [f"created {(out / 'planted.txt').resolve()}"]
-
-
-def test_bwrap_shows_a_project_and_python_that_live_under_tmp(tmp_path, monkeypatch):
-    clone = Path("/tmp") / f"helpers-unit-{os.getpid()}"
-    clone.mkdir()
-    try:
-        monkeypatch.setattr(sandbox, "PROJECT_ROOT", clone)
-        arguments = " ".join(sandbox.bwrap_arguments("/usr/bin/bwrap", tmp_path, tmp_path, []))
-        assert arguments.index("--tmpfs /tmp") < arguments.index(f"--ro-bind {clone} {clone}")
-    finally:
-        clone.rmdir()
 
 
 def test_doctests():

@@ -1,24 +1,41 @@
 """The exercises of the lessons: questions, the checker that names the slip, hints and solutions on demand.
 
 >>> from helpers.exercises import exercise, check, check_function, hint, solution
+
+Two kinds of copy use the same names. A practice copy (the repository, or
+``release --practice``) holds the answer key, :mod:`helpers.exercises.lessons`:
+``check`` judges and names the slip, ``solution`` and ``reveal`` work. An
+assignment copy (``release --assignment``, and the kernel in which the grader
+runs a notebook) holds only ``questions.json``: ``check`` records what it read,
+and the grader judges in its own process (:mod:`helpers.exercises.assignment`).
 """
 
-from helpers.exercises import lessons as _lessons  # noqa: F401 (registers every lesson's exercises)
-from helpers.exercises.checking import (
-    CheckResult,
-    Revealed,
-    Shown,
-    Verdict,
-    check,
-    check_function,
-    exercise,
-    hint,
-    judge,
-    list_exercises,
-    mistake_values,
-    reveal,
-    solution,
-)
+from helpers.exercises.checking import CheckResult, Revealed, Shown, Verdict, judge
+from helpers.exercises.questions import is_assignment_copy
+
+if is_assignment_copy():
+    from helpers.exercises.assignment import (
+        check,
+        check_function,
+        exercise,
+        hint,
+        list_exercises,
+        mistake_values,
+        reveal,
+        solution,
+    )
+else:
+    from helpers.exercises import lessons as _lessons  # noqa: F401 (registers every lesson's exercises)
+    from helpers.exercises.checking import (
+        check,
+        check_function,
+        exercise,
+        hint,
+        list_exercises,
+        mistake_values,
+        reveal,
+        solution,
+    )
 from helpers.exercises.checklog import LOG_ENV
 from helpers.exercises.registry import (
     REGISTRY,
@@ -32,9 +49,11 @@ from helpers.exercises.registry import (
 from helpers.exercises.runner import Case, FunctionReport
 from helpers.exercises.worked import Worked
 
-load_extra_exercises()  # a teacher's exercise files named in $HELPERS_EXERCISES
+if not is_assignment_copy():
+    load_extra_exercises()  # a teacher's exercise files named in $HELPERS_EXERCISES
 
 __all__ = [
+    "is_assignment_copy",
     "LOG_ENV",
     "REGISTRY",
     "Case",

@@ -11,11 +11,9 @@
 
 Nothing prints unless asked: an untouched lesson shows each exercise as "not
 answered yet". Every check, hint and solution is recorded for the grader
-(:mod:`helpers.exercises.checklog`), which judges the recorded answers itself.
-While the grader runs a notebook the answer key is locked
-(:func:`~helpers.exercises.registry.lock_answer_key`): ``check`` and
-``check_function`` then only record the answer (verdict RECORDED), and
-``solution`` / ``reveal`` still work, their use recorded for the feedback.
+(:mod:`helpers.exercises.checklog`). This module judges with the answer key, so it
+serves practice copies; an assignment copy, and the kernel the grader runs a
+notebook in, use :mod:`helpers.exercises.assignment` instead, which only records.
 """
 
 from __future__ import annotations
@@ -44,13 +42,11 @@ from helpers.exercises.registry import (
     REGISTRY,
     Exercise,
     FunctionExercise,
-    answer_key_locked,
-    answer_key_open,
     answer_text,
     get,
     solution_code,
 )
-from helpers.exercises.runner import FunctionReport, _recorded, not_written_yet, run_cases, run_with_timeout
+from helpers.exercises.runner import FunctionReport, run_cases
 from helpers.exercises.worked import Slip, Worked
 
 
@@ -66,7 +62,7 @@ class Verdict(Enum):
     SLIP = "wrong: a known slip"
     CLOSE = "close"
     WRONG = "wrong"
-    RECORDED = "recorded for the grader"
+    RECORDED = "recorded for the grader"  # an assignment copy: the grader judges
 
 
 @dataclass(frozen=True)
@@ -134,9 +130,6 @@ def check(exercise_id: str, answer: Any) -> CheckResult:
     """
     exercise = _answer_exercise(exercise_id)
     checklog.record_check(exercise.id, answer)
-    if answer_key_locked():  # graded: the grader judges the recorded answer in its own process
-        given = checklog.given_text(answer)["text"] or ""
-        return CheckResult(exercise.id, Verdict.RECORDED, "Recorded for the grader.", given, (), exercise.question)
     return replace(judge(exercise, answer, exercise.worked()), question=exercise.question)
 
 
@@ -279,24 +272,9 @@ def check_function(exercise_id: str, fn: Any, timeout: float = 2.0) -> FunctionR
         )
     if not callable(fn):
         raise TypeError(f"check_function needs your function {exercise.name}, got {type(fn).__name__}")
-    if answer_key_locked():
-        return _record_function_for_grader(exercise, fn, float(timeout))
     report = run_cases(exercise.id, exercise.name, exercise.cases(), fn, float(timeout))
     checklog.record_function(exercise.id, list(report.outputs))
     return replace(report, question=exercise.question)
-
-
-def _record_function_for_grader(exercise: FunctionExercise, fn: Any, timeout: float) -> FunctionReport:
-    """Graded: run the function on the hidden inputs and record its outputs; the grader judges them."""
-    with answer_key_open():
-        inputs = [case.args for case in exercise.cases()]
-    outcomes = [run_with_timeout(fn, args, timeout) for args in inputs]
-    checklog.record_function(exercise.id, [_recorded(outcome) for outcome in outcomes])
-    answered = not not_written_yet(outcomes)
-    message = "Recorded for the grader." if answered else f"Not answered yet: write the body of {exercise.name}."
-    return FunctionReport(
-        exercise.id, False, (), message, pd.DataFrame(), answered=answered, question=exercise.question
-    )
 
 
 # --- questions, hints and solutions -------------------------------------------------------
@@ -366,8 +344,7 @@ def solution(exercise_id: str) -> Shown:
     code = solution_code(found)
     if isinstance(found, FunctionExercise):
         return Shown(f"Solution of {found.id}", (found.question, f"one way to write {found.name}:"), code)
-    with answer_key_open():
-        worked = found.worked()
+    worked = found.worked()
     answer = answer_text(worked.value, found.decimals)
     lines = (*worked.steps, f"answer: {answer}")
     return Shown(f"Solution of {found.id}", lines, code, css="helpers-solution")
@@ -398,8 +375,7 @@ def reveal(exercise_id: str) -> Revealed:
     """The short form of ``solution``: the expected value and how it ends (every lesson)."""
     found = _answer_exercise(exercise_id)
     checklog.record_event("reveal", found.id)
-    with answer_key_open():
-        worked = found.worked()
+    worked = found.worked()
     return Revealed(found.id, worked.value, found.decimals, worked.steps[-1] if worked.steps else "")
 
 
@@ -419,8 +395,7 @@ def mistake_values(exercise_id: str) -> pd.DataFrame:
     Columns: mistake (codes joined by "+"), title, value at the exercise's precision.
     """
     found = _answer_exercise(exercise_id)
-    with answer_key_open():  # the slips only: the right value is never listed
-        worked = found.worked()
+    worked = found.worked()  # the slips only: the right value is never listed
     rows = [
         {
             "mistake": "+".join(codes),

@@ -3,22 +3,16 @@
 The log holds the *answers* (the value given to ``check`` as text the reader
 reads back the same way, the outputs of a learner's function on the hidden
 cases) and the calls of ``hint``, ``solution`` and ``reveal``. It holds no
-verdict: the grader judges the answers itself, in its own process.
-
-While the grader runs a notebook (:func:`sign_lines`), each line also carries
-its running number ``seq`` and ``mac``, an HMAC-SHA256 of the line under a key
-only the grader and this process know; the grader ignores and reports any line
-whose number or signature is wrong (appended by hand, edited, reordered).
+verdict: the grader judges the answers itself, in its own process, with a key
+the learner's kernel never holds. A line the notebook writes itself can only
+say what the learner could have answered anyway.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import os
 import warnings
-from collections.abc import Callable
 from decimal import Decimal
 from fractions import Fraction
 from numbers import Integral, Rational, Real
@@ -50,38 +44,11 @@ def given_text(answer: Any) -> dict:
     return {"type": kind, "text": None}
 
 
-def signature(entry: dict, key: bytes) -> str:
-    """The HMAC-SHA256 (hex) of a log line without its ``mac``, written canonically (sorted keys)."""
-    body = {name: value for name, value in entry.items() if name != "mac"}
-    text = json.dumps(body, sort_keys=True, separators=(",", ":"))
-    return hmac.new(key, text.encode("utf-8"), hashlib.sha256).hexdigest()
-
-
-_signed: Callable[[dict], dict] | None = None
-_signed_path: str | None = None
-
-
-def sign_lines(key: bytes, path: str) -> None:
-    """From now on number and sign every line, and write them to ``path`` (the grader's kernel only)."""
-    global _signed, _signed_path
-    count = 0
-
-    def signed(entry: dict) -> dict:
-        nonlocal count
-        count += 1
-        numbered = {**entry, "seq": count}
-        return {**numbered, "mac": signature(numbered, key)}
-
-    _signed, _signed_path = signed, path
-
-
 def record(entry: dict) -> None:
     """Append one JSON line to the file named by $HELPERS_CHECK_LOG, when it is set."""
-    path = _signed_path or os.environ.get(LOG_ENV)
+    path = os.environ.get(LOG_ENV)
     if not path:
         return
-    if _signed is not None:
-        entry = _signed(entry)
     try:
         with open(path, "a", encoding="utf-8") as handle:
             handle.write(json.dumps(entry) + "\n")
@@ -95,7 +62,7 @@ def record_check(exercise_id: str, answer: Any) -> None:
 
 
 def record_function(exercise_id: str, outputs: list | None) -> None:
-    """Record the outputs of the learner's function on the hidden cases (None: no function yet)."""
+    """Record a call of check_function: the outputs on the cases (practice), or None when no function was given."""
     record({"event": "check_function", "exercise": exercise_id, "outputs": outputs})
 
 

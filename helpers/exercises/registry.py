@@ -24,11 +24,9 @@ and ``data/`` (where ``python -m helpers.release`` puts them in the learners'
 copy), and the files named in the environment variable ``HELPERS_EXERCISES``
 (separated by ``os.pathsep``); so they reach every kernel and the grader alike.
 
-While the grader runs a learner's notebook, the answer key is locked
-(:func:`lock_answer_key`): ``worked()``, ``answer()`` and ``cases()`` refuse
-with :class:`AnswerKeyLocked` unless called through ``solution``, ``reveal``
-or ``check_function`` (:func:`answer_key_open`), and a refusal is reported to
-the grader.
+These modules are the answer key. They exist in the repository and in practice
+copies only: an assignment copy, and the kernel in which the grader runs a
+learner's notebook, hold the questions alone (:mod:`helpers.exercises.questions`).
 """
 
 from __future__ import annotations
@@ -37,11 +35,9 @@ import math
 import os
 import re
 import runpy
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from helpers._checks import check_number, check_whole
 from helpers.exercises.answers import short_text
@@ -71,7 +67,6 @@ class Exercise:
 
     def worked(self) -> Worked:
         """The answer with its steps and slip values, computed now from the data."""
-        _require_key(self.id, "worked()")
         result = self.answer()
         if not isinstance(result, Worked):
             result = Worked(float(result), ())
@@ -139,8 +134,6 @@ def register(exercise: AnyExercise, *, replace: bool = False) -> AnyExercise:
             raise TypeError(f"exercise {exercise.id!r}: answer must be a function that computes the answer")
     elif not callable(exercise.cases):
         raise TypeError(f"exercise {exercise.id!r}: cases must be a function returning the hidden cases")
-    if _GATE.locked:
-        _guard(exercise)
     REGISTRY[exercise.id] = exercise
     return exercise
 
@@ -186,89 +179,9 @@ def load_extra_exercises(paths: str | None = None) -> list[str]:
     return sorted(set(REGISTRY) - before)
 
 
-# --- the answer key while a notebook is graded -----------------------------------------
-
-
-class AnswerKeyLocked(PermissionError):
-    """The grader locked the answer key: use solution() or reveal(), whose use shows in the feedback."""
-
-
-@dataclass
-class _Gate:
-    """Whether the answer key is locked (grading), how deep inside solution/reveal we are, and who is told."""
-
-    locked: bool = False
-    depth: int = 0
-    refused: Callable[[str, str], None] | None = None
-    codes: dict[str, str] = field(default_factory=dict)
-
-
-_GATE = _Gate()
-
-
-def lock_answer_key(refused: Callable[[str, str], None] | None = None) -> None:
-    """Lock the answer key for the rest of this process (the grader does this in a learner's kernel).
-
-    ``worked()``, ``answer()`` and ``cases()`` of every exercise then raise
-    :class:`AnswerKeyLocked` outside :func:`answer_key_open`, and a function
-    exercise's solution code is kept for ``solution`` only. ``refused(id, what)``
-    is called before each refusal (the grader records it).
-    """
-    _GATE.locked, _GATE.refused = True, refused
-    for exercise in REGISTRY.values():
-        _guard(exercise)
-
-
-def answer_key_locked() -> bool:
-    """True while a notebook is graded."""
-    return _GATE.locked
-
-
-@contextmanager
-def answer_key_open() -> Iterator[None]:
-    """Let the answer key compute inside this block (solution, reveal, check_function)."""
-    _GATE.depth += 1
-    try:
-        yield
-    finally:
-        _GATE.depth -= 1
-
-
 def solution_code(exercise: AnyExercise) -> str:
-    """The code a worked solution shows (kept aside while the key is locked)."""
-    return _GATE.codes.get(exercise.id, exercise.code)
-
-
-def _require_key(exercise_id: str, what: str) -> None:
-    if _GATE.locked and _GATE.depth == 0:
-        if _GATE.refused is not None:
-            _GATE.refused(exercise_id, what)
-        raise AnswerKeyLocked(
-            f"the answer key of {exercise_id!r} is locked while your notebook is graded ({what} refused): "
-            f"compute the answer yourself, or use solution({exercise_id!r}) (your teacher sees that you did)"
-        )
-
-
-class _Guarded:
-    """A function of the answer key that asks the gate first."""
-
-    def __init__(self, exercise_id: str, what: str, function: Callable[..., Any]) -> None:
-        self.exercise_id, self.what, self._function = exercise_id, what, function
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        _require_key(self.exercise_id, self.what)
-        return self._function(*args, **kwargs)
-
-
-def _guard(exercise: AnyExercise) -> None:
-    """Put the gate in front of an exercise's answer (or hidden cases) and set its solution code aside."""
-    if isinstance(exercise, Exercise) and not isinstance(exercise.answer, _Guarded):
-        object.__setattr__(exercise, "answer", _Guarded(exercise.id, "answer()", exercise.answer))
-    if isinstance(exercise, FunctionExercise) and not isinstance(exercise.cases, _Guarded):
-        object.__setattr__(exercise, "cases", _Guarded(exercise.id, "cases()", exercise.cases))
-    if exercise.code:
-        _GATE.codes[exercise.id] = exercise.code
-        object.__setattr__(exercise, "code", "")
+    """The code a worked solution shows."""
+    return exercise.code
 
 
 def answer_text(value: float, decimals: int) -> str:

@@ -262,6 +262,7 @@ class FunctionReport:
     outputs: tuple = ()
     answered: bool = True
     question: str = ""
+    recorded: bool = False  # an assignment copy: kept for the grader, not judged here
 
     @property
     def mistake(self) -> str | None:
@@ -269,13 +270,16 @@ class FunctionReport:
         return "+".join(self.slips) or None
 
     def __repr__(self) -> str:
-        mark = "✓" if self.correct else ("·" if not self.answered else "✗")
+        mark = "✓" if self.correct else ("·" if not self.answered or self.recorded else "✗")
         question = f"{self.exercise}: {self.question}\n" if self.question else f"{self.exercise}: "
         table = "" if self.table.empty else "\n" + self.table.to_string(index=False)
         return f"{question}{mark} {self.message}{table}"
 
     def _repr_html_(self) -> str:
-        colour, mark = (GREEN, "✓") if self.correct else ((GREY, "·") if not self.answered else (RED, "✗"))
+        if self.correct:
+            colour, mark = GREEN, "✓"
+        else:
+            colour, mark = (GREY, "·") if not self.answered or self.recorded else (RED, "✗")
         table = "" if self.table.empty else self.table.to_html(index=False, classes="helpers-cases")
         return verdict_html(self.exercise, self.question, mark, colour, self.message, table)
 

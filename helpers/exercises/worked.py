@@ -394,8 +394,8 @@ def worked_average_precision(
 ) -> Worked:
     """AP@k over R (or over min(k, R)).
 
-    >>> round(worked_average_precision(["a", "b", "c"], {"a", "c", "x"}, k=3).value, 4)
-    0.5556
+    >>> round(worked_average_precision(["a", "b", "c"], {"b", "c", "x"}, k=3).value, 4)
+    0.3889
     """
     value = m.average_precision(ranked, relevant, k, denominator)
     slips: list[Slip] = [(("ap-hits-denominator",), mk.average_precision_hits_denominator(ranked, relevant, k))]

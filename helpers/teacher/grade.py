@@ -18,7 +18,6 @@ sandbox, :mod:`helpers.teacher.reports` for the files.
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import signal
 import sys
@@ -37,7 +36,7 @@ if TYPE_CHECKING:
 
 # The register (pandas), nbformat and matplotlib are imported once the command line is checked,
 # so that a bad --out fails at once.
-OUR_FILES = ("gradebook.csv", "answers.csv", "class-report.html", "results", "feedback")
+OUR_FILES = ("gradebook.csv", "gradebook.xlsx", "answers.csv", "class-report.html", "results", "feedback")
 
 
 class Refused(ValueError):
@@ -122,9 +121,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> int:
     """Grade a folder; 0 when done, 1 when there was no notebook, 130 when interrupted."""
     args = parse_args(argv)
-    from helpers.exercises import load_extra_exercises
+    from helpers.exercises import REGISTRY, load_extra_exercises
     from helpers.teacher import grading
     from helpers.teacher.judging import AnswerKey, read_points
+    from helpers.teacher.keyless import copy_course
     from helpers.teacher.reports import OutputFolder
     from helpers.teacher.submissions import find_notebooks, read_submissions
 
@@ -144,13 +144,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(sandbox.describe(), flush=True)
     submissions = read_submissions(args.submissions)
     session = Path(tempfile.mkdtemp(prefix="hg-", dir=_short_temp()))
+    course = copy_course(session / "course", REGISTRY.values())  # what every kernel imports: no answer key
     watch = outside_watch(args, session, sandbox)
     store = OutputFolder(args.out, expect, points, watch)
     settings = grading.Settings(
-        sandbox=sandbox, key=key, session=session, timeout=args.timeout, memory_mb=args.memory,
-        hide=tuple(_hidden(args, session)), readable=tuple(_readable(args)), watch=watch,
-        exercise_files=os.pathsep.join(str(path.resolve()) for path in args.exercises),
-        keep=args.keep, concurrent=args.jobs > 1,
+        sandbox=sandbox, key=key, session=session, course=course, timeout=args.timeout, memory_mb=args.memory,
+        watch=watch, keep=args.keep, concurrent=args.jobs > 1,
     )
     stop = threading.Event()
     with StoppingOnSignals(stop, settings.token):
@@ -235,21 +234,6 @@ def outside_watch(args: argparse.Namespace, session: Path, sandbox: sb.Sandbox) 
         return sb.OutsideWatch(deep, [], [session])
     temporary = [Path("/tmp"), Path(tempfile.gettempdir())]
     return sb.OutsideWatch(deep, [Path.home(), Path.cwd()], [session], loose=temporary)
-
-
-def _hidden(args: argparse.Namespace, session: Path) -> list[Path]:
-    """Folders a bwrap kernel should not even see: the submissions, the output, your home, /run."""
-    needed = [sb.PROJECT_ROOT, Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve().parent,
-              session, *(path.resolve() for path in args.exercises)]
-    needed += [Path(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-    return sb.hideable([args.submissions, args.out, Path.home(), Path("/run")], needed)
-
-
-def _readable(args: argparse.Namespace) -> list[Path]:
-    """Files and folders a bwrap kernel must read wherever they are: the exercise files, $PYTHONPATH."""
-    found = [path.resolve() for path in args.exercises]
-    found += [Path(p).resolve() for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-    return [path for path in dict.fromkeys(found) if path.exists()]
 
 
 def _short_temp() -> str:

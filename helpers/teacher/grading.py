@@ -1,4 +1,4 @@
-"""Grade one notebook: run it in a fresh kernel in its own folder, read its signed log, judge its answers.
+"""Grade one notebook: run it in a fresh kernel that holds no answer key, read its log, judge its answers here.
 
 :func:`grade_submission` is the unit of work (parallel runs and the
 collection of notebooks plug in around it); :func:`grade_path` grades one file.
@@ -7,13 +7,16 @@ Step by step:
 1. parse the bytes read before grading began (a broken file: ``invalid-notebook``);
 2. make the notebook's folder ``n<N>/`` in the grader's private session folder:
    ``work/`` (the kernel's working directory, with a copy of the notebook),
-   ``home/``, ``tmp/``, the IPython start-up file that enters grading mode, the
-   check log and a fresh signing key;
-3. start the kernel in the sandbox and run every cell, errors included, for
-   ``timeout`` seconds in all; then the grader's last cell records the end;
+   ``home/``, ``tmp/`` and the check log;
+3. start the kernel in the sandbox, on the run's keyless course (helpers
+   without :mod:`helpers.exercises.lessons`, with the questions; the data), and
+   run every cell, errors included, for ``timeout`` seconds in all; then the
+   grader's last cell sends the hidden inputs of the function exercises and the
+   kernel records what the learner's functions return on them;
 4. stop processes the notebook left behind, shut the kernel down, and stop
    any marked process that survived;
-5. list files changed outside the folder, verify the log, judge the answers.
+5. list files changed outside the folder, read the log, judge the answers with
+   the key computed in this process.
 """
 
 from __future__ import annotations
@@ -26,27 +29,23 @@ import shutil
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
 from jupyter_client.manager import AsyncKernelManager
 
 from helpers.exercises import REGISTRY, checklog
-from helpers.exercises.registry import EXTRA_EXERCISES_ENV
 from helpers.teacher import sandbox as sb
-from helpers.teacher.in_kernel import GRADING_ENV
-from helpers.teacher.judging import AnswerKey, judge_notebook
+from helpers.teacher.judging import AnswerKey, judge_notebook, unanswered
 from helpers.teacher.logbook import read_log
-from helpers.teacher.results import ZEROING, NotebookResult, Problem
-from helpers.teacher.submissions import Submission, learner_of, lessons_of, read_notebook
+from helpers.teacher.results import NotebookResult, Problem
+from helpers.teacher.submissions import Submission, learner_of, lessons_of, lessons_of_name, read_notebook
 
-STARTUP = """# written by the grader: sign the check log and lock the answer key before the first cell
-from helpers.teacher.in_kernel import enter_grading_mode
-enter_grading_mode()
-del enter_grading_mode
-"""
-FINISH = "from helpers.teacher.in_kernel import finish as _grader_finish\n_grader_finish()\ndel _grader_finish"
+FINISH = (
+    "from helpers.exercises.assignment import run_hidden_cases as _grader_runs\n"
+    "_grader_runs({inputs!r})\ndel _grader_runs"
+)
 
 
 @dataclass(frozen=True)
@@ -56,12 +55,10 @@ class Settings:
     sandbox: sb.Sandbox
     key: AnswerKey
     session: Path
+    course: Path
     timeout: float = 60.0
     memory_mb: int = 4096
-    hide: tuple[Path, ...] = ()
-    readable: tuple[Path, ...] = ()
     watch: sb.OutsideWatch | None = None
-    exercise_files: str = ""
     keep: bool = False
     token: str = field(default_factory=lambda: secrets.token_hex(6))
     concurrent: bool = False
@@ -79,11 +76,14 @@ def grade_submission(submission: Submission, settings: Settings, number: int) ->
     result = NotebookResult(
         submission.learner, submission.notebook, sha256=submission.sha256, sandbox=settings.sandbox.kind
     )
+    if submission.refused:
+        result.problems.append(Problem("not-a-file", submission.refused))
+        return _out_of_the_lesson(result, submission, settings)
     try:
         notebook = read_notebook(submission.data)
     except ValueError as error:
         result.problems.append(Problem("invalid-notebook", str(error)))
-        return result
+        return _out_of_the_lesson(result, submission, settings)
     lessons = lessons_of(notebook, submission.notebook)
     result.lesson = ", ".join(lessons)
     root = settings.session / f"n{number}"
@@ -96,7 +96,17 @@ def grade_submission(submission: Submission, settings: Settings, number: int) ->
             print(f"{submission.notebook}: kept {root}", file=sys.stderr)
         else:
             shutil.rmtree(root, ignore_errors=True)
+    if not result.answers:  # nothing was judged (the grader failed): still out of the lesson's points
+        _out_of_the_lesson(result, submission, settings)
     result.seconds = round(time.monotonic() - started, 2)
+    return result
+
+
+def _out_of_the_lesson(result: NotebookResult, submission: Submission, settings: Settings) -> NotebookResult:
+    """A hand-in that could not be run: every exercise of its lesson (from its name) unanswered, 0 points."""
+    lessons = result.lesson.split(", ") if result.lesson else lessons_of_name(submission.notebook)
+    result.lesson = ", ".join(lessons)
+    result.answers = unanswered(lessons, settings.key)
     return result
 
 
@@ -104,29 +114,17 @@ def _grade_in(
     root: Path, notebook, submission: Submission, settings: Settings, marker: str, result, lessons: list[str]
 ) -> None:
     """Run the notebook in ``root`` and fill ``result`` (see the module docstring)."""
-    work, log, key_file = prepare(root, submission, settings)
-    key = secrets.token_bytes(32)
-    key_file.write_bytes(key)
-    env = kernel_environment(root, log, key_file, marker, settings.exercise_files)
+    work, log = prepare(root, submission, settings)
+    env = kernel_environment(root, log, marker, settings.course)
     before = settings.watch.snapshot() if settings.watch else {}
     result.problems += asyncio.run(run_kernel(notebook, root, work, env, settings, marker))
     if settings.watch:
         result.problems += outside_problems(*settings.watch.changes(before, settings.watch.snapshot()), settings)
-    if key_file.exists():
-        result.problems.append(Problem("grader-error", "the kernel never entered grading mode: no answer was read"))
-        return
-    reading = read_log(log, key, REGISTRY)
+    reading = read_log(log, REGISTRY)
     result.answers = judge_notebook(lessons, reading.events, settings.key)
     result.problems += reading.problems
-    if reading.replaced:
-        result.problems.append(Problem("replaced-check", "replaced: " + ", ".join(reading.replaced)))
-    keys = sorted({event["exercise"] for event in reading.events if event.get("event") == "answer-key"})
-    if keys:
-        result.problems.append(Problem("answer-key", f"the answer key was called for {', '.join(keys)}"))
     if result.answers and not any(event.get("event") in ("check", "check_function") for event in reading.events):
         result.problems.append(Problem("no-checks", "no check() or check_function() call was recorded"))
-    if any(problem.code in ZEROING for problem in result.problems):
-        result.answers = [replace(answer, points=0.0) for answer in result.answers]
 
 
 def outside_problems(owned: list[str], temporary: list[str], settings: Settings) -> list[Problem]:
@@ -143,22 +141,23 @@ def outside_problems(owned: list[str], temporary: list[str], settings: Settings)
     return problems
 
 
-def prepare(root: Path, submission: Submission, settings: Settings) -> tuple[Path, Path, Path]:
-    """The notebook's folder: work/ with its copy, home/, tmp/, the start-up file; (work, log, key file)."""
+def prepare(root: Path, submission: Submission, settings: Settings) -> tuple[Path, Path]:
+    """The notebook's folder: work/ with its copy, home/, tmp/; (work, log)."""
     work = root / "work"
-    for folder in (work, root / "home", root / "tmp", root / "ipython" / "profile_default" / "startup"):
+    for folder in (work, root / "home", root / "tmp", root / "ipython"):
         folder.mkdir(parents=True)
     (work / Path(submission.notebook).name).write_bytes(submission.data)
-    (root / "ipython" / "profile_default" / "startup" / "00-helpers-grading.py").write_text(STARTUP)
     fonts = settings.session / "matplotlib"
     if fonts.is_dir():
         shutil.copytree(fonts, root / "matplotlib")
-    return work, root / "checks.jsonl", root / "grading-key"
+    return work, root / "checks.jsonl"
 
 
-def kernel_environment(root: Path, log: Path, key_file: Path, marker: str, exercise_files: str) -> dict[str, str]:
-    """The kernel's whole environment, built from scratch: none of the grader's own variables leak in."""
-    paths = [str(sb.PROJECT_ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+def kernel_environment(root: Path, log: Path, marker: str, course: Path) -> dict[str, str]:
+    """The kernel's whole environment, built from scratch: none of the grader's own variables leak in.
+
+    ``PYTHONPATH`` is the keyless course alone, so ``import helpers`` finds helpers without its answer key.
+    """
     return {
         "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", os.defpath)]),
         "LANG": "C.UTF-8",
@@ -169,14 +168,12 @@ def kernel_environment(root: Path, log: Path, key_file: Path, marker: str, exerc
         "JUPYTER_CONFIG_DIR": str(root / "jupyter"),
         "JUPYTER_DATA_DIR": str(root / "jupyter"),
         "JUPYTER_PLATFORM_DIRS": "1",
-        "PYTHONPATH": os.pathsep.join(dict.fromkeys(paths)),
+        "PYTHONPATH": str(course),
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYDEVD_DISABLE_FILE_VALIDATION": "1",
         "OPENBLAS_NUM_THREADS": "1",
         "OMP_NUM_THREADS": "1",
         checklog.LOG_ENV: str(log),
-        GRADING_ENV: str(key_file),
-        EXTRA_EXERCISES_ENV: exercise_files,
         sb.MARKER_ENV: marker,
     }
 
@@ -207,7 +204,7 @@ async def run_kernel(notebook, root: Path, work: Path, env: dict, settings: Sett
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
     notebook = nbformat.from_dict(notebook)
-    notebook.cells.append(nbformat.v4.new_code_cell(FINISH))
+    notebook.cells.append(nbformat.v4.new_code_cell(FINISH.format(inputs=repr(settings.key.hidden_inputs()))))
     client = NotebookClient(
         notebook, kernel_name="python3", allow_errors=True, startup_timeout=60,
         kernel_manager_class=SandboxedKernelManager, resources={"metadata": {"path": str(work)}},
@@ -216,9 +213,7 @@ async def run_kernel(notebook, root: Path, work: Path, env: dict, settings: Sett
     assert isinstance(manager, SandboxedKernelManager)
     manager.connection_file = str(root / "kernel.json")
     manager.transport, manager.ip = "ipc", str(root / "k")  # local sockets in the notebook's folder
-    manager.command_prefix = settings.sandbox.command_prefix(
-        root, work, settings.hide, settings.memory_mb, settings.readable
-    )
+    manager.command_prefix = settings.sandbox.command_prefix(root, work, settings.course, settings.memory_mb)
     problems: list[Problem] = []
     stderr = (root / "kernel-stderr.txt").open("wb")
     try:
@@ -316,8 +311,8 @@ def cell_errors(notebook, memory_mb: int) -> list[Problem]:
         problems.append(Problem("raised", said + more))
     finishing = [o for o in notebook.cells[-1].get("outputs", []) if o.get("output_type") == "error"]
     if finishing:
-        said = f"the grader's last cell failed ({finishing[0].get('ename')}): check or the log were tampered with"
-        problems.append(Problem("replaced-check", said))
+        said = f"{finishing[0].get('ename')}: your functions were not run on the hidden cases"
+        problems.append(Problem("hidden-cases-failed", said[:300]))
     return problems
 
 

@@ -1,10 +1,12 @@
 """Judge the answers a notebook recorded, in the grader's own process, with the answer key computed up front.
 
-The :class:`AnswerKey` is computed once, before any notebook runs, so nothing a
-notebook does to ``data/`` moves it. Each exercise of the notebook's lesson
-(and any other exercise it checked) gets one :class:`~helpers.teacher.results.Judged`:
-the last recorded answer counts, judged by :func:`helpers.exercises.judge` or,
-for a function exercise, by its recorded outputs on the hidden cases.
+The :class:`AnswerKey` is computed once, before any notebook runs, in the
+grader's process; the kernels never hold it. Each exercise of the notebook's
+lesson (and any other exercise it checked) gets one
+:class:`~helpers.teacher.results.Judged`: the last recorded answer counts (never
+the best of several), judged by :func:`helpers.exercises.judge` or, for a
+function exercise, by what the learner's last function returned on the hidden
+inputs the grader sent.
 """
 
 from __future__ import annotations
@@ -43,6 +45,10 @@ class AnswerKey:
         cases = {i: e.cases() for i, e in REGISTRY.items() if isinstance(e, FunctionExercise)}
         return cls(worked, cases, {i: float((points or {}).get(i, e.points)) for i, e in REGISTRY.items()})
 
+    def hidden_inputs(self) -> dict[str, list[tuple]]:
+        """exercise id -> the arguments of its hidden cases (sent into a kernel; no expected value)."""
+        return {exercise_id: [case.args for case in cases] for exercise_id, cases in self.cases.items()}
+
 
 def read_points(path: Path) -> dict[str, float]:
     """A teacher's points file: CSV with the header ``exercise,points``, one exercise a line."""
@@ -68,6 +74,11 @@ def graded_ids(lessons: Iterable[str], events: Iterable[dict]) -> list[str]:
     return [exercise_id for exercise_id in REGISTRY if exercise_id in wanted]
 
 
+def unanswered(lessons: Iterable[str], key: AnswerKey) -> list[Judged]:
+    """Every exercise of these lessons as not answered, 0 points (a hand-in that could not be run)."""
+    return judge_notebook(lessons, [], key)
+
+
 def judge_notebook(lessons: Iterable[str], events: list[dict], key: AnswerKey) -> list[Judged]:
     """One judged answer per exercise of the notebook's lessons and of those it checked (module docstring)."""
     return [judge_exercise(exercise_id, events, key) for exercise_id in graded_ids(lessons, events)]
@@ -77,18 +88,14 @@ def judge_exercise(exercise_id: str, events: list[dict], key: AnswerKey) -> Judg
     """The last recorded answer to one exercise, judged; the help used and the answer key called, noted."""
     exercise = REGISTRY[exercise_id]
     own = [event for event in events if event.get("exercise") == exercise_id]
-    checks = [event for event in own if event.get("event") in ("check", "check_function")]
-    last = checks[-1] if checks else None
     if isinstance(exercise, Exercise):
-        judged = _judge_answer(exercise, last, key.worked[exercise_id])
+        checks = [event for event in own if event.get("event") == "check"]
+        judged = _judge_answer(exercise, checks[-1] if checks else None, key.worked[exercise_id])
     else:
-        judged = _judge_function(exercise, last, key.cases[exercise_id])
+        judged = _judge_function(exercise, own, key.cases[exercise_id])
     verdict, correct, answer, message, slips = judged
     help_used = _help_used(own)
     points = key.points[exercise_id] if correct else 0.0
-    if any(event.get("event") == "answer-key" for event in own):
-        points = 0.0
-        message += " No points: the notebook called this exercise's answer key."
     return Judged(
         exercise=exercise_id,
         lesson=exercise.lesson,
@@ -123,12 +130,17 @@ def _judge_answer(exercise: Exercise, last: dict | None, worked: Worked) -> Outc
     return result.verdict.value, result.correct, result.answer, result.message, result.slips
 
 
-def _judge_function(exercise: FunctionExercise, last: dict | None, cases: list[Case]) -> Outcome:
-    if last is None:
+def _judge_function(exercise: FunctionExercise, own: list[dict], cases: list[Case]) -> Outcome:
+    """The outputs of the last function given to check_function, on the hidden inputs the grader sent."""
+    given = [event for event in own if event.get("event") == "check_function"]
+    if not given:
         return NOT_CHECKED, False, "", "The exercise cell never recorded your function.", ()
-    outputs = last.get("outputs")
-    if not isinstance(outputs, list):
+    if given[-1].get("kept") is not True:
         return Verdict.NOT_ANSWERED.value, False, "", f"Not answered yet: {exercise.name} was not written.", ()
+    runs = [event for event in own if event.get("event") == "outputs"]
+    outputs = runs[-1].get("outputs") if runs else None
+    if not isinstance(outputs, list):
+        return NOT_CHECKED, False, "", f"Your {exercise.name} was not run on the hidden cases (see the problems).", ()
     try:
         outcomes = [outcome_from_record(record if isinstance(record, dict) else {}) for record in outputs]
         report = judge_outputs(exercise.id, exercise.name, cases, outcomes)

@@ -2,19 +2,28 @@
 
 Usage::
 
-    python -m helpers.release DIR [--exercises FILE ...] [--force]
+    python -m helpers.release DIR [--assignment | --practice] [--hints] [--exercises FILE ...] [--force]
 
-``DIR`` receives:
+Two kinds of copy:
 
-- ``notebooks/``: the learner version of every lesson: cells tagged
-  ``solution`` removed, every output, execution count and widget state cleared,
-  each notebook marked with its lesson (``metadata.helpers.lesson``, read by the
-  grader); the teacher's exercises added as tagged exercise cells at the end of
-  their lesson's "Try it yourself" (or in a notebook of their own);
-- ``exercises/``: the teacher's exercise files, run by every kernel when
-  ``helpers.exercises`` is imported (so ``check`` knows them);
-- ``data/``, ``helpers/``, ``pyproject.toml``, ``requirements.txt`` and a
-  README saying how to install and open the lessons.
+- ``--assignment`` (the default, for graded work): the questions, their
+  precision and points, and no answer key: no expected value, no hidden case,
+  no solution anywhere in it. ``helpers/`` comes without
+  :mod:`helpers.exercises.lessons`, with ``helpers/exercises/questions.json``
+  (:mod:`helpers.teacher.keyless`); ``check`` records what it read and never
+  says right or wrong; ``--hints`` adds the hints. The grader judges.
+- ``--practice``: the collection as in the repository: ``check`` judges and
+  names the slip, ``hint``, ``solution`` and ``reveal`` work, and the
+  teacher's exercise files go into ``exercises/``, run by every kernel.
+
+Both receive ``notebooks/``: the learner version of every lesson: cells whose
+role is ``solution`` removed, every output, execution count and widget state
+cleared (nbconvert's preprocessors), each notebook marked with its lesson
+(``metadata.helpers.lesson``, read by the grader); the teacher's exercises
+added as tagged exercise cells at the end of their lesson's "Try it yourself"
+(or in a notebook of their own); and ``data/``, ``helpers/``,
+``pyproject.toml``, ``requirements.txt`` and a README saying how to install and
+open the lessons and what the copy promises.
 
 The release refuses a lesson whose cells give away an answer: a ``check`` called
 with anything but ``answer``, a ``solution`` / ``reveal`` call, an unknown
@@ -24,7 +33,6 @@ exercise id, or a check outside a cell tagged ``exercise``.
 from __future__ import annotations
 
 import argparse
-import ast
 import re
 import shutil
 import sys
@@ -32,10 +40,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import nbformat
+from nbconvert.preprocessors import ClearOutputPreprocessor, TagRemovePreprocessor
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from helpers.exercises import REGISTRY, Exercise, FunctionExercise, load_extra_exercises
+from helpers.exercises import REGISTRY, Exercise, load_extra_exercises
+from helpers.exercises.questions import parameters_of
 from helpers.exercises.registry import EXTRA_EXERCISES_ENV, EXTRA_EXERCISES_FOLDER, AnyExercise
+from helpers.teacher.keyless import copy_keyless_helpers
 from helpers.teacher.roles import role_of
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -54,15 +65,30 @@ python3 -m venv .venv && .venv/bin/pip install -r requirements.txt
 .venv/bin/jupyter lab notebooks/00_start_here.ipynb
 ```
 
-Work through the lessons in order. In each exercise cell replace `None` with your
-answer and run it: `check("id", answer)` says whether it is right, or names the
-mistake your number shows. Stuck? `hint("id")` gives a nudge, `solution("id")`
-the worked solution (your teacher sees that you used it).
+{promise}
 
 Hand in the `.ipynb` files of `notebooks/` as your teacher asks. The grader runs
 each one again from the top in a fresh kernel: check that Kernel > Restart and
 Run All works before you hand it in.
 """
+PROMISES = {
+    "practice": (
+        "This is a practice copy. In each exercise cell replace `None` with your answer and run it: "
+        '`check("id", answer)` says whether it is right, or names the mistake your number shows. Stuck? '
+        '`hint("id")` gives a nudge, `solution("id")` the worked solution.'
+    ),
+    "assignment": (
+        "This is an assignment copy: it holds the questions and no answers. In each exercise cell replace "
+        '`None` with your answer and run it: `check("id", answer)` records it and tells you what it read '
+        '(for example "recorded: 0.125, a number with 3 decimals"); it does not say whether it is right. '
+        "Your teacher's grader judges your answers after you hand in."
+    ),
+}
+ASSIGNMENT_NOTE = (
+    "**Assignment copy.** `check` records your answers and says what it read; it does not say whether they are "
+    "right, and there are no solutions in this copy. The lesson's text about the checker describes the practice "
+    "copy. Your teacher's grader judges your answers after you hand in."
+)
 
 
 def lesson_notebooks() -> dict[str, Path]:
@@ -95,13 +121,31 @@ def refuse_solutions(notebook: nbformat.NotebookNode, name: str) -> None:
             raise ValueError(f"{where}: calls solution() or reveal()")
 
 
-def learner_copy(notebook: nbformat.NotebookNode, lesson: str, extra: Sequence[AnyExercise] = ()):
-    """The learner version of a lesson: no solution cells, no outputs, the lesson marked, extra exercises added."""
-    cells = [cell for cell in notebook.cells if role_of(cell) != "solution"]
-    for cell in cells:
+class RoleRemovePreprocessor(TagRemovePreprocessor):
+    """nbconvert's tag remover, deciding by the cell's role (:func:`role_of`, the one rule of every tool)."""
+
+    def check_cell_conditions(self, cell, resources, index):
+        return role_of(cell) not in self.remove_cell_tags
+
+
+def stripped(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """The notebook without its solution cells, outputs, execution counts and cell metadata beyond the tags."""
+    notebook, _ = RoleRemovePreprocessor(remove_cell_tags={"solution"}).preprocess(notebook, {})
+    notebook, _ = ClearOutputPreprocessor().preprocess(notebook, {})
+    for cell in notebook.cells:
         cell.metadata = {"tags": list(cell.metadata.get("tags", []))}
-        if cell.cell_type == "code":
-            cell.outputs, cell.execution_count = [], None
+    return notebook
+
+
+def learner_copy(
+    notebook: nbformat.NotebookNode, lesson: str, extra: Sequence[AnyExercise] = (), kind: str = "practice"
+):
+    """The learner version of a lesson: no solution cells, no outputs, the lesson marked, extra exercises added."""
+    cells = stripped(notebook).cells
+    if kind == "assignment" and cells:
+        note = new_markdown_cell(ASSIGNMENT_NOTE)
+        note.metadata = {"tags": ["exercise"]}
+        cells.insert(1, note)
     last = max((i for i, cell in enumerate(cells) if role_of(cell) == "exercise"), default=len(cells) - 1)
     added = [new for exercise in extra for new in exercise_cells(exercise)]
     notebook.cells = cells[: last + 1] + added + cells[last + 1 :]
@@ -117,7 +161,7 @@ def exercise_cells(exercise: AnyExercise) -> list[nbformat.NotebookNode]:
         code = ANSWER_TEMPLATE.format(id=exercise.id)
     else:
         code = (
-            f"def {exercise.name}({parameters(exercise)}):\n"
+            f"def {exercise.name}({parameters_of(exercise)}):\n"
             f'    raise NotImplementedError("replace this line with your code")\n\n\n'
             f"check_function({exercise.id!r}, {exercise.name})"
         )
@@ -127,24 +171,12 @@ def exercise_cells(exercise: AnyExercise) -> list[nbformat.NotebookNode]:
     return cells
 
 
-def parameters(exercise: FunctionExercise) -> str:
-    """The parameters of the function an exercise asks for, read from its solution code ('*args' if absent)."""
-    try:
-        tree = ast.parse(exercise.code)
-    except SyntaxError:
-        return "*args"
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef) and node.name == exercise.name:
-            return ast.unparse(node.args)
-    return "*args"
-
-
-def extra_notebook(lesson: str, exercises: Sequence[AnyExercise]) -> nbformat.NotebookNode:
+def extra_notebook(lesson: str, exercises: Sequence[AnyExercise], kind: str = "practice") -> nbformat.NotebookNode:
     """A notebook for a teacher's lesson that has no notebook of its own."""
     title = new_markdown_cell(f"# {lesson} · Exercises\n\n*Your teacher's exercises: run the setup cell first.*")
     setup = new_code_cell("from helpers.exercises import check, check_function, exercise, hint, solution  # noqa: F401")
     title.metadata, setup.metadata = {"tags": ["lesson"]}, {"tags": ["setup"]}
-    return learner_copy(new_notebook(cells=[title, setup]), lesson, exercises)
+    return learner_copy(new_notebook(cells=[title, setup]), lesson, exercises, kind)
 
 
 def teacher_files(extra: Sequence[Path]) -> list[Path]:
@@ -169,8 +201,13 @@ def check_target(target: Path, force: bool) -> Path:
     return target
 
 
-def release(target: Path, exercise_files: Sequence[Path] = (), force: bool = False) -> list[Path]:
+def release(
+    target: Path, exercise_files: Sequence[Path] = (), force: bool = False, kind: str = "assignment",
+    hints: bool = False,
+) -> list[Path]:
     """Write the learners' copy into ``target`` (see the module docstring); return the notebooks written."""
+    if kind not in PROMISES:
+        raise ValueError(f"kind must be 'assignment' or 'practice', got {kind!r}")
     target = check_target(target, force)
     for path in exercise_files:
         load_extra_exercises(str(path))
@@ -184,9 +221,9 @@ def release(target: Path, exercise_files: Sequence[Path] = (), force: bool = Fal
     for lesson, path in lessons.items():
         notebook = nbformat.read(path, as_version=4)
         refuse_solutions(notebook, path.name)
-        copies[path.name] = learner_copy(notebook, lesson, extra.get(lesson, []))
+        copies[path.name] = learner_copy(notebook, lesson, extra.get(lesson, []), kind)
     for lesson in sorted(set(extra) - set(lessons)):
-        copies[f"{lesson}_exercises.ipynb"] = extra_notebook(lesson, extra[lesson])
+        copies[f"{lesson}_exercises.ipynb"] = extra_notebook(lesson, extra[lesson], kind)
     _clear(target)
     written = []
     (target / "notebooks").mkdir(parents=True)
@@ -194,7 +231,10 @@ def release(target: Path, exercise_files: Sequence[Path] = (), force: bool = Fal
         nbformat.validate(notebook)
         nbformat.write(notebook, target / "notebooks" / name)
         written.append(target / "notebooks" / name)
-    _copy_project(target, files)
+    if kind == "practice":
+        _copy_project(target, files, kind)
+    else:
+        _copy_project(target, [], kind, hints)
     return written
 
 
@@ -207,13 +247,18 @@ def _clear(target: Path) -> None:
             path.unlink()
 
 
-def _copy_project(target: Path, files: Sequence[Path]) -> None:
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints", "*.xlsx")
+def _copy_project(target: Path, files: Sequence[Path], kind: str, hints: bool = False) -> None:
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints", "*.xlsx", "questions.json")
     shutil.copytree(PROJECT_ROOT / "data", target / "data", ignore=ignore)
-    shutil.copytree(PROJECT_ROOT / "helpers", target / "helpers", ignore=ignore)
+    if kind == "practice":
+        shutil.copytree(PROJECT_ROOT / "helpers", target / "helpers", ignore=ignore)
+    else:
+        copy_keyless_helpers(target, REGISTRY.values(), with_hints=hints)
     for name in ("pyproject.toml", "requirements.txt"):
         shutil.copy2(PROJECT_ROOT / name, target / name)
-    (target / "README.md").write_text(LEARNER_README, encoding="utf-8")
+    (target / "README.md").write_text(LEARNER_README.format(promise=PROMISES[kind]), encoding="utf-8")
+    if kind == "assignment":
+        return
     (target / "exercises").mkdir()
     for number, path in enumerate(files, start=1):
         name = path.name if sum(p.name == path.name for p in files) == 1 else f"{number:02d}_{path.name}"
@@ -227,17 +272,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Write the learners' copy of every lesson (no solutions, no outputs) with data and helpers.",
     )
     parser.add_argument("target", type=Path, help="folder to write (new or empty; --force replaces a release)")
+    kinds = parser.add_mutually_exclusive_group()
+    kinds.add_argument("--assignment", dest="kind", action="store_const", const="assignment",
+                       help="graded work (the default): the questions and no answer key; check only records")
+    kinds.add_argument("--practice", dest="kind", action="store_const", const="practice",
+                       help="self-study: check judges, hint, solution and reveal work")
+    parser.set_defaults(kind="assignment")
+    parser.add_argument("--hints", action="store_true", help="an assignment copy: include the hints")
     parser.add_argument("--exercises", type=Path, action="append", default=[],
                         help="a teacher's exercise file (register(Exercise(...)) entries); may repeat")
     parser.add_argument("--force", action="store_true", help="replace the release files in a folder that has them")
     args = parser.parse_args(argv)
     try:
-        written = release(args.target, args.exercises, args.force)
+        written = release(args.target, args.exercises, args.force, args.kind, args.hints)
     except (ValueError, TypeError, OSError) as error:
         print(f"python -m helpers.release: error: {error}", file=sys.stderr)
         return 2
     extra = sum(is_teachers(exercise) for exercise in REGISTRY.values())
-    print(f"wrote {len(written)} notebooks ({len(REGISTRY)} exercises, {extra} from your files) to {args.target}")
+    print(f"wrote {args.kind} copies of {len(written)} notebooks ({len(REGISTRY)} exercises, {extra} from your "
+          f"files) to {args.target}")
     print("learners: see README.md there; after they hand in, grade with python -m helpers.grade")
     return 0
 

@@ -2,21 +2,26 @@
 
 - ``gradebook.csv``: one row per learner, a column of points per exercise,
   ``total``, ``out_of`` and ``problems``; UTF-8 with a byte-order mark so Excel
-  reads accents, numbers written as plain numbers, and text that a spreadsheet
-  would take for a formula (``=``, ``+``, ``-``, ``@``) prefixed with ``'``;
+  reads accents, numbers written as plain numbers. The learner is written
+  exactly as on the roster (an LMS import matches on it); other text that a
+  spreadsheet would take for a formula (``=``, ``+``, ``-``, ``@``) gets a ``'``;
+- ``gradebook.xlsx``: the same table for a spreadsheet, every text a text
+  cell, so no learner id is ever run as a formula;
 - ``answers.csv``: one row per learner × exercise: the answer given, the
   verdict, correct (1/0), points, the named mistake and the message;
 - ``feedback/<learner>.html``: per exercise the verdict, the named mistake and
   a hint; never the expected value;
 - ``class-report.html``: per exercise the share right and the most common named
   mistakes, with plots, for the teacher. Every page is standalone (no network).
+
+The pages come from Jinja2 templates (``templates/``) with autoescape on:
+whatever a notebook puts in an answer, an error or a file name is shown as text.
 """
 
 from __future__ import annotations
 
 import csv
 import hashlib
-import html
 import io
 import math
 import os
@@ -29,7 +34,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from helpers.exercises import REGISTRY
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from markupsafe import Markup
+
+from helpers.exercises import REGISTRY, exercises_of
 from helpers.teacher.results import PROBLEMS, Judged, NotebookResult, Problem
 
 if TYPE_CHECKING:
@@ -41,16 +49,10 @@ if TYPE_CHECKING:
     )
 
 GREEN, RED, GREY, AMBER, BLUE = "#1e7b34", "#b3261e", "#555555", "#8a5a00", "#2b5d9b"
-STYLE = """
-body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;
-color:#1a1a1a;line-height:1.45}
-table{border-collapse:collapse;margin:1em 0;width:100%}
-th,td{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}
-th{background:#f2f2f2} td.num{text-align:right;font-variant-numeric:tabular-nums}
-.right{color:#1e7b34;font-weight:bold} .wrong{color:#b3261e;font-weight:bold} .none{color:#555}
-.problem{border-left:4px solid #8a5a00;padding-left:8px;margin:.5em 0}
-figure{margin:1em 0} figcaption{color:#555} svg{max-width:100%;height:auto}
-"""
+TEMPLATES = Environment(
+    loader=FileSystemLoader(Path(__file__).resolve().parent / "templates"),
+    autoescape=select_autoescape(default=True, default_for_string=True),
+)
 
 
 # --- one row per learner ------------------------------------------------------------------
@@ -70,15 +72,38 @@ class Row:
         return sum(value for value in self.points.values() if value is not None)
 
 
-def best_answers(results: Iterable[NotebookResult]) -> dict[str, dict[str, Judged]]:
-    """learner -> exercise -> the answer that counts (the most points when several notebooks answer it)."""
-    best: dict[str, dict[str, Judged]] = defaultdict(dict)
+def counted_answers(results: Iterable[NotebookResult]) -> tuple[dict[str, dict[str, Judged]], dict[str, list[str]]]:
+    """learner -> exercise -> the answer that counts; and learner -> the hand-ins answering the same exercises.
+
+    An exercise answered in several hand-ins of one learner counts for none of them (never the best of
+    several): each is graded and shown, and the learner's row is flagged ``duplicate`` until one is chosen.
+    """
+    seen: dict[str, dict[str, list[tuple[str, Judged]]]] = defaultdict(lambda: defaultdict(list))
     for result in results:
         for answer in result.answers:
-            kept = best[result.learner].get(answer.exercise)
-            if kept is None or answer.points > kept.points or (answer.points == kept.points and answer.correct):
-                best[result.learner][answer.exercise] = answer
-    return best
+            seen[result.learner][answer.exercise].append((result.notebook, answer))
+    counted: dict[str, dict[str, Judged]] = defaultdict(dict)
+    duplicates: dict[str, list[str]] = {}
+    for learner, exercises in seen.items():
+        for exercise, answers in exercises.items():
+            if len(answers) == 1:
+                counted[learner][exercise] = answers[0][1]
+            else:
+                notebooks = duplicates.setdefault(learner, [])
+                notebooks += [name for name, _ in answers if name not in notebooks]
+    return counted, duplicates
+
+
+def class_lessons(results: Sequence[NotebookResult]) -> list[str]:
+    """The exercises every learner is graded on when --expect is not given: the lesson all hand-ins share.
+
+    A class graded together hands in one lesson; a hand-in that could not be read is then still out of
+    that lesson's points. Hand-ins of several lessons expect nothing beyond their own.
+    """
+    lessons = {result.lesson for result in results if result.lesson and result.answers}
+    if len(lessons) != 1 or "," in next(iter(lessons)):
+        return []
+    return [exercise.id for exercise in exercises_of(next(iter(lessons)))]
 
 
 def exercise_columns(results: Sequence[NotebookResult], expect: Iterable[str] = ()) -> list[str]:
@@ -91,19 +116,25 @@ def gradebook_rows(
     results: Sequence[NotebookResult], expect: Iterable[str] = (), points: dict[str, float] | None = None
 ) -> tuple[list[str], list[Row]]:
     """The columns and one :class:`Row` per learner; ``expect``-ed exercises never graded count 0."""
-    expect = list(expect)
+    expect = list(expect) or class_lessons(results)
     columns = exercise_columns(results, expect)
-    best = best_answers(results)
+    counted, duplicates = counted_answers(results)
+    graded = {(r.learner, a.exercise): a for r in results for a in r.answers}
     rows = []
     for learner in sorted({result.learner for result in results}):
         own = [result for result in results if result.learner == learner]
-        answers = best.get(learner, {})
+        answers = counted.get(learner, {})
         values: dict[str, float | None] = {
             column: answers[column].points if column in answers else (0.0 if column in expect else None)
             for column in columns
         }
-        out_of = sum(_max_points(column, answers, points) for column in columns if values[column] is not None)
-        rows.append(Row(learner, values, out_of, _problems_of(own)))
+        held = [column for column in columns if (learner, column) in graded and column not in answers]
+        out_of = sum(
+            _max_points(column, {**answers, **{c: graded[(learner, c)] for c in held}}, points)
+            for column in columns
+            if values[column] is not None or column in held
+        )
+        rows.append(Row(learner, values, out_of, _problems_of(own, duplicates.get(learner, []))))
     return columns, rows
 
 
@@ -113,13 +144,13 @@ def _max_points(column: str, answers: dict[str, Judged], points: dict[str, float
     return (points or {}).get(column, REGISTRY[column].points if column in REGISTRY else 0.0)
 
 
-def _problems_of(results: Sequence[NotebookResult]) -> list[str]:
+def _problems_of(results: Sequence[NotebookResult], duplicates: Sequence[str]) -> list[str]:
     """Problem codes of a learner's notebooks, with the notebook when there are several; 'duplicate' too."""
     several = len(results) > 1
     found = [f"{code} ({result.notebook})" if several else code for result in results for code in result.codes]
-    answered = Counter(answer.exercise for result in results for answer in result.answers)
-    if any(count > 1 for count in answered.values()):
-        found.append("duplicate")
+    if duplicates:
+        found.append(f"duplicate ({', '.join(duplicates)}: each graded, their shared exercises count 0 "
+                     "until one is chosen)")
     return found
 
 
@@ -161,11 +192,33 @@ def write_gradebook(path: Path, results: Sequence[NotebookResult], expect=(), po
         path,
         ["learner", *columns, "total", "out_of", "problems"],
         (
-            [safe_text(row.learner), *(number(row.points[c]) for c in columns), number(row.total),
+            [row.learner, *(number(row.points[c]) for c in columns), number(row.total),
              number(row.out_of), safe_text("; ".join(row.problems))]
             for row in rows
         ),
     )
+
+
+def write_gradebook_xlsx(path: Path, results: Sequence[NotebookResult], expect=(), points=None) -> None:
+    """gradebook.xlsx: the gradebook with every text written as a text cell (never a formula)."""
+    import xlsxwriter
+
+    columns, rows = gradebook_rows(results, expect, points)
+    temporary = path.with_name(path.name + ".part")
+    book = xlsxwriter.Workbook(str(temporary), {"strings_to_formulas": False, "strings_to_numbers": False})
+    sheet = book.add_worksheet("gradebook")
+    for column, title in enumerate(["learner", *columns, "total", "out_of", "problems"]):
+        sheet.write_string(0, column, title)
+    for line, row in enumerate(rows, start=1):
+        sheet.write_string(line, 0, row.learner)
+        for column, exercise in enumerate(columns, start=1):
+            if row.points[exercise] is not None:
+                sheet.write_number(line, column, row.points[exercise])
+        sheet.write_number(line, len(columns) + 1, row.total)
+        sheet.write_number(line, len(columns) + 2, row.out_of)
+        sheet.write_string(line, len(columns) + 3, "; ".join(row.problems))
+    book.close()
+    os.replace(temporary, path)
 
 
 ANSWER_COLUMNS = [
@@ -180,7 +233,7 @@ def write_answers(path: Path, results: Sequence[NotebookResult]) -> None:
         path,
         ANSWER_COLUMNS,
         (
-            [safe_text(result.learner), safe_text(result.notebook), answer.lesson, answer.exercise,
+            [result.learner, result.notebook, answer.lesson, answer.exercise,
              safe_text(answer.answer), answer.verdict, "1" if answer.correct else "0", number(answer.points),
              number(answer.max_points), answer.mistake, safe_text(answer.mistake_title), safe_text(answer.message),
              ", ".join(answer.help_used)]
@@ -209,37 +262,28 @@ def feedback_html(learner: str, results: Sequence[NotebookResult]) -> str:
     """A learner's page: per notebook the problems, then per exercise the verdict, the mistake and a hint."""
     total = sum(result.total for result in results)
     out_of = sum(answer.max_points for result in results for answer in result.answers)
-    parts = [f"<h1>Feedback for {_e(learner)}</h1>", f"<p><b>{number(total)} of {number(out_of)} points</b></p>"]
-    for result in results:
-        parts.append(f"<h2>{_e(result.notebook)}</h2>")
-        for problem in result.problems:
-            said = f"<b>{_e(PROBLEMS.get(problem.code, problem.code))}</b>"
-            parts.append(f'<div class="problem">{said} <span class="none">({_e(problem.message)})</span></div>')
-        if result.answers:
-            parts.append(_answers_table(result.answers))
-    return _page(f"Feedback: {learner}", "".join(parts))
+    notebooks = [
+        {
+            "name": result.notebook,
+            "problems": [{"meaning": PROBLEMS.get(p.code, p.code), "message": p.message} for p in result.problems],
+            "answers": [_answer_row(answer) for answer in result.answers],
+        }
+        for result in results
+    ]
+    return TEMPLATES.get_template("feedback.html.j2").render(
+        title=f"Feedback: {learner}", learner=learner, total=number(total), out_of=number(out_of), notebooks=notebooks
+    )
 
 
-def _answers_table(answers: Sequence[Judged]) -> str:
-    rows = []
-    for answer in answers:
-        exercise = REGISTRY.get(answer.exercise)
-        question = exercise.question if exercise else ""
-        mark, css = ("✓", "right") if answer.correct else (("·", "none") if not answer.answer else ("✗", "wrong"))
-        said = _e(answer.message)
-        if answer.mistake_title:
-            said = f"<b>Named mistake: {_e(answer.mistake_title)}.</b> {said}"
-        if answer.hint:
-            said += f"<br><i>Hint: {_e(answer.hint)}</i>"
-        if answer.help_used:
-            said += f"<br><span class='none'>You used {_e(', '.join(answer.help_used))} for this exercise.</span>"
-        rows.append(
-            f"<tr><td><b>{_e(answer.exercise)}</b><br><span class='none'>{_e(question)}</span></td>"
-            f"<td>{_e(answer.answer) or '—'}</td><td class='{css}'>{mark} {_e(answer.verdict)}</td>"
-            f"<td class='num'>{number(answer.points)} / {number(answer.max_points)}</td><td>{said}</td></tr>"
-        )
-    head = "<tr><th>exercise</th><th>your answer</th><th>verdict</th><th>points</th><th>what to look at</th></tr>"
-    return f"<table>{head}{''.join(rows)}</table>"
+def _answer_row(answer: Judged) -> dict:
+    exercise = REGISTRY.get(answer.exercise)
+    mark, css = ("✓", "right") if answer.correct else (("·", "none") if not answer.answer else ("✗", "wrong"))
+    return {
+        "exercise": answer.exercise, "question": exercise.question if exercise else "", "given": answer.answer,
+        "mark": mark, "css": css, "verdict": answer.verdict, "points": number(answer.points),
+        "max_points": number(answer.max_points), "mistake_title": answer.mistake_title, "message": answer.message,
+        "hint": answer.hint, "help_used": ", ".join(answer.help_used),
+    }
 
 
 def write_feedback(folder: Path, learner: str, results: Sequence[NotebookResult]) -> Path:
@@ -273,10 +317,10 @@ class Item:
 
 def item_analysis(results: Sequence[NotebookResult]) -> list[Item]:
     """Per exercise: the counts of :class:`Item`, from each learner's answer that counts."""
-    best = best_answers(results)
+    counted, _ = counted_answers(results)
     items = []
     for exercise in exercise_columns(results):
-        answers = [own[exercise] for own in best.values() if exercise in own]
+        answers = [own[exercise] for own in counted.values() if exercise in own]
         mistakes = Counter((a.mistake, a.mistake_title) for a in answers if a.mistake and not a.correct)
         items.append(
             Item(
@@ -295,56 +339,34 @@ def class_report_html(results: Sequence[NotebookResult], sandbox: str = "", inte
     """The teacher's page: the plots, the item table with the common mistakes, the scores, the problems."""
     items = item_analysis(results)
     _, rows = gradebook_rows(results)
-    learners = len(rows)
-    parts = [
-        "<h1>Class report</h1>",
-        f"<p>{learners} learners, {len(results)} notebooks, graded {datetime.now():%Y-%m-%d %H:%M}. "
-        f"{_e(sandbox)}</p>",
-    ]
-    if interrupted:
-        parts.append(f'<p class="problem"><b>{_e(interrupted)}</b></p>')
-    if items:
-        parts.append(_figure(item_plot(items), "Share of the class per exercise: right, a named mistake, "
-                             "another wrong answer, not answered."))
-    parts.append(_item_table(items))
-    if rows:
-        parts.append(_figure(score_plot(rows), "Learners by share of their points."))
-    parts.append(_problem_table(results))
-    return _page("Class report", "".join(parts))
-
-
-def _item_table(items: Sequence[Item]) -> str:
-    head = (
-        "<tr><th>exercise</th><th>lesson</th><th>learners</th><th>right</th><th>not answered</th>"
-        "<th>most common named mistakes</th></tr>"
+    return TEMPLATES.get_template("class-report.html.j2").render(
+        title="Class report",
+        learners=len(rows),
+        notebooks=len(results),
+        when=f"{datetime.now():%Y-%m-%d %H:%M}",
+        sandbox=sandbox,
+        interrupted=interrupted,
+        item_plot=Markup(svg(item_plot(items))) if items else "",
+        score_plot=Markup(svg(score_plot(rows))) if rows else "",
+        items=[_item_row(item) for item in items],
+        problems=[
+            {"learner": r.learner, "notebook": r.notebook, "code": p.code, "message": p.message}
+            for r in results
+            for p in r.problems
+        ],
     )
-    rows = []
-    for item in items:
-        exercise = REGISTRY.get(item.exercise)
-        said = "".join(
-            f"<li>{_percent(item.share(count))} {_e(title)} <span class='none'>({_e(codes)})</span></li>"
+
+
+def _item_row(item: Item) -> dict:
+    exercise = REGISTRY.get(item.exercise)
+    return {
+        "exercise": item.exercise, "lesson": exercise.lesson if exercise else "", "graded": item.graded,
+        "right": _percent(item.share(item.right)), "not_answered": _percent(item.share(item.not_answered)),
+        "mistakes": [
+            {"share": _percent(item.share(count)), "title": title, "codes": codes}
             for codes, title, count in item.mistakes[:3]
-        )
-        rows.append(
-            f"<tr><td><b>{_e(item.exercise)}</b></td><td>{_e(exercise.lesson if exercise else '')}</td>"
-            f"<td class='num'>{item.graded}</td><td class='num'>{_percent(item.share(item.right))}</td>"
-            f"<td class='num'>{_percent(item.share(item.not_answered))}</td>"
-            f"<td>{f'<ul>{said}</ul>' if said else '—'}</td></tr>"
-        )
-    return f"<h2>Exercises</h2><table>{head}{''.join(rows)}</table>"
-
-
-def _problem_table(results: Sequence[NotebookResult]) -> str:
-    rows = [
-        f"<tr><td>{_e(result.learner)}</td><td>{_e(result.notebook)}</td><td><b>{_e(problem.code)}</b></td>"
-        f"<td>{_e(problem.message)}</td></tr>"
-        for result in results
-        for problem in result.problems
-    ]
-    if not rows:
-        return "<h2>Problems</h2><p>None.</p>"
-    head = "<tr><th>learner</th><th>notebook</th><th>problem</th><th>details</th></tr>"
-    return f"<h2>Problems</h2><table>{head}{''.join(rows)}</table>"
+        ],
+    }
 
 
 def item_plot(items: Sequence[Item]) -> Figure:
@@ -402,7 +424,7 @@ class OutputFolder:
         if watch:
             watch.ignored.append((out / "results").resolve())
             watch.ignored.append((out / "feedback").resolve())
-            for name in ("gradebook.csv", "answers.csv", "class-report.html"):
+            for name in ("gradebook.csv", "gradebook.xlsx", "answers.csv", "class-report.html"):
                 watch.own |= {(out / name).resolve(), (out / f"{name}.part").resolve()}
 
     def add(self, number: int, result: NotebookResult) -> None:
@@ -415,6 +437,7 @@ class OutputFolder:
     def write_tables(self) -> None:
         results = self.ordered()
         write_gradebook(self.out / "gradebook.csv", results, self.expect, self.points)
+        write_gradebook_xlsx(self.out / "gradebook.xlsx", results, self.expect, self.points)
         write_answers(self.out / "answers.csv", results)
 
     def ordered(self) -> list[NotebookResult]:
@@ -432,12 +455,13 @@ class OutputFolder:
 
     def mark_changed(self, submissions: Sequence[Submission]) -> None:
         """After grading: a submission whose file changed or vanished gets a problem (graded as first read)."""
+        from helpers.teacher.submissions import not_a_file, read_plain
+
         for number, submission in enumerate(submissions, start=1):
             key = f"{number:04d}"
-            try:
-                same = submission.path.read_bytes() == submission.data
-            except OSError:
-                same = False
+            if submission.refused:
+                continue
+            same = not not_a_file(submission.path) and read_plain(submission.path) == submission.data
             if not same and key in self.results:
                 result = self.results[key]
                 said = f"{submission.path} changed or was deleted while the class was graded; graded as first read"
@@ -466,23 +490,8 @@ def svg(figure: Figure) -> str:
     return text[text.index("<svg") :]
 
 
-def _figure(figure: Figure, caption: str) -> str:
-    return f"<figure>{svg(figure)}<figcaption>{_e(caption)}</figcaption></figure>"
-
-
 def _percent(share: float) -> str:
     return "—" if math.isnan(share) else f"{100 * share:.0f} %"
-
-
-def _e(text: object) -> str:
-    return html.escape(str(text))
-
-
-def _page(title: str, body: str) -> str:
-    return (
-        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{_e(title)}</title>'
-        f"<style>{STYLE}</style></head><body>{body}</body></html>\n"
-    )
 
 
 def _write_text(path: Path, text: str) -> None:

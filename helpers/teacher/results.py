@@ -13,25 +13,24 @@ from pathlib import Path
 
 # problem code -> what it means, in words a learner can read in the feedback
 PROBLEMS = {
+    "not-a-file": "the hand-in is a link, a device or a pipe, not a notebook file: it was not read",
     "invalid-notebook": "the file is not a notebook the grader can read",
     "raised": "a cell stopped with an error (the cells after it still ran)",
     "timeout": "the notebook ran past the time limit and was stopped",
     "memory-limit": "a cell asked for more memory than the limit",
     "kernel-died": "the Python kernel running the notebook died",
     "no-checks": "no exercise cell recorded an answer",
-    "forged-log": "lines in the check log were not written by check(): the notebook scores 0",
-    "log-edited": "lines of the check log were removed, repeated or reordered: the notebook scores 0",
     "unknown-exercise": "check() was called with an exercise id the grader does not know",
-    "answer-key": "the notebook called the answer key of an exercise: no points for that exercise",
-    "replaced-check": "the notebook replaced check() or a related function (the grader judged the answers itself)",
+    "log-too-long": "the notebook wrote more to the check log than the grader reads",
+    "hidden-cases-failed": "the grader's last cell, which runs your functions on the hidden cases, failed",
     "wrote-outside": "files outside the notebook's own folder were created, changed or deleted while it ran",
     "wrote-tmp": "files appeared in /tmp while the notebook ran (other programs may have made them)",
     "background-process": "the notebook left processes running; they were stopped",
     "submission-changed": "this submission was changed or deleted while the class was graded (graded as read first)",
-    "duplicate": "several notebooks of this learner answer the same exercise: the best one counts",
+    "duplicate": "several hand-ins of this learner answer the same exercises: each was graded, none counts "
+                 "until one is chosen",
     "grader-error": "the grader itself failed on this notebook",
 }
-ZEROING = ("forged-log", "log-edited")  # problems that make a notebook's points 0
 
 
 @dataclass(frozen=True)

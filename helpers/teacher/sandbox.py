@@ -1,13 +1,16 @@
 """Where a learner's kernel runs: inside bubblewrap when it works here, else with a redirected HOME and TMPDIR.
 
-With ``bwrap`` (Debian's package ``bubblewrap``) each kernel sees the system and
-the project read-only, its own writable folder, an empty /tmp, no network, no
-/run, and no submissions, grader output or home folder of yours; it runs in
-its own process namespace, so every process it started dies with it. Whether
+With ``bwrap`` (Debian's package ``bubblewrap``) each kernel sees only what a
+lesson needs (:func:`bwrap_arguments`): the system's libraries, Python and the
+keyless helpers and data read-only, its own writable folder, an empty /tmp, no
+network. The repository, the answer key, the submissions, the grader's output
+and your home are not there at all. It runs in its own process namespace, so
+every process it started dies with it. Whether
 bwrap works is found by trying it (:func:`find_sandbox`): it may be installed
 but refused (a container without user namespaces).
 
-Without bwrap the kernel runs with your rights. The grader then points HOME
+Without bwrap the kernel runs with your rights: it can read what you can,
+the answer key's modules included. The grader then points HOME
 and TMPDIR into the notebook's own folder, kills the kernel's process group
 and every process carrying the notebook's marker in its environment, and
 reports files it can see change outside that folder (:class:`OutsideWatch`).
@@ -24,7 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,49 +58,90 @@ class Sandbox:
         """One line for the terminal and the class report."""
         if self.bwrap:
             return (
-                "sandbox: bubblewrap (system and project read-only, a private folder, own /tmp and $HOME, "
-                "no network; every process of a notebook ends with it)"
+                "sandbox: bubblewrap (only the system's libraries, Python, the keyless helpers and data, read-only; "
+                "the notebook's own folder; no network; every process of a notebook ends with it)"
             )
         return (
-            f"NOT sandboxed ({self.reason}): notebooks run with your rights; HOME and TMPDIR are redirected, "
-            "their processes are killed and files they change outside their folder are reported"
+            f"NOT sandboxed ({self.reason}): notebooks run with your rights and can read this machine's files, "
+            "the answer key's modules included; HOME and TMPDIR are redirected, their processes are killed and "
+            "files they change outside their folder are reported"
         )
 
-    def command_prefix(
-        self, root: Path, work: Path, hide: Sequence[Path], memory_mb: int, readable: Sequence[Path] = ()
-    ) -> list[str]:
+    def command_prefix(self, root: Path, work: Path, course: Path, memory_mb: int) -> list[str]:
         """What goes before the kernel's command: the limits, then bwrap with its mounts (when there is one)."""
         limits = [sys.executable, "-S", "-c", LIMITS_CODE, str(memory_mb * 1024**2), str(MAX_FILE_BYTES)]
         if not self.bwrap:
             return limits
-        return limits + bwrap_arguments(self.bwrap, root, work, hide, readable)
+        return limits + bwrap_arguments(self.bwrap, root, work, course)
 
 
-def bwrap_arguments(
-    bwrap: str, root: Path, work: Path, hide: Sequence[Path], readable: Sequence[Path] = ()
-) -> list[str]:
-    """bwrap's options: everything read-only, /tmp and the hidden folders empty, ``root`` writable, no network.
+SYSTEM_FOLDERS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32")
+SYSTEM_ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "alternatives", "fonts")
 
-    ``readable`` paths (the teacher's exercise files) are put back, read-only, where /tmp or a hidden folder
-    would cover them.
+
+def bwrap_arguments(bwrap: str, root: Path, work: Path, course: Path) -> list[str]:
+    """bwrap's options: an allow-list on an empty root, no network, ``root`` the only writable folder.
+
+    Read-only: the system's libraries (/usr and its links), a few files of /etc
+    (the linker's cache, the time zone, fonts) and ``root/etc``'s made-up
+    passwd, group and hosts, this Python's folders (each alone, wherever it
+    lives: a Python in your home brings no other file of your home), and the
+    keyless ``course`` (helpers and data). A fresh /tmp, /dev and /proc.
     """
-    arguments = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-    for folder in hide:
-        arguments += ["--tmpfs", str(folder)]
-    for path in dict.fromkeys([*readable, *python_under_tmp()]):
-        arguments += ["--ro-bind", str(path), str(path)]
-    arguments += ["--bind", str(root), str(root), "--unshare-all", "--cap-drop", "ALL"]
+    arguments = [bwrap, "--unshare-all", "--cap-drop", "ALL", "--die-with-parent", "--new-session"]
+    for name in SYSTEM_FOLDERS:
+        path = Path("/") / name
+        if path.is_symlink():
+            arguments += ["--symlink", os.readlink(path), str(path)]
+        elif path.is_dir():
+            arguments += ["--ro-bind", str(path), str(path)]
+    arguments += ["--dir", "/etc"]
+    for name in SYSTEM_ETC:
+        if (Path("/etc") / name).exists():
+            arguments += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
+    for name in made_up_etc(root):
+        arguments += ["--ro-bind", str(root / "etc" / name), f"/etc/{name}"]
+    arguments += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    for folder in python_folders():
+        arguments += ["--ro-bind", str(folder), str(folder)]
+    arguments += ["--ro-bind", str(course), str(course), "--bind", str(root), str(root)]
     # JPY_PARENT_PID: inside its own process namespace the kernel's parent is pid 1, which ipykernel
     # would take for "my parent died"; --die-with-parent does that job instead.
-    arguments += ["--die-with-parent", "--new-session", "--unsetenv", "JPY_PARENT_PID", "--chdir", str(work), "--"]
+    arguments += ["--unsetenv", "JPY_PARENT_PID", "--chdir", str(work), "--"]
     return arguments
 
 
-def python_under_tmp() -> list[Path]:
-    """The project and this Python's folders when they live under /tmp (a clone there), which bwrap's own /tmp hides."""
-    tmp = Path("/tmp")
-    folders = [PROJECT_ROOT, Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve().parent]
-    return [folder.resolve() for folder in folders if folder.resolve().is_relative_to(tmp) and folder.is_dir()]
+def made_up_etc(root: Path) -> list[str]:
+    """Write a passwd, group and hosts that name nobody of this machine into ``root/etc``; their names."""
+    folder = root / "etc"
+    folder.mkdir(parents=True, exist_ok=True)
+    uid, gid = os.getuid(), os.getgid()
+    files = {
+        "passwd": f"learner:x:{uid}:{gid}:learner:{root / 'home'}:/bin/sh\n",
+        "group": f"learner:x:{gid}:\n",
+        "hosts": "127.0.0.1 localhost\n::1 localhost\n",
+    }
+    for name, text in files.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return list(files)
+
+
+def python_folders() -> list[Path]:
+    """This Python's folders outside /usr: its prefixes, its executable's folder and its site-packages, each alone."""
+    import site
+
+    found = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
+             str(Path(sys.executable).resolve().parent.parent), *site.getsitepackages()]
+    if site.ENABLE_USER_SITE and os.path.isdir(site.getusersitepackages()):
+        found.append(site.getusersitepackages())
+    folders = sorted({Path(path).resolve() for path in found if os.path.isdir(path)})
+    usr = Path("/usr")
+    kept: list[Path] = []
+    for folder in folders:
+        if folder.is_relative_to(usr) or any(folder.is_relative_to(other) for other in kept):
+            continue
+        kept.append(folder)
+    return kept
 
 
 def find_sandbox(mode: str = "auto") -> Sandbox:
@@ -117,7 +161,7 @@ def try_bwrap(bwrap: str) -> str:
     """Run a Python inside bwrap with the grader's own options; '' when it works, else why not."""
     with tempfile.TemporaryDirectory(prefix="helpers-bwrap-") as folder:
         root = Path(folder)
-        command = [*bwrap_arguments(bwrap, root, root, []), sys.executable, "-S", "-c", "open('ok', 'w').write('1')"]
+        command = [*bwrap_arguments(bwrap, root, root, root), sys.executable, "-S", "-c", "open('ok', 'w').write('1')"]
         try:
             done = subprocess.run(command, capture_output=True, text=True, timeout=20)
         except (OSError, subprocess.TimeoutExpired) as error:
@@ -126,17 +170,6 @@ def try_bwrap(bwrap: str) -> str:
             said = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
             return f"bwrap is installed but does not work here: {said[:200]}"
     return ""
-
-
-def hideable(folders: Iterable[Path], needed: Iterable[Path]) -> list[Path]:
-    """The folders that can be hidden from the kernel: existing, and holding none of the ``needed`` paths."""
-    needed = [path.resolve() for path in needed]
-    found = []
-    for folder in folders:
-        folder = folder.resolve()
-        if folder.is_dir() and folder != Path("/") and not any(path.is_relative_to(folder) for path in needed):
-            found.append(folder)
-    return list(dict.fromkeys(found))
 
 
 # --- processes ---------------------------------------------------------------------------

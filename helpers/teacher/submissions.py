@@ -6,12 +6,19 @@ as the collection from JupyterHub homes writes it) or
 ``.ipynb_checkpoints`` copies are skipped. Every file is read (and its SHA-256
 taken) before grading starts, so a notebook that changes a neighbour's file
 cannot change what that neighbour is graded on.
+
+The folder is not trusted: a symbolic link (to a file or a folder), a device or
+a pipe is never followed nor read; it becomes a hand-in with the problem
+``not-a-file``, named in the report. The learner is exactly the folder's or the
+file's name, as on the roster.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+import stat
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +41,7 @@ class Submission:
     learner: str
     notebook: str
     data: bytes
+    refused: str = ""  # why the file was not read (a link, a device, a pipe), or ''
 
     @property
     def sha256(self) -> str:
@@ -41,10 +49,14 @@ class Submission:
 
 
 def find_notebooks(folder: Path) -> list[Path]:
-    """Every .ipynb under folder, sorted, without Jupyter's checkpoint copies."""
-    return sorted(
-        path for path in folder.rglob("*.ipynb") if ".ipynb_checkpoints" not in path.parts and path.is_file()
-    )
+    """Every entry named *.ipynb under folder, sorted, links included but never followed; no checkpoint copies."""
+    found = []
+    for current, folders, files in os.walk(folder):  # os.walk does not follow linked folders
+        folders[:] = sorted(name for name in folders if name != ".ipynb_checkpoints")
+        linked = [name for name in folders if os.path.islink(os.path.join(current, name))]
+        found += [Path(current) / name for name in [*files, *linked] if name.endswith(".ipynb")]
+        found += [Path(current) / name / "(a linked folder)" for name in linked if not name.endswith(".ipynb")]
+    return sorted(found)
 
 
 def learner_of(relative: Path) -> str:
@@ -52,17 +64,55 @@ def learner_of(relative: Path) -> str:
     return relative.parts[0] if len(relative.parts) > 1 else relative.stem
 
 
+def not_a_file(path: Path) -> str:
+    """Why a hand-in is not read: '' for a plain file, else what it is (looked at without following links)."""
+    try:
+        mode = path.lstat().st_mode
+    except OSError as error:
+        return f"it cannot be looked at ({error.strerror})"
+    if stat.S_ISLNK(mode):
+        return "it is a symbolic link: hand in the file itself"
+    if stat.S_ISDIR(mode):
+        return "it is a folder, not a notebook file"
+    if not stat.S_ISREG(mode):
+        return "it is a device, a pipe or a socket, not a notebook file"
+    return ""
+
+
 def read_submissions(folder: Path) -> list[Submission]:
-    """Read every notebook under folder now (an unreadable one keeps empty bytes and fails as invalid)."""
+    """Read every notebook under folder now; a link, device or pipe is refused unread (see the module docstring)."""
     found = []
     for path in find_notebooks(folder):
         relative = path.relative_to(folder)
-        try:
-            data = path.read_bytes()
-        except OSError:
-            data = b""
-        found.append(Submission(path, learner_of(relative), relative.as_posix(), data))
+        if path.name == "(a linked folder)":
+            said = "it is a symbolic link to a folder: its notebooks were not read"
+            found.append(Submission(path.parent, relative.parts[0], relative.parent.as_posix(), b"", said))
+            continue
+        linked = [part for part in _folders_between(folder, path) if part.is_symlink()]
+        refused = "it is inside a symbolic link to a folder" if linked else not_a_file(path)
+        if refused:
+            found.append(Submission(path, learner_of(relative), relative.as_posix(), b"", refused))
+            continue
+        found.append(Submission(path, learner_of(relative), relative.as_posix(), read_plain(path)))
     return found
+
+
+def _folders_between(folder: Path, path: Path) -> list[Path]:
+    """The folders between ``folder`` and ``path``."""
+    parts = path.relative_to(folder).parts
+    return [folder.joinpath(*parts[: i + 1]) for i in range(len(parts) - 1)]
+
+
+def read_plain(path: Path) -> bytes:
+    """The bytes of a plain file, opened without following a link (a file swapped for one since is refused)."""
+    try:
+        handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return b""
+    with os.fdopen(handle, "rb") as file:
+        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+            return b""
+        return file.read()
 
 
 def read_notebook(data: bytes) -> NotebookNode:
@@ -102,6 +152,12 @@ def lessons_of(notebook: NotebookNode, name: str) -> list[str]:
     checked = Counter(REGISTRY[i].lesson for i in checked_ids(notebook) if i in REGISTRY)
     found += [lesson for lesson, _ in checked.most_common()]
     return list(dict.fromkeys(found))
+
+
+def lessons_of_name(name: str) -> list[str]:
+    """The lesson a hand-in's file name gives ('03_...ipynb' -> ['03']), or []."""
+    named = LESSON_IN_NAME.match(Path(name).name)
+    return [named.group(1)] if named else []
 
 
 def lesson_of(notebook: NotebookNode, name: str) -> str:

@@ -1,0 +1,167 @@
+"""``check`` and its friends in an assignment copy, where there is no answer key to judge with (graded work).
+
+An assignment copy (and the grader's kernel) holds the questions
+(:mod:`helpers.exercises.questions`) and nothing that knows an answer. Here:
+
+- ``check(id, answer)`` records the answer and says what it read ("recorded:
+  0.125, a number with 3 decimals"), never right or wrong;
+- ``check_function(id, fn)`` keeps the function; the grader later sends the
+  hidden inputs (:func:`run_hidden_cases`) and judges the outputs in its own
+  process;
+- ``hint(id)`` shows the teacher's hints when the copy holds them;
+- ``solution(id)`` and ``reveal(id)`` say that an assignment has no solutions.
+"""
+
+from __future__ import annotations
+
+import ast
+from functools import cache
+from numbers import Real
+from typing import Any
+
+import pandas as pd
+
+from helpers.exercises import checklog
+from helpers.exercises.answers import UnreadableAnswer, read_answer, short_text
+from helpers.exercises.checking import CheckResult, Revealed, Shown, Verdict
+from helpers.exercises.questions import Question, read_questions
+from helpers.exercises.runner import FunctionReport, _recorded, run_with_timeout
+
+_functions: dict[str, Any] = {}  # exercise id -> the last function given to check_function
+
+
+@cache
+def questions() -> dict[str, Question]:
+    """The questions of this copy, read once."""
+    return read_questions()
+
+
+def get(exercise_id: object) -> Question:
+    """The question with this id, or a clear error listing the known ids."""
+    if not isinstance(exercise_id, str):
+        raise TypeError(f"an exercise id is a string such as 'old-mrr', got {short_text(exercise_id)}")
+    if exercise_id not in questions():
+        raise ValueError(f"unknown exercise id {exercise_id!r}; known ids: {', '.join(sorted(questions()))}")
+    return questions()[exercise_id]
+
+
+def check(exercise_id: str, answer: Any) -> CheckResult:
+    """Record an answer for the grader and say what was read; an assignment never says right or wrong."""
+    found = get(exercise_id)
+    if found.kind == "function":
+        raise ValueError(f"{exercise_id!r} asks for a function: use check_function({exercise_id!r}, {found.name})")
+    checklog.record_check(found.id, answer)
+    if answer is None:
+        said = "Not answered yet: replace None with your answer."
+        return CheckResult(found.id, Verdict.NOT_ANSWERED, said, "", (), found.question)
+    try:
+        given = read_answer(answer)
+    except UnreadableAnswer as error:
+        said = f"Could not read your answer: {error}. Give one number such as 0.125, 12.5%, 1/8 or 0,125."
+        return CheckResult(found.id, Verdict.UNREADABLE, said, "", (), found.question)
+    return CheckResult(found.id, Verdict.RECORDED, recorded_message(given, found), given.text, (), found.question)
+
+
+def recorded_message(given, found: Question) -> str:
+    """What check read, in words, and a word when fewer decimals were given than asked."""
+    if given.undefined:
+        return "Recorded: 'undefined'. The grader judges it after you hand in."
+    if given.decimals is None:
+        what = "an exact fraction"
+    else:
+        what = f"a number with {given.decimals} decimal{'s' * (given.decimals != 1)}"
+    said = f"Recorded: {given.text}, {what}. The grader judges it after you hand in."
+    fewest = found.min_decimals if found.min_decimals is not None else found.decimals
+    if given.decimals is not None and fewest is not None and given.decimals < fewest:
+        said += f" This exercise asks for {found.precision}."
+    return said
+
+
+def check_function(exercise_id: str, fn: Any, timeout: float = 2.0) -> FunctionReport:
+    """Keep a learner's function for the grader, who runs it on the hidden cases after the notebook ran."""
+    found = get(exercise_id)
+    if found.kind != "function":
+        raise ValueError(f"{exercise_id!r} asks for a number: use check({exercise_id!r}, your_answer)")
+    if isinstance(timeout, bool) or not isinstance(timeout, Real) or not timeout > 0:
+        raise ValueError(f"timeout must be a number of seconds above 0, got {timeout!r}")
+    if fn is None:
+        _functions.pop(found.id, None)
+        checklog.record({"event": "check_function", "exercise": found.id, "kept": False})
+        said = f"Not answered yet: define {found.name} and pass it instead of None."
+        return FunctionReport(found.id, False, (), said, pd.DataFrame(), answered=False, question=found.question)
+    if not callable(fn):
+        raise TypeError(f"check_function needs your function {found.name}, got {type(fn).__name__}")
+    _functions[found.id] = (fn, float(timeout))
+    checklog.record({"event": "check_function", "exercise": found.id, "kept": True})
+    said = f"Recorded: your function {found.name}. The grader runs it on hidden cases after you hand in."
+    return FunctionReport(found.id, False, (), said, pd.DataFrame(), question=found.question, recorded=True)
+
+
+def run_hidden_cases(inputs: str) -> None:
+    """The grader's last cell: run each kept function on the inputs it sends, record the outputs.
+
+    ``inputs`` is the text of a dict ``{exercise id: [args, ...]}`` (Python literals).
+    """
+    for exercise_id, cases in ast.literal_eval(inputs).items():
+        if exercise_id not in _functions:
+            continue
+        fn, timeout = _functions[exercise_id]
+        outputs = [_recorded(run_with_timeout(fn, tuple(args), timeout)) for args in cases]
+        checklog.record({"event": "outputs", "exercise": exercise_id, "outputs": outputs})
+
+
+def exercise(exercise_id: str) -> Shown:
+    """The question of an exercise, with how to answer it."""
+    found = get(exercise_id)
+    how = (
+        f"check_function('{found.id}', {found.name}) keeps your {found.name} for the grader"
+        if found.kind == "function"
+        else f"check('{found.id}', your_answer) records it ({found.precision})"
+    )
+    return Shown(f"Exercise {found.id} (lesson {found.lesson})", (found.question, how), css="helpers-exercise")
+
+
+_hints_shown: dict[str, int] = {}
+
+
+def hint(exercise_id: str) -> Shown:
+    """The next of the teacher's hints, when this assignment has them."""
+    found = get(exercise_id)
+    if not found.hints:
+        return Shown(f"No hints for {found.id}", ("This assignment comes without hints.",))
+    number = _hints_shown.get(found.id, 0)
+    checklog.record_event("hint", found.id, number=number + 1)
+    if number >= len(found.hints):
+        return Shown(f"No more hints for {found.id}", ("That was the last one.",))
+    _hints_shown[found.id] = number + 1
+    return Shown(f"Hint {number + 1} of {len(found.hints)} for {found.id}", (found.hints[number],))
+
+
+def solution(exercise_id: str) -> Shown:
+    """An assignment holds no solutions: say so (the practice copy has them)."""
+    found = get(exercise_id)
+    return Shown(f"No solution for {found.id}", ("This is an assignment copy: it holds the questions, no answers. "
+                                                 "The grader judges your answers after you hand in.",))
+
+
+def reveal(exercise_id: str) -> Revealed:
+    """An assignment holds no answers: refuse clearly."""
+    found = get(exercise_id)
+    raise ValueError(f"{found.id}: this is an assignment copy, it holds no answers to reveal")
+
+
+def mistake_values(exercise_id: str) -> pd.DataFrame:
+    """Slip values come from the answer key, which an assignment copy does not hold."""
+    found = get(exercise_id)
+    raise ValueError(f"{found.id}: this is an assignment copy, it holds no answer key to compute slips from")
+
+
+def list_exercises(lesson: str | None = None) -> pd.DataFrame:
+    """Every exercise of this copy (or one lesson's): id, lesson, kind, question, precision, points."""
+    rows = [
+        {"id": q.id, "lesson": q.lesson, "kind": q.kind, "question": q.question, "precision": q.precision,
+         "points": q.points}
+        for q in questions().values()
+        if lesson is None or q.lesson == lesson
+    ]
+    return pd.DataFrame(rows, columns=["id", "lesson", "kind", "question", "precision", "points"])

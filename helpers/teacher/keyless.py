@@ -1,0 +1,41 @@
+"""A copy of helpers without its answer key: what an assignment copy ships and what a graded kernel imports.
+
+The answer key is :mod:`helpers.exercises.lessons` (and the teacher's exercise
+files, which are never copied). :func:`copy_keyless_helpers` copies the package
+without it and writes ``helpers/exercises/questions.json`` in its place, so
+``helpers.exercises`` starts in assignment mode (:mod:`helpers.exercises.assignment`).
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterable
+from pathlib import Path
+
+from helpers.exercises.questions import write_questions
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+NOT_COPIED = ("__pycache__", "*.pyc", ".ipynb_checkpoints", "*.xlsx", "questions.json")
+
+
+def copy_keyless_helpers(target: Path, exercises: Iterable, with_hints: bool = False) -> Path:
+    """Copy helpers/ into ``target/helpers`` without the answer key, with the questions of ``exercises``."""
+    helpers = target / "helpers"
+    shutil.copytree(PROJECT_ROOT / "helpers", helpers, ignore=_ignore)
+    write_questions(helpers / "exercises" / "questions.json", exercises, with_hints)
+    return helpers
+
+
+def copy_course(target: Path, exercises: Iterable) -> Path:
+    """The grader's course folder: keyless helpers and the data, side by side as in the repository."""
+    copy_keyless_helpers(target, exercises)
+    shutil.copytree(PROJECT_ROOT / "data", target / "data", ignore=shutil.ignore_patterns(*NOT_COPIED))
+    return target
+
+
+def _ignore(folder: str, names: list[str]) -> set[str]:
+    """shutil's ignore: the usual caches, and the answer key's folder."""
+    ignored = set(shutil.ignore_patterns(*NOT_COPIED)(folder, names))
+    if Path(folder).resolve() == (PROJECT_ROOT / "helpers" / "exercises").resolve():
+        ignored.add("lessons")
+    return ignored
