@@ -143,7 +143,8 @@ print(json.dumps(out))
 def test_hints_travel_only_when_the_teacher_allows_them(tmp_path):
     target = tmp_path / "class"
     release.release(target, kind="assignment", hints=True)
-    said = run_in(target, "import json; from helpers.exercises import hint; print(json.dumps(repr(hint('sheet-ndcg3'))))")
+    code = "import json; from helpers.exercises import hint; print(json.dumps(repr(hint('sheet-ndcg3'))))"
+    said = run_in(target, code)
     assert REGISTRY["sheet-ndcg3"].hints[0] in said
 
 

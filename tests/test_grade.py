@@ -7,10 +7,13 @@ Two folders, each graded once by ``python -m helpers.grade`` in a module fixture
   a teacher's exercise file and points file are used by the release and the
   grader alike;
 - *attacks*, once with bubblewrap (skipped where it does not work) and once
-  without: a forged log, an edited log, the answer key, a replaced check, a
-  neighbour's files overwritten, files written to $HOME and /tmp, background
-  processes, too much memory, broken JSON, a raising cell, an endless loop,
-  solution() used.
+  without: the answer key sought through every public name, a silenced
+  reveal, a replaced check, forged log lines and forged function outputs,
+  secrets read and raised (files outside the project, in $HOME beside Python,
+  /etc/shadow) and linked into the submissions, a neighbour's files
+  overwritten, files written to $HOME and /tmp, background processes, too much
+  memory, broken JSON, a raising cell, an endless loop, solution() used, two
+  hand-ins of one learner, a learner id that looks like a formula.
 """
 
 from __future__ import annotations
@@ -168,7 +171,8 @@ def teacher_files(tmp_path_factory):
 def released(tmp_path_factory, teacher_files):
     target = tmp_path_factory.mktemp("release") / "class"
     done = subprocess.run(
-        [sys.executable, "-m", "helpers.release", str(target), "--exercises", str(teacher_files / "my_exercises.py")],
+        [sys.executable, "-m", "helpers.release", str(target), "--exercises", str(teacher_files / "my_exercises.py"),
+         "--assignment"],
         capture_output=True, text=True, timeout=120, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert done.returncode == 0, done.stderr
@@ -216,8 +220,10 @@ def all_exercises() -> list[str]:
 def test_the_release_holds_every_lesson_clean_with_the_teachers_exercises(released):
     names = sorted(path.name for path in (released / "notebooks").glob("*.ipynb"))
     assert len(names) == 11 and names[-1] == "10_exercises.ipynb"
-    assert (released / "exercises" / "my_exercises.py").is_file() and (released / "data" / "example_a").is_dir()
+    assert not (released / "exercises").exists(), "an assignment holds no teacher's key"
+    assert not (released / "helpers" / "exercises" / "lessons").exists() and (released / "data" / "example_a").is_dir()
     assert (released / "helpers" / "metrics.py").is_file() and "pip install" in (released / "README.md").read_text()
+    assert '"teacher-mrr"' in (released / "helpers" / "exercises" / "questions.json").read_text()
     lesson01 = nbformat.read(released / "notebooks" / names[1], as_version=4)
     assert lesson01.metadata["helpers"] == {"lesson": "01"}
     sources = [cell.source for cell in lesson01.cells]
@@ -229,6 +235,7 @@ def test_the_release_holds_every_lesson_clean_with_the_teachers_exercises(releas
         for cell in notebook.cells:
             tags = cell.metadata.get("tags", [])
             assert len(tags) == 1 and tags[0] != "solution", (name, tags)
+            assert "solution(" not in cell.source or cell.cell_type == "markdown" or "import" in cell.source
             if cell.cell_type == "code":
                 assert cell.outputs == [] and cell.execution_count is None
             if CHECK_ID.search(cell.source) or FUNCTION_ID.search(cell.source):
@@ -323,37 +330,56 @@ def test_the_class_report_opens_in_chromium(lessons, browser):
 # --- notebooks that cheat or break, with and without bubblewrap ---------------------------------------
 
 IMPORT = "from helpers.exercises import REGISTRY, check, check_function, hint, reveal, solution"
+SECRET = "helpers-secret-{token}-do-not-leak"
 
 
-def attack_notebooks(submissions: Path, fake_home: Path, token: str) -> dict[str, list[str]]:
+def attack_notebooks(submissions: Path, fake_home: Path, token: str, secrets: list[Path]) -> dict[str, list[str]]:
     """The learners of the attacks folder and their cells."""
     right = text_of("explain-rr-mean")
     victim, victim2 = submissions / "victim" / "01_mine.ipynb", submissions / "victim2" / "01_mine.ipynb"
     log = "os.environ['HELPERS_CHECK_LOG']"
-    forged_lines = [json.dumps({"event": "check", "exercise": i, "correct": True, "mistake": None, "message": "Right"})
-                    for i in list(REGISTRY)[:8]] + [json.dumps(
-                        {"event": "check", "exercise": "made-up-exercise", "given": {"type": "str", "text": "1"},
-                         "seq": 2, "mac": "0" * 64})]
+    forged = [{"event": "check", "exercise": i, "correct": True, "verdict": "right", "points": 9}
+              for i in ("new-mrr-d8-first", "new-hit-rate-at-2")]
+    forged += [{"event": "check", "exercise": "explain-rr-mean", "given": {"type": "str", "text": "0.9"}},
+               {"event": "check", "exercise": "made-up-exercise", "given": {"type": "str", "text": "1"}},
+               {"event": "check_function", "exercise": "mrr-function", "kept": True},
+               {"event": "outputs", "exercise": "mrr-function",
+                "outputs": [{"kind": "value", "value": 0.5, "correct": True}] * 7}]
+    lines = "".join(json.dumps(line) + "\n" for line in forged)
+    key_paths = [ROOT / "helpers" / "exercises" / "lessons" / "lesson01.py", ROOT / ".git" / "HEAD"]
+    read_all = "\n".join(f"    found.append(open({str(path)!r}).read()[:80])"
+                         for path in [*secrets, Path("/etc/shadow")])
     return {
         "a-vandal": [IMPORT, "import os", f"open({str(victim)!r}, 'w').write('{{}}')", f"os.remove({str(victim2)!r})",
                      f"check('explain-rr-mean', {right!r})"],
         "forger": [IMPORT, "import os", "check('explain-rr-mean', None)",
-                   f"with open({log}, 'a') as log:\n    log.write({chr(10).join(forged_lines) + chr(10)!r})"],
-        "editor": [IMPORT, "import os\nfrom helpers.exercises import Exercise, register",
-                   "register(Exercise(id='my-own', lesson='01', question='q', answer=lambda: 1.0, hints=('a',)))",
-                   "check('my-own', 1)", "check('explain-rr-mean', '0.1')",
-                   f"lines = open({log}).readlines()\nopen({log}, 'w').writelines([lines[1], lines[0], *lines[2:]])"],
-        "key-importer": [IMPORT, "check('new-mrr-d8-first', REGISTRY['new-mrr-d8-first'].worked().value)",
-                         "check('explain-rr-mean', REGISTRY['explain-rr-mean'].answer())",
-                         "mrr = {tuple(c.args[0]): c.expected for c in REGISTRY['mrr-function'].cases()}.get",
-                         "exec(REGISTRY['mrr-function'].code)\ncheck_function('mrr-function', mrr)"],
-        "patcher": [IMPORT, "import helpers.exercises as package\nimport helpers.exercises.checking as checking\n"
+                   f"with open({log}, 'a') as log:\n    log.write({lines!r})"],
+        "key-seeker": [IMPORT, "check('new-mrr-d8-first', REGISTRY['new-mrr-d8-first'].worked().value)",
+                       "from helpers.exercises.registry import answer_key_open",
+                       "import helpers.exercises.lessons",
+                       "from helpers.exercises import mistake_values\nmistake_values('explain-rr-mean')",
+                       "check('explain-rr-mean', reveal('explain-rr-mean').value)",
+                       "print(solution('explain-rr-mean'))\ncheck('new-hit-rate-at-2', '0.300')"],
+        "path-reader": [IMPORT, "import runpy, sys",
+                        f"sys.path.insert(0, {str(ROOT)!r})\nfor name in [m for m in sys.modules if m.startswith("
+                        "'helpers')]:\n    del sys.modules[name]",
+                        "import helpers.exercises as full\nanswer = full.REGISTRY['explain-rr-mean'].worked().value",
+                        "full.check('explain-rr-mean', answer)",
+                        *(f"print(open({str(p)!r}).read()[:40])" for p in key_paths)],
+        "silencer": [IMPORT, "from helpers.exercises import checklog\nchecklog.record_event = lambda *a, **k: None",
+                     "check('explain-rr-mean', reveal('explain-rr-mean').value)"],
+        "patcher": [IMPORT, "import helpers.exercises as package\nimport helpers.exercises.assignment as assignment\n"
                     "from helpers.exercises import checklog\n"
                     "def check(exercise_id, answer):\n"
                     "    checklog.record({'event': 'check', 'exercise': exercise_id, 'correct': True})\n"
                     "    return 'Right!'\n"
-                    "checking.check = package.check = check",
-                    "for i in ('new-mrr-d8-first', 'explain-rr-mean'):\n    print(check(i, None))"],
+                    "assignment.check = package.check = check",
+                    "for i in ('new-mrr-d8-first', 'explain-rr-mean'):\n    print(check(i, None))",
+                    "assignment.run_hidden_cases = lambda inputs: checklog.record({'event': 'outputs', "
+                    "'exercise': 'mrr-function', 'outputs': [{'kind': 'value', 'value': 1.0}] * 7})"],
+        "secret-reader": [IMPORT, f"found = []\ntry:\n{read_all}\nexcept OSError:\n    pass",
+                          "raise RuntimeError(' | '.join(found) + open('/etc/passwd').read()[:60])",
+                          "check('explain-rr-mean', ' '.join(found) or None)"],
         "home-writer": [IMPORT, "import os, pathlib", "(pathlib.Path.home() / 'note.txt').write_text('mine')",
                         f"open({str(fake_home / 'stolen.txt')!r}, 'w').write('x')",
                         f"open('/tmp/helpers-grade-{token}.txt', 'w').write('x')",
@@ -369,11 +395,24 @@ def attack_notebooks(submissions: Path, fake_home: Path, token: str) -> dict[str
                     f"check('new-hit-rate-at-2', {text_of('new-hit-rate-at-2')!r})"],
         "endless": [IMPORT, f"check('explain-rr-mean', {right!r})", "while True:\n    pass",
                     f"check('new-hit-rate-at-2', {text_of('new-hit-rate-at-2')!r})"],
-        "helped": [IMPORT, "solution('explain-rr-mean')", "check('explain-rr-mean', reveal('explain-rr-mean').value)",
-                   "hint('new-hit-rate-at-2')", "check('new-hit-rate-at-2', '0.300')"],
+        "last-counts": [IMPORT, f"check('explain-rr-mean', {right!r})", "check('explain-rr-mean', '0.1')",
+                        "check('new-hit-rate-at-2', '0.1')",
+                        f"check('new-hit-rate-at-2', {text_of('new-hit-rate-at-2')!r})"],
         "victim": [IMPORT, f"check('explain-rr-mean', {right!r})"],
         "victim2": [IMPORT, f"check('explain-rr-mean', {right!r})"],
+        "dup": [IMPORT, f"check('explain-rr-mean', {right!r})"],
     }
+
+
+def plant_secrets(base: Path, token: str) -> list[Path]:
+    """Secret files a graded notebook must never show: outside the project, in your home, beside Python."""
+    places = [base / "outside-the-project.txt", Path.home() / f".helpers-secret-{token}.txt"]
+    beside_python = Path(sys.base_prefix).resolve().parent
+    if os.access(beside_python, os.W_OK) and beside_python.is_relative_to(Path.home()):
+        places.append(beside_python / f"helpers-secret-{token}.txt")  # Python installed under your home
+    for path in places:
+        path.write_text(SECRET.format(token=token))
+    return places
 
 
 def processes_with(token: str) -> list[str]:
@@ -399,64 +438,122 @@ def attacks(request, tmp_path_factory):
     (fake_home / ".profile").write_text("mine")
     temp = Path(tempfile.mkdtemp(prefix="hgt-", dir="/tmp"))  # the grader's TMPDIR, short for its sockets
     token = f"grade-test-{os.getpid()}-{mode}"
-    for learner, cells in attack_notebooks(submissions, fake_home, token).items():
+    secrets = plant_secrets(base, token)
+    for learner, cells in attack_notebooks(submissions, fake_home, token, secrets).items():
         (submissions / learner).mkdir(parents=True)
         nbformat.write(new_notebook(cells=[new_code_cell(c) for c in cells]), submissions / learner / "01_mine.ipynb")
     (submissions / "broken.ipynb").write_text("{ this is not json", encoding="utf-8")
+    (submissions / "empty.ipynb").write_bytes(b"")
+    wrong = [IMPORT, "check('explain-rr-mean', '0.1')"]
+    nbformat.write(new_notebook(cells=[new_code_cell(c) for c in wrong]), submissions / "dup.ipynb")
+    nbformat.write(new_notebook(cells=[new_code_cell(c) for c in wrong]), submissions / "-leading-dash.ipynb")
+    (submissions / "leak.ipynb").symlink_to(secrets[0])
+    (submissions / "copycat.ipynb").symlink_to(submissions / "victim" / "01_mine.ipynb")
+    (submissions / "linked").symlink_to(submissions / "victim", target_is_directory=True)
+    os.mkfifo(submissions / "pipe.ipynb")
     before = {"submissions": tree_hash(submissions), "home": tree_hash(fake_home)}
     env = {"HOME": str(fake_home), "TMPDIR": str(temp), "MPLCONFIGDIR": str(base / "matplotlib")}
     started = time.monotonic()
     # without a sandbox one notebook at a time, so that what changed outside is pinned on the right one
     jobs = "2" if mode == "bwrap" else "1"
-    run = run_grader(submissions, out, "--sandbox", mode, "--timeout", "8", "--memory", "3072", "--jobs", jobs, env=env)
+    try:
+        run = run_grader(submissions, out, "--sandbox", mode, "--timeout", "8", "--memory", "3072", "--jobs", jobs,
+                         env=env)
+    finally:
+        for path in secrets[1:]:
+            path.unlink(missing_ok=True)
     print(f"graded the attacks ({mode}) in {time.monotonic() - started:.0f} s")
     graded = graded_output(run, out)
     graded.update(mode=mode, submissions=submissions, home=fake_home, before=before, token=token,
                   survivors=processes_with(token), temp_left=list(temp.iterdir()),
-                  tmp_file=Path(f"/tmp/helpers-grade-{token}.txt"))
+                  tmp_file=Path(f"/tmp/helpers-grade-{token}.txt"), secret=SECRET.format(token=token))
     yield graded
     graded["tmp_file"].unlink(missing_ok=True)
     shutil.rmtree(temp, ignore_errors=True)
 
 
-def test_every_learner_gets_a_row(attacks):
-    learners = {"a-vandal", "forger", "editor", "key-importer", "patcher", "home-writer", "background", "memory-hog",
-                "raising", "endless", "helped", "victim", "victim2", "broken"}
+def test_every_learner_gets_a_row_exactly_as_named(attacks):
+    learners = {"a-vandal", "forger", "key-seeker", "path-reader", "silencer", "patcher", "secret-reader",
+                "home-writer", "background", "memory-hog", "raising", "endless", "last-counts", "victim", "victim2",
+                "dup", "broken", "empty", "-leading-dash", "leak", "copycat", "linked", "pipe"}
     assert set(attacks["gradebook"]) == learners
     said = "bubblewrap" if attacks["mode"] == "bwrap" else "NOT sandboxed"
     assert attacks["run"].stdout.splitlines()[0].startswith(("sandbox: " + said, said))
 
 
-@pytest.mark.parametrize(("learner", "problem"), [
-    ("forger", "forged-log"), ("editor", "log-edited"), ("editor", "unknown-exercise"),
-    ("key-importer", "answer-key"), ("patcher", "replaced-check"),
-])
-def test_forgers_get_0_and_are_named(attacks, learner, problem):
-    assert float(attacks["gradebook"][learner]["total"]) == 0
-    assert problem in codes(attacks, learner)
+LESSON_01 = [exercise.id for exercise in exercises_of("01")]
 
 
-def test_the_answer_key_refuses_in_the_kernel(attacks):
-    answer = attacks["answers"][("key-importer", "new-mrr-d8-first")]
-    assert answer["verdict"] == "not checked" and "answer key" in answer["message"]
-    assert "raised" in codes(attacks, "key-importer")
+def test_no_public_door_gives_a_point(attacks):
+    for learner in ("forger", "key-seeker", "silencer", "patcher"):
+        row = attacks["gradebook"][learner]
+        assert float(row["total"]) == 0, (learner, row)
+        assert float(row["out_of"]) == len(LESSON_01), "out of the lesson's points"
+    seeker = codes(attacks, "key-seeker")
+    assert "raised" in seeker and attacks["answers"][("key-seeker", "explain-rr-mean")]["verdict"] == "not checked"
+    assert attacks["answers"][("key-seeker", "new-hit-rate-at-2")]["help_used"] == ""
+    assert "unknown-exercise" in codes(attacks, "forger")
+    assert attacks["answers"][("forger", "mrr-function")]["correct"] == "0"
+    assert attacks["answers"][("patcher", "mrr-function")]["verdict"] == "not checked"
+
+
+def test_the_key_is_not_on_the_sandboxs_disk(attacks):
+    row = attacks["gradebook"]["path-reader"]
+    if attacks["mode"] == "bwrap":
+        assert float(row["total"]) == 0 and "raised" in row["problems"]
+    else:  # without a sandbox the notebook reads what you can read: the README and the summary line say so
+        assert "answer key's modules included" in attacks["run"].stdout.splitlines()[0]
+
+
+def test_no_secret_reaches_the_output(attacks):
+    if attacks["mode"] != "bwrap":
+        pytest.skip("bubblewrap mode only: without it a notebook reads what you can read")
+    shadow = Path("/etc/shadow").read_text()[:20] if os.access("/etc/shadow", os.R_OK) else None
+    real_passwd = Path("/etc/passwd").read_text().splitlines()[0]
+    for path in attacks["out"].rglob("*"):
+        if path.is_file():
+            text = path.read_text(encoding="utf-8", errors="replace")
+            assert attacks["secret"] not in text, path
+            assert real_passwd not in text, path
+            assert shadow is None or shadow not in text, path
+    assert "raised" in codes(attacks, "secret-reader")
+    results = [json.loads(p.read_text()) for p in (attacks["out"] / "results").glob("*.json")]
+    raised = next(p["message"] for r in results if r["learner"] == "secret-reader" for p in r["problems"]
+                  if p["code"] == "raised")
+    assert "learner:x:" in raised, "the kernel's /etc/passwd is a made-up one"
+
+
+def test_links_devices_and_pipes_are_refused_unread(attacks):
+    for learner in ("leak", "copycat", "linked", "pipe"):
+        row = attacks["gradebook"][learner]
+        assert row["problems"] == "not-a-file" and row["total"] == "0", (learner, row)
+        assert float(row["out_of"]) == len(LESSON_01)
+    assert "symbolic link" in (attacks["out"] / "class-report.html").read_text()
+
+
+def test_two_hand_ins_of_one_learner_are_both_graded_never_merged(attacks):
+    row = attacks["gradebook"]["dup"]
+    assert "duplicate" in row["problems"] and row["explain-rr-mean"] == "" and float(row["total"]) == 0
+    graded = [r for r in read_csv(attacks["out"] / "answers.csv") if r["learner"] == "dup"]
+    assert sorted(r["notebook"] for r in graded if r["exercise"] == "explain-rr-mean") == ["dup.ipynb",
+                                                                                          "dup/01_mine.ipynb"]
+    assert attacks["gradebook"]["-leading-dash"]["total"] == "0"
+
+
+def test_the_last_answer_counts(attacks):
+    row = attacks["gradebook"]["last-counts"]
+    assert row["explain-rr-mean"] == "0" and row["new-hit-rate-at-2"] == "1"
 
 
 def test_breaking_notebooks_keep_what_they_answered(attacks):
     rows = attacks["gradebook"]
     assert "memory-limit" in codes(attacks, "memory-hog") and rows["memory-hog"]["total"] == "1"
-    assert codes(attacks, "broken") == "invalid-notebook" and rows["broken"]["total"] == "0"
+    for broken in ("broken", "empty"):
+        assert codes(attacks, broken) == "invalid-notebook" and rows[broken]["total"] == "0"
+        assert float(rows[broken]["out_of"]) == len(LESSON_01), "out of the lesson's points, never 0 of 0"
     assert "raised" in codes(attacks, "raising") and rows["raising"]["total"] == "2"
     assert "timeout" in codes(attacks, "endless") and rows["endless"]["total"] == "1"
     assert rows["endless"]["new-hit-rate-at-2"] == "0"
-
-
-def test_solution_use_counts_and_shows_in_the_feedback(attacks):
-    assert attacks["gradebook"]["helped"]["total"] == "1"
-    assert attacks["answers"][("helped", "explain-rr-mean")]["help_used"] == "solution(), reveal()"
-    page = (attacks["out"] / "feedback" / "helped.html").read_text()
-    assert "You used solution(), reveal() for this exercise" in page
-    assert html.escape(REGISTRY["new-hit-rate-at-2"].hints[1]) in page  # the hint after the one already seen
 
 
 def test_no_process_survives_and_background_ones_are_named(attacks):
@@ -472,9 +569,9 @@ def test_with_bubblewrap_nothing_outside_the_sandbox_changes(attacks):
     assert tree_hash(attacks["submissions"]) == attacks["before"]["submissions"]
     assert tree_hash(attacks["home"]) == attacks["before"]["home"]
     assert not attacks["tmp_file"].exists()
-    assert "raised" in codes(attacks, "a-vandal"), "the submissions are hidden: nothing to overwrite"
-    # $HOME, /tmp (and your home folder's path) are private, empty folders inside: the writes land there
-    assert codes(attacks, "home-writer") == "" and attacks["gradebook"]["home-writer"]["total"] == "1"
+    assert "raised" in codes(attacks, "a-vandal"), "the submissions are not there: nothing to overwrite"
+    assert "raised" in codes(attacks, "home-writer"), "the home folder of yours is not there either"
+    assert attacks["gradebook"]["home-writer"]["total"] == "1"
     assert all("wrote-outside" not in row["problems"] for row in attacks["gradebook"].values())
     assert attacks["gradebook"]["victim"]["total"] == attacks["gradebook"]["victim2"]["total"] == "1"
 

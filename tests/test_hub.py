@@ -94,7 +94,7 @@ def classroom(tmp_path_factory: pytest.TempPathFactory):
     folder = tmp_path_factory.mktemp("class")
     with ThreadPoolExecutor(max_workers=2) as pool:  # two independent pip and release runs
         installing = pool.submit(install_helpers, folder / "shared")
-        released = pool.submit(release, folder / "release")
+        released = pool.submit(release, folder / "release", kind="practice")  # the hub's shared helpers judge
         site, repo = installing.result(), publish(released.result(), folder / "ranking-metrics.git", "lessons 00-09")
     hub = Hub(folder / "hub", site, proxy, exercises=folder / "shared" / "exercises")
     try:
@@ -212,7 +212,7 @@ def test_a_second_pull_keeps_the_learners_edit_and_brings_a_new_lesson(classroom
     exercises = classroom.folder / "shared" / "exercises"
     exercises.mkdir(exist_ok=True)
     (exercises / "week2.py").write_text(WEEK_2, encoding="utf-8")  # the teacher's file, shared with every server
-    release(classroom.folder / "release", exercises=[exercises / "week2.py"])
+    release(classroom.folder / "release", exercises=[exercises / "week2.py"], kind="practice")
     publish(classroom.folder / "release", classroom.folder / "ranking-metrics.git", "week 2: lesson 10")
     learner.pull(classroom.repo)
 

@@ -142,13 +142,13 @@ def learner_copy(
 ):
     """The learner version of a lesson: no solution cells, no outputs, the lesson marked, extra exercises added."""
     cells = stripped(notebook).cells
-    if kind == "assignment" and cells:
-        note = new_markdown_cell(ASSIGNMENT_NOTE)
-        note.metadata = {"tags": ["exercise"]}
-        cells.insert(1, note)
     last = max((i for i, cell in enumerate(cells) if role_of(cell) == "exercise"), default=len(cells) - 1)
     added = [new for exercise in extra for new in exercise_cells(exercise)]
     notebook.cells = cells[: last + 1] + added + cells[last + 1 :]
+    if kind == "assignment" and notebook.cells:
+        note = new_markdown_cell(ASSIGNMENT_NOTE)
+        note.metadata = {"tags": ["lesson"]}
+        notebook.cells.insert(1, note)
     kept = {key: notebook.metadata[key] for key in ("kernelspec", "language_info") if key in notebook.metadata}
     notebook.metadata = {**kept, "helpers": {"lesson": lesson}}
     return notebook

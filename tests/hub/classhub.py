@@ -116,10 +116,11 @@ def project_env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(PROJECT), os.environ.get("PYTHONPATH")]))}
 
 
-def release(folder: Path, exercises: Sequence[Path] = ()) -> Path:
-    """The learners' copy of the collection (python -m helpers.release), written or replaced in folder."""
+def release(folder: Path, exercises: Sequence[Path] = (), kind: str = "assignment") -> Path:
+    """The learners' copy of the collection (python -m helpers.release --KIND), written or replaced in folder."""
     extra = [part for path in exercises for part in ("--exercises", str(path))]
-    run([sys.executable, "-m", "helpers.release", folder, "--force", *extra], env=project_env(), timeout=300)
+    run([sys.executable, "-m", "helpers.release", folder, "--force", f"--{kind}", *extra], env=project_env(),
+        timeout=300)
     return folder
 
 
