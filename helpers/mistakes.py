@@ -276,7 +276,7 @@ def mistakes_table() -> pd.DataFrame:
     'retrieved-only-ideal'
     """
     rows = [
-        {"code": code, "title": mistake.title, "fix": mistake.fix, "functions": ", ".join(FUNCTIONS[code])}
+        {"code": code, "title": mistake.title, "fix": mistake.fix, "functions": ", ".join(FUNCTIONS.get(code, ()))}
         for code, mistake in MISTAKES.items()
     ]
     return pd.DataFrame(rows)

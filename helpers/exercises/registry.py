@@ -31,10 +31,12 @@ learner's notebook, hold the questions alone (:mod:`helpers.exercises.questions`
 
 from __future__ import annotations
 
+import difflib
 import math
 import os
 import re
 import runpy
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -134,8 +136,79 @@ def register(exercise: AnyExercise, *, replace: bool = False) -> AnyExercise:
             raise TypeError(f"exercise {exercise.id!r}: answer must be a function that computes the answer")
     elif not callable(exercise.cases):
         raise TypeError(f"exercise {exercise.id!r}: cases must be a function returning the hidden cases")
+    if isinstance(exercise, Exercise) and exercise.slips is not None:
+        check_slips(exercise)
     REGISTRY[exercise.id] = exercise
     return exercise
+
+
+def check_slips(exercise: Exercise) -> None:
+    """Refuse an exercise whose own slips name a mistake the catalogue does not know; warn of collisions.
+
+    Run when the exercise is written (``register``), so a typo in a slip's name never reaches a learner.
+    """
+    from helpers import mistakes as mk
+
+    if not callable(exercise.slips):
+        raise TypeError(f"exercise {exercise.id!r}: slips must be a function returning (codes, value) pairs")
+    own = list(exercise.slips())
+    for entry in own:
+        if not (isinstance(entry, tuple) and len(entry) == 2 and isinstance(entry[0], tuple)):
+            raise ValueError(f"exercise {exercise.id!r}: each slip is ((code, ...), value), got {short_text(entry)}")
+        for code in entry[0]:
+            if code not in mk.MISTAKES:
+                close = difflib.get_close_matches(str(code), mk.MISTAKES, n=3)
+                hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+                raise ValueError(
+                    f"exercise {exercise.id!r}: unknown slip {code!r}{hint} Declare a new one with "
+                    f"declare_slip({code!r}, title, fix) before the exercise."
+                )
+    for warning in collisions(exercise):
+        warnings.warn(f"exercise {exercise.id!r}: {warning}", ExerciseWarning, stacklevel=3)
+
+
+class ExerciseWarning(UserWarning):
+    """Something in an exercise's entry that will mislead learners (a slip that gives the right answer, ...)."""
+
+
+def collisions(exercise: Exercise) -> list[str]:
+    """Slips whose value, at the exercise's precision, is the right answer or another slip's value."""
+    worked = exercise.worked()
+
+    def text(value: float) -> str:
+        return answer_text(value, exercise.decimals)
+
+    found = []
+    seen: dict[str, tuple[str, ...]] = {}
+    for codes, value in worked.slips:
+        written = text(value)
+        if written == text(worked.value):
+            found.append(f"slip {'+'.join(codes)} gives the right answer {written}: it can never be named")
+        elif written in seen and set(seen[written]) != set(codes):
+            found.append(f"slips {'+'.join(seen[written])} and {'+'.join(codes)} both give {written}: the checker "
+                         "names both, as possible")
+        seen.setdefault(written, codes)
+    return found
+
+
+def declare_slip(code: str, title: str, fix: str) -> None:
+    """A teacher's own kind of mistake, named in check's messages like the built-in ones.
+
+    In a teacher's exercise file, before the exercise that uses it::
+
+        declare_slip("mean-of-grades", "averaged the grades", "Add the discounted gains instead.")
+    """
+    from helpers import mistakes as mk
+
+    if not isinstance(code, str) or not ID_PATTERN.match(code):
+        raise ValueError(f"slip code {code!r}: use 2-49 lower-case letters, digits and dashes, e.g. 'my-slip'")
+    for name, text in (("title", title), ("fix", fix)):
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError(f"slip {code!r}: {name} must be a non-empty text")
+    known = mk.MISTAKES.get(code)
+    if known is not None and known != mk.Mistake(title, fix):
+        raise ValueError(f"slip {code!r} is already in the catalogue as {known.title!r}: choose another code")
+    mk.MISTAKES[code] = mk.Mistake(title, fix)
 
 
 def get(exercise_id: object) -> AnyExercise:

@@ -101,6 +101,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--points", type=Path, help="CSV 'exercise,points' overriding the register's points")
     parser.add_argument("--expect", default="", help="exercise ids or lessons every learner is graded on (01,old-mrr)")
     parser.add_argument("--keep", action="store_true", help="keep each notebook's folder (printed)")
+    parser.add_argument("--allow-unknown", action="store_true",
+                        help="grade even when notebooks check exercise ids the grader does not know")
     args = parser.parse_args(argv)
     if not args.submissions.is_dir():
         parser.error(f"{args.submissions} is not a folder")
@@ -141,8 +143,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not find_notebooks(args.submissions):
         print(f"no .ipynb file under {args.submissions}", file=sys.stderr)
         return 1
-    print(sandbox.describe(), flush=True)
     submissions = read_submissions(args.submissions)
+    unknown = unknown_exercises(submissions)
+    if unknown and not args.allow_unknown:
+        print(f"python -m helpers.grade: error: {unknown}", file=sys.stderr)
+        return 2
+    print(sandbox.describe(), flush=True)
     session = Path(tempfile.mkdtemp(prefix="hg-", dir=_short_temp()))
     course = copy_course(session / "course", REGISTRY.values())  # what every kernel imports: no answer key
     watch = outside_watch(args, session, sandbox)
@@ -168,6 +174,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     store.finish(sandbox.describe())
     print(store.summary())
     return 0
+
+
+def unknown_exercises(submissions: Sequence[Submission]) -> str:
+    """'' when every check("id", ...) of the hand-ins names a known exercise, else what to pass (before any run)."""
+    from helpers.exercises import REGISTRY
+    from helpers.teacher.submissions import checked_ids, read_notebook
+
+    found: dict[str, list[str]] = {}
+    for submission in submissions:
+        try:
+            notebook = read_notebook(submission.data)
+        except ValueError:
+            continue  # graded as invalid-notebook
+        for exercise_id in checked_ids(notebook):
+            if exercise_id not in REGISTRY:
+                found.setdefault(exercise_id, []).append(submission.notebook)
+    if not found:
+        return ""
+    listed = "; ".join(f"{i} ({', '.join(sorted(set(names))[:3])})" for i, names in sorted(found.items()))
+    return (f"these notebooks use exercises the grader does not know: {listed}. Pass the teacher's file with "
+            "--exercises FILE, or --allow-unknown to grade them without those exercises")
 
 
 class StoppingOnSignals:
@@ -227,11 +254,11 @@ def run_all(
                 report(futures[future], result)
 
 
-def outside_watch(args: argparse.Namespace, session: Path, sandbox: sb.Sandbox) -> sb.OutsideWatch:
+def outside_watch(args: argparse.Namespace, session: Path, sandbox: sb.Sandbox) -> sb.OutsideWatch | None:
     """What to watch: the submissions, the output and the project; without bwrap also your home, /tmp, here."""
+    if sandbox.bwrap:  # a bwrap kernel sees nothing outside its folder: a change there is another program's
+        return None
     deep = [args.submissions, args.out, *(sb.PROJECT_ROOT / name for name in ("helpers", "data", "notebooks"))]
-    if sandbox.bwrap:  # a bwrap kernel cannot write outside its folder: the rest would only show other programs
-        return sb.OutsideWatch(deep, [], [session])
     temporary = [Path("/tmp"), Path(tempfile.gettempdir())]
     return sb.OutsideWatch(deep, [Path.home(), Path.cwd()], [session], loose=temporary)
 

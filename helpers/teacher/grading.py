@@ -123,6 +123,10 @@ def _grade_in(
     reading = read_log(log, REGISTRY)
     result.answers = judge_notebook(lessons, reading.events, settings.key)
     result.problems += reading.problems
+    failed = [answer for answer in result.answers if answer.verdict == "grader-error"]
+    if failed:
+        said = "; ".join(f"{answer.exercise}: {answer.message}" for answer in failed)
+        result.problems.append(Problem("grader-error", said[:300]))
     if result.answers and not any(event.get("event") in ("check", "check_function") for event in reading.events):
         result.problems.append(Problem("no-checks", "no check() or check_function() call was recorded"))
 

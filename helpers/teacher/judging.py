@@ -14,7 +14,7 @@ from __future__ import annotations
 import csv
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from helpers import mistakes as mk
@@ -34,16 +34,29 @@ class AnswerKey:
     worked: dict[str, Worked]
     cases: dict[str, list[Case]]
     points: dict[str, float]
+    broken: dict[str, str] = field(default_factory=dict)  # exercise id -> why its key could not be computed
 
     @classmethod
     def build(cls, points: dict[str, float] | None = None) -> AnswerKey:
-        """Compute the key of every registered exercise now; ``points`` overrides the register's points."""
+        """Compute the key of every registered exercise now; ``points`` overrides the register's points.
+
+        An exercise whose key fails to compute is kept in ``broken``: that exercise alone is a grader-error.
+        """
         unknown = sorted(set(points or {}) - set(REGISTRY))
         if unknown:
             raise ValueError(f"points given for unknown exercise ids: {', '.join(unknown)}")
-        worked = {i: e.worked() for i, e in REGISTRY.items() if isinstance(e, Exercise)}
-        cases = {i: e.cases() for i, e in REGISTRY.items() if isinstance(e, FunctionExercise)}
-        return cls(worked, cases, {i: float((points or {}).get(i, e.points)) for i, e in REGISTRY.items()})
+        worked: dict[str, Worked] = {}
+        cases: dict[str, list[Case]] = {}
+        broken: dict[str, str] = {}
+        for exercise_id, exercise in REGISTRY.items():
+            try:
+                if isinstance(exercise, Exercise):
+                    worked[exercise_id] = exercise.worked()
+                else:
+                    cases[exercise_id] = exercise.cases()
+            except Exception as error:  # a teacher's entry that fails: named, and only it is lost
+                broken[exercise_id] = f"{type(error).__name__}: {error}"[:200]
+        return cls(worked, cases, {i: float((points or {}).get(i, e.points)) for i, e in REGISTRY.items()}, broken)
 
     def hidden_inputs(self) -> dict[str, list[tuple]]:
         """exercise id -> the arguments of its hidden cases (sent into a kernel; no expected value)."""
@@ -81,12 +94,29 @@ def unanswered(lessons: Iterable[str], key: AnswerKey) -> list[Judged]:
 
 def judge_notebook(lessons: Iterable[str], events: list[dict], key: AnswerKey) -> list[Judged]:
     """One judged answer per exercise of the notebook's lessons and of those it checked (module docstring)."""
-    return [judge_exercise(exercise_id, events, key) for exercise_id in graded_ids(lessons, events)]
+    return [judge_safely(exercise_id, events, key) for exercise_id in graded_ids(lessons, events)]
+
+
+GRADER_ERROR = "grader-error"
+
+
+def judge_safely(exercise_id: str, events: list[dict], key: AnswerKey) -> Judged:
+    """Judge one exercise; a failure of the grader there costs that exercise alone, never the notebook."""
+    try:
+        return judge_exercise(exercise_id, events, key)
+    except Exception as error:  # an exercise's key or slips that fail: the teacher's to fix, named
+        exercise = REGISTRY[exercise_id]
+        said = f"The grader could not judge this exercise ({type(error).__name__}: {error})"[:300]
+        return Judged(exercise=exercise_id, lesson=exercise.lesson, kind=exercise.kind, answer="",
+                      verdict=GRADER_ERROR, correct=False, points=0.0, max_points=key.points[exercise_id],
+                      message=said)
 
 
 def judge_exercise(exercise_id: str, events: list[dict], key: AnswerKey) -> Judged:
     """The last recorded answer to one exercise, judged; the help used and the answer key called, noted."""
     exercise = REGISTRY[exercise_id]
+    if exercise_id in key.broken:
+        raise RuntimeError(f"its answer key fails: {key.broken[exercise_id]}")
     own = [event for event in events if event.get("exercise") == exercise_id]
     if isinstance(exercise, Exercise):
         checks = [event for event in own if event.get("event") == "check"]

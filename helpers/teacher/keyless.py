@@ -27,8 +27,11 @@ def copy_keyless_helpers(target: Path, exercises: Iterable, with_hints: bool = F
 
 
 def copy_course(target: Path, exercises: Iterable) -> Path:
-    """The grader's course folder: keyless helpers and the data, side by side as in the repository."""
-    copy_keyless_helpers(target, exercises)
+    """The grader's course folder: keyless helpers (compiled once, so no kernel compiles them) and the data."""
+    import compileall
+
+    helpers = copy_keyless_helpers(target, exercises)
+    compileall.compile_dir(str(helpers), quiet=1)
     shutil.copytree(PROJECT_ROOT / "data", target / "data", ignore=shutil.ignore_patterns(*NOT_COPIED))
     return target
 

@@ -124,11 +124,12 @@ def gradebook_rows(
     for learner in sorted({result.learner for result in results}):
         own = [result for result in results if result.learner == learner]
         answers = counted.get(learner, {})
+        held = [column for column in columns if (learner, column) in graded and column not in answers]
         values: dict[str, float | None] = {
             column: answers[column].points if column in answers else (0.0 if column in expect else None)
             for column in columns
         }
-        held = [column for column in columns if (learner, column) in graded and column not in answers]
+        values.update(dict.fromkeys(held))  # a duplicate counts nothing until one hand-in is chosen
         out_of = sum(
             _max_points(column, {**answers, **{c: graded[(learner, c)] for c in held}}, points)
             for column in columns
