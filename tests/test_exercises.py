@@ -36,7 +36,7 @@ from helpers.exercises import (
     solution,
     worked,
 )
-from helpers.exercises.answers import NumberVerdict, judge_number, read_answer
+from helpers.exercises.answers import NumberVerdict, correctly_rounded, judge_number, read_answer, truncated
 
 ANSWER_IDS = sorted(i for i, e in REGISTRY.items() if isinstance(e, Exercise))
 FUNCTION_IDS = sorted(i for i, e in REGISTRY.items() if e.kind == "function")
@@ -214,11 +214,29 @@ def test_too_few_decimals_gets_one_verdict_whatever_its_type(exercise_id):
     places = fewest - 1
     value = value_of(exercise_id)
     short = f"{value:.{places}f}"
-    if abs(float(short) - value) < 1e-9:
-        pytest.skip("the value is exact with fewer decimals")
+    if abs(float(short) - value) < 1e-9:  # an exact short key (0.6): a shorter answer is simply wrong
+        below = Decimal(short) - Decimal(1).scaleb(-max(places, 1))
+        for answer in (float(below), str(below)):
+            result = check(exercise_id, answer)
+            assert not result.correct and result.verdict is not Verdict.TRUNCATED, (answer, result.message)
+            assert "cut" not in result.message
+        return
     verdicts = {check(exercise_id, answer).verdict for answer in (float(short), short, short.replace(".", ","))}
     assert len(verdicts) == 1
     assert verdicts.pop() in (Verdict.TOO_FEW_DECIMALS, Verdict.SLIP)
+
+
+@pytest.mark.parametrize("exercise_id", [i for i in ANSWER_IDS if defined(i)])
+def test_a_truncation_is_named_as_one_and_a_short_key_never_is(exercise_id):
+    found = REGISTRY[exercise_id]
+    value = value_of(exercise_id)
+    cut = truncated(value, found.decimals)
+    if cut in correctly_rounded(value, found.decimals):
+        for wrong in (cut - Decimal(1).scaleb(-found.decimals),):  # 0.599 for 0.6: close, never "cut off"
+            assert "cut" not in check(exercise_id, str(wrong)).message
+        return
+    result = check(exercise_id, str(cut))
+    assert result.verdict in (Verdict.TRUNCATED, Verdict.SLIP), (str(cut), result.message)
 
 
 def test_a_float_reads_its_digits_from_its_shortest_repr():
@@ -254,6 +272,9 @@ def test_an_unreadable_answer_is_a_friendly_verdict(answer):
         ("0.13", 0.125, 2, NumberVerdict.RIGHT),  # a tie rounds either way
         ("0.12", 0.125, 2, NumberVerdict.RIGHT),
         ("0.55038", 0.5503841, 3, NumberVerdict.RIGHT),  # more digits than asked, right at the asked precision
+        ("0.5", 0.6, 3, NumberVerdict.WRONG),  # an exact short key: 0.5 is not 0.6 cut off
+        (0.5, 0.6, 3, NumberVerdict.WRONG),
+        ("0.599", 0.6, 3, NumberVerdict.CLOSE),
     ],
 )
 def test_judging_a_number_by_its_digits(answer, expected, decimals, verdict):

@@ -15,13 +15,11 @@ import re
 import pytest
 
 from helpers.exercises import REGISTRY, exercises_of
-from tests.notebook_runner import notebook_path, run_notebook
+from tests.notebook_runner import run_notebook
 
 pytestmark = pytest.mark.notebook
 
 LESSONS = [f"0{number}" for number in range(1, 10)]
-ROLES = {"setup", "lesson", "exercise", "solution", "classroom"}
-CHECK_CALL = re.compile(r"""\bcheck(?:_function)?\(\s*["']([a-z0-9-]+)["']""")
 
 
 @pytest.fixture(scope="module", params=LESSONS)
@@ -79,37 +77,3 @@ def test_most_exercises_ask_for_a_number_the_lesson_does_not_print(untouched):
         or any(not re.search(rf"(?<![\d.]){re.escape(t)}(?!\d)", text) for t in expected_texts(found.id))
     ]
     assert len(unprinted) >= 2, f"lesson {prefix}: only {unprinted} ask for a number the lesson does not print"
-
-
-@pytest.mark.parametrize("prefix", LESSONS)
-def test_the_lesson_checks_exactly_its_registered_exercises(prefix):
-    cells = json.loads(notebook_path(prefix).read_text(encoding="utf-8"))["cells"]
-    checked = [match for cell in cells for match in CHECK_CALL.findall("".join(cell["source"]))]
-    registered = [found.id for found in exercises_of(prefix)]
-    assert sorted(checked) == sorted(registered), "one check cell per exercise of the lesson, nothing else"
-    assert len(registered) >= 3
-
-
-@pytest.mark.parametrize("prefix", ["00", *LESSONS])
-def test_every_cell_has_one_role(prefix):
-    cells = json.loads(notebook_path(prefix).read_text(encoding="utf-8"))["cells"]
-    for number, cell in enumerate(cells):
-        tags = set(cell["metadata"].get("tags", [])) & ROLES
-        assert len(tags) == 1, f"lesson {prefix}, cell {number}: roles {tags or 'none'}"
-    first_code = next(cell for cell in cells if cell["cell_type"] == "code")
-    assert first_code["metadata"]["tags"] == ["setup"]
-    for cell in cells:
-        if CHECK_CALL.search("".join(cell["source"])):
-            assert cell["metadata"]["tags"] == ["exercise"]
-
-
-@pytest.mark.parametrize("prefix", LESSONS)
-def test_no_cell_calls_check_with_a_value_or_shows_a_solution(prefix):
-    code = "\n".join(
-        "".join(cell["source"])
-        for cell in json.loads(notebook_path(prefix).read_text(encoding="utf-8"))["cells"]
-        if cell["cell_type"] == "code"
-    )
-    for call in re.findall(r"\bcheck\(\s*[\"'][a-z0-9-]+[\"']\s*,\s*([^)]*)\)", code):
-        assert call.strip() == "answer", f"lesson {prefix}: check is called with {call!r}"
-    assert not re.search(r"^\s*(solution|reveal|hint)\(", code, flags=re.M), "solutions only on demand"

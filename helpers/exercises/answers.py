@@ -166,13 +166,21 @@ class NumberVerdict(Enum):
 EXACT = 1e-9  # an answer this close to the expected value is right whatever its digits
 
 
+def key_digits(value: float) -> Decimal:
+    """An expected value as the digits of its shortest repr: 0.6 is 0.6, not the binary 0.59999999999999997...
+
+    Every comparison with what a learner typed works on these digits, so no binary artefact decides a verdict.
+    """
+    return Decimal(repr(float(value)))
+
+
 def correctly_rounded(value: float, decimals: int) -> set[Decimal]:
     """The values at ``decimals`` decimals that are a correct rounding of ``value`` (two at a tie).
 
     >>> sorted(correctly_rounded(0.125, 2))
     [Decimal('0.12'), Decimal('0.13')]
     """
-    exact = Decimal(value)
+    exact = key_digits(value)
     unit = Decimal(1).scaleb(-decimals)
     nearest = exact.quantize(unit, rounding=ROUND_HALF_UP)
     roundings = {nearest}
@@ -183,8 +191,12 @@ def correctly_rounded(value: float, decimals: int) -> set[Decimal]:
 
 
 def truncated(value: float, decimals: int) -> Decimal:
-    """``value`` with its digits past ``decimals`` cut off (0.8218 -> 0.821 at 3 decimals)."""
-    return Decimal(value).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_DOWN)
+    """``value`` with its digits past ``decimals`` cut off (0.8218 -> 0.821 at 3 decimals; 0.6 stays 0.6).
+
+    >>> truncated(0.8218, 3), truncated(0.6, 1)
+    (Decimal('0.821'), Decimal('0.6'))
+    """
+    return key_digits(value).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_DOWN)
 
 
 def judge_number(answer: Answer, expected: float, decimals: int, min_decimals: int | None = None) -> NumberVerdict:
@@ -206,7 +218,7 @@ def judge_number(answer: Answer, expected: float, decimals: int, min_decimals: i
     if abs(float(answer.number) - expected) <= EXACT * max(1.0, abs(expected)):
         return NumberVerdict.RIGHT
     if answer.decimals is None:  # a fraction: as precise as the value asked, or not
-        rounded = Decimal(float(answer.number)).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
+        rounded = key_digits(float(answer.number)).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
         if rounded in correctly_rounded(expected, decimals):
             return NumberVerdict.RIGHT
         return _close_or_wrong(answer, expected, decimals)
@@ -226,7 +238,7 @@ def _other_rounding(answer: Answer, expected: float) -> bool:
     """True when the answer is the neighbour of the right rounding, on the far side of the value."""
     assert answer.decimals is not None and isinstance(answer.number, Decimal)
     unit = Decimal(1).scaleb(-answer.decimals)
-    return abs(answer.number - Decimal(expected)) < unit
+    return abs(answer.number - key_digits(expected)) < unit
 
 
 def _close_or_wrong(answer: Answer, expected: float, decimals: int) -> NumberVerdict:
