@@ -123,6 +123,26 @@ MISTAKES: dict[str, Mistake] = {
         "The ideal ranking puts the highest grades first: sort every judged grade from high to "
         "low, then cut at k.",
     ),
+    "natural-log": Mistake(
+        "natural log ln(rank + 1) in the discount instead of log2(rank + 1)",
+        "The discount is the base-2 logarithm: math.log2(rank + 1) (math.log(x) alone is base e).",
+    ),
+    "rounded-early": Mistake(
+        "each step rounded before the last one",
+        "Keep full precision in every step (each 1/rank, each gain / discount) and round only the final answer.",
+    ),
+    "percent-without-sign": Mistake(
+        "a percentage written without its % sign",
+        "12.5 means twelve and a half, not 0.125: write the share (0.125) or add the sign (12.5%).",
+    ),
+    "before-the-change": Mistake(
+        "this is the value before the change",
+        "The lesson prints the value before the change; make the change the question asks and compute again.",
+    ),
+    "lab-earlier-state": Mistake(
+        "the lab still holds an earlier exercise's change",
+        "Press reset (the lab's opening state) before each exercise, then make only this exercise's change.",
+    ),
     "exp-without-minus-one": Mistake(
         "exponential gain 2^grade instead of 2^grade - 1",
         "Without the - 1 a grade-0 document still earns 2^0 = 1: the gain is 2^grade - 1 (0, 1, 3, 7).",
@@ -244,6 +264,7 @@ FUNCTIONS: dict[str, tuple[str, ...]] = {
     "discount-zero-at-top": ("dcg_log2_rank",),
     "unsorted-ideal": ("ndcg_unsorted_ideal",),
     "exp-without-minus-one": ("dcg_exp_without_minus_one", "ndcg_exp_without_minus_one"),
+    "natural-log": ("dcg_natural_log",),
     "ranks-from-zero": ("mrr_ranks_from_zero", "dcg_ranks_from_zero", "ndcg_ranks_from_zero"),
     "exponential-for-linear": ("ndcg_exponential_instead_of_linear",),
     "linear-for-exponential": ("ndcg_linear_instead_of_exponential",),
@@ -762,6 +783,15 @@ def ndcg_rank_discount(grades, k: int | None = None, ideal=None, gain: Gain = "l
     0.554
     """
     return _normalised(dcg_rank_discount, grades, k, ideal, gain)
+
+
+def dcg_natural_log(grades, k: int | None = None, gain: Gain = "linear") -> float:
+    """DCG discounted by ln(rank + 1) instead of log2(rank + 1) (mistake "natural-log").
+
+    >>> round(dcg_natural_log([2, 0, 3, 0, 0], k=5), 4)
+    5.0494
+    """
+    return _discounted_sum(grades, k, gain, lambda rank: math.log(rank + 1))
 
 
 def dcg_exp_without_minus_one(grades, k: int | None = None) -> float:

@@ -286,9 +286,11 @@ def test_truncated_rounded_wrongly_and_too_few_decimals_are_told_apart_in_words(
     assert check("lab-swap-ndcg3", f"{value:.3f}").correct
     assert check("lab-swap-ndcg3", f"{value:.2f}").verdict is Verdict.TOO_FEW_DECIMALS
     value = value_of("new-mrr-d8-first")  # 0.51666...: cutting gives 0.516, rounding 0.517
-    cut = check("new-mrr-d8-first", 0.516)
+    early = check("new-mrr-d8-first", 0.516)  # also each 1/rank rounded to 2 decimals first: that slip is named
+    assert early.verdict is Verdict.SLIP and "rounded-early" in early.slips and "round only the final" in early.message
+    cut = check("sheet-ndcg3", "0.593")  # 0.59394...: cut to 0.593, rounded to 0.594
     assert cut.verdict is Verdict.TRUNCATED and "round instead" in cut.message
-    assert check("new-mrr-d8-first", "0.516").verdict is Verdict.TRUNCATED
+    assert check("sheet-ndcg3", 0.593).verdict is Verdict.TRUNCATED
     wrong_way = check("d4-grade-1-swapped", 0.6886)  # 0.68849...
     assert wrong_way.verdict is Verdict.ROUNDED_WRONGLY and "wrong way" in wrong_way.message
     assert "cut" not in check("new-mrr-d8-first", "0.52").message

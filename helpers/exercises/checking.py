@@ -212,7 +212,10 @@ def distinct_slips(exercise: Exercise, worked: Worked) -> list[Slip]:
             return math.isfinite(value) == math.isfinite(target)
         return matches(read_answer(f"{value:.{exercise.decimals}f}"), target, exercise.decimals)
 
-    distinct = [(codes, value) for codes, value in worked.slips if not same(value, expected)]
+    slips = list(worked.slips)
+    if math.isfinite(expected) and expected != 0:
+        slips.append((("percent-without-sign",), 100 * expected))  # 12.5 written for 0.125
+    distinct = [(codes, value) for codes, value in slips if not same(value, expected)]
     return [
         (codes, value)
         for codes, value in distinct

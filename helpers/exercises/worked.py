@@ -37,6 +37,11 @@ class Worked:
     slips: tuple[Slip, ...] = field(default=())
 
 
+def with_slips(worked: Worked, *slips: Slip) -> Worked:
+    """The same worked problem with more slips: an exercise's own (the value before the change, ...)."""
+    return Worked(worked.value, worked.steps, worked.slips + tuple(slips))
+
+
 def _numbers(values: Sequence[float], decimals: int = 4) -> str:
     return ", ".join(_short(value, decimals) for value in values)
 
@@ -55,6 +60,16 @@ def _or_nan(metric, *args, **kwargs) -> float:
         return float(metric(*args, **kwargs))
     except (ValueError, ZeroDivisionError):
         return math.nan
+
+
+def _whole(grades: Sequence[float]) -> bool:
+    """True for whole, non-negative grades (2^grade is a gain a learner would write for them)."""
+    return all(float(grade).is_integer() and grade >= 0 for grade in grades)
+
+
+def _rounded_early(reciprocals: Sequence[float]) -> list[Slip]:
+    """The mean of the values each rounded first, to 2 and to 3 decimals (a learner's table, then the mean)."""
+    return [(("rounded-early",), sum(round(r, places) for r in reciprocals) / len(reciprocals)) for places in (2, 3)]
 
 
 def _shifted_cutoffs(k: int | None) -> list[int]:
@@ -94,6 +109,8 @@ def worked_mrr(first_ranks: Sequence[int], k: int | None = None, unanswerable: i
     if unanswerable:
         slips.append((("kept-unanswerable",), mk.mrr_keeping_unanswerable(ranks, unanswerable, k)))
         steps.append(f"{unanswerable} question(s) with nothing relevant to find stay out of the mean")
+    if ranks:
+        slips += _rounded_early(reciprocals)
     return Worked(value, tuple(steps), tuple(slips))
 
 
@@ -139,6 +156,7 @@ def _discount_slips(grades: list[float], k: int | None, gain: Gain) -> list[Slip
         (("log2-rank-first-undiscounted",), mk.dcg_log2_rank_first_undiscounted(grades, k, gain)),
         (("rank-as-discount",), mk.dcg_rank_discount(grades, k, gain)),
         (("ranks-from-zero",), mk.dcg_ranks_from_zero(grades, k, gain)),
+        (("natural-log",), mk.dcg_natural_log(grades, k, gain)),
     ]
 
 
@@ -166,6 +184,8 @@ def worked_dcg(grades: Sequence[float], k: int | None = None, gain: Gain = "line
     slips = _discount_slips(grades, k, gain) + _gain_slips(grades, k, gain, lambda g: m.dcg(grades, k, g))
     if gain == "exponential":
         slips.append((("exp-without-minus-one",), mk.dcg_exp_without_minus_one(grades, k)))
+    elif _whole(grades):  # linear asked, 2^grade written and its - 1 forgotten too
+        slips.append((("exponential-for-linear", "exp-without-minus-one"), mk.dcg_exp_without_minus_one(grades, k)))
     if k is not None:
         slips.append((("ignored-cutoff",), m.dcg(grades, None, gain)))
         slips += [(("cutoff-off-by-one",), m.dcg(grades, cut, gain)) for cut in _shifted_cutoffs(k)]
@@ -236,6 +256,7 @@ def worked_ndcg(
         ),
         (("rank-as-discount",), normalised(lambda g, gn: mk.dcg_rank_discount(g, k, gn))),
         (("ranks-from-zero",), normalised(lambda g, gn: mk.dcg_ranks_from_zero(g, k, gn))),
+        (("natural-log",), normalised(lambda g, gn: mk.dcg_natural_log(g, k, gn))),
         (
             ("unsorted-ideal",),
             mk.ndcg_unsorted_ideal(grades, ideal_grades if ideal == "returned" else listed, k, gain),
@@ -246,6 +267,9 @@ def worked_ndcg(
     slips.append(((swap,), _or_nan(m.ndcg, grades, k, ideal=ideal_grades, gain=other)))
     if gain == "exponential":
         slips.append((("exp-without-minus-one",), mk.ndcg_exp_without_minus_one(grades, k, ideal_grades)))
+    elif _whole(grades) and _whole(ideal_grades):
+        slips.append((("exponential-for-linear", "exp-without-minus-one"),
+                      mk.ndcg_exp_without_minus_one(grades, k, ideal_grades)))
     if ideal == "judged" and judged is not None:
         slips.append((("retrieved-only-ideal",), _or_nan(m.ndcg, grades, k, ideal=grades, gain=gain)))
         slips.append(((swap, "retrieved-only-ideal"), _or_nan(m.ndcg, grades, k, ideal=grades, gain=other)))

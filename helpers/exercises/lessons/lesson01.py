@@ -7,7 +7,7 @@ from helpers import mistakes as mk
 from helpers.exercises.lessons._shared import first_ranks, move_to_top
 from helpers.exercises.registry import Exercise, FunctionExercise, register
 from helpers.exercises.runner import Case
-from helpers.exercises.worked import Worked, worked_hit_rate, worked_mrr
+from helpers.exercises.worked import Worked, with_slips, worked_hit_rate, worked_mrr
 
 LESSON = "01"
 
@@ -19,8 +19,9 @@ def new_ranks_d8_first() -> list[int]:
 
 
 def new_mrr_d8_first() -> Worked:
-    """new-mrr-d8-first: NEW's MRR after the move."""
-    return worked_mrr(new_ranks_d8_first())
+    """new-mrr-d8-first: NEW's MRR after the move (NEW's MRR before it, printed in the lesson, is a slip)."""
+    before, _ = first_ranks("A", "NEW")
+    return with_slips(worked_mrr(new_ranks_d8_first()), (("before-the-change",), metrics.mean_reciprocal_rank(before)))
 
 
 register(

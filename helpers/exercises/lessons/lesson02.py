@@ -18,9 +18,10 @@ def d4_grade_1_swapped() -> Worked:
     """d4-grade-1-swapped: the swapped ordering once D4's grade is 1 (the stale ideal is a slip too)."""
     grades, judged = query_grades("B", "swapped", "b1", changes={"D4": 1.0})
     worked = worked_ndcg(grades, judged, k=5)
-    _, old_judged = query_grades("B", "swapped", "b1")
+    old_grades, old_judged = query_grades("B", "swapped", "b1")
     stale = (("stale-ideal",), mk.ndcg_stale_ideal(grades, old_judged, k=5))
-    return Worked(worked.value, worked.steps, worked.slips + (stale,))
+    before = (("before-the-change",), metrics.ndcg(old_grades, 5, ideal=old_judged))
+    return Worked(worked.value, worked.steps, worked.slips + (stale, before))
 
 
 register(

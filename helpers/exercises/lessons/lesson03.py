@@ -2,18 +2,25 @@
 
 from __future__ import annotations
 
+from helpers import metrics
 from helpers.exercises.lessons._shared import load_example, query_grades
 from helpers.exercises.registry import Exercise, register
-from helpers.exercises.worked import Worked, worked_mean_ndcg, worked_ndcg
+from helpers.exercises.worked import Worked, with_slips, worked_mean_ndcg, worked_ndcg
 
 LESSON = "03"
 QUERY = "reset-password"
 
 
-def sheet_ndcg3() -> Worked:
-    """sheet-ndcg3: NDCG@3 of the worksheet's query."""
+def sheet_ndcg5() -> float:
+    """The worksheet's own NDCG@5, printed in the lesson: the value before any change."""
     grades, judged = query_grades("C", "search", QUERY)
-    return worked_ndcg(grades, judged, k=3)
+    return metrics.ndcg(grades, 5, ideal=judged)
+
+
+def sheet_ndcg3() -> Worked:
+    """sheet-ndcg3: NDCG@3 of the worksheet's query (k left at 5 is the value before the change)."""
+    grades, judged = query_grades("C", "search", QUERY)
+    return with_slips(worked_ndcg(grades, judged, k=3), (("before-the-change",), sheet_ndcg5()))
 
 
 register(
@@ -39,7 +46,10 @@ metrics.ndcg(grades, k=3, ideal=judgments.values())""",
 def kb04_graded_2() -> Worked:
     """kb04-graded-2: NDCG@5 once kb04 (rank 5) is judged grade 2."""
     grades, judged = query_grades("C", "search", QUERY, changes={"kb04": 2.0})
-    return worked_ndcg(grades, judged, k=5)
+    old_grades, _ = query_grades("C", "search", QUERY)
+    stale_returned = metrics.dcg(grades, 5) / metrics.ideal_dcg(old_grades, 5)  # the old list's grades as ideal
+    return with_slips(worked_ndcg(grades, judged, k=5), (("before-the-change",), sheet_ndcg5()),
+                      (("retrieved-only-ideal", "stale-ideal"), stale_returned))
 
 
 register(
