@@ -35,3 +35,12 @@ def test_learner_requirements_hold_no_test_tools():
     learner = (ROOT / "requirements.txt").read_text(encoding="utf-8")
     for tool in ("pytest", "hypothesis", "playwright", "ruff", "mypy"):
         assert tool not in learner
+
+
+def test_the_readme_lists_every_slip_a_checker_can_name():
+    from helpers import mistakes
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    listed = text.split("<!-- slip-list", 1)[1].split("<!-- /slip-list -->", 1)[0]
+    codes = re.findall(r"^- `([a-z0-9-]+)`: (.+)$", listed, flags=re.M)
+    assert dict(codes) == {code: mistake.title for code, mistake in mistakes.MISTAKES.items()}

@@ -166,11 +166,16 @@ def test_the_readmes_exercise_entry_is_honoured_by_check_and_the_release(tmp_pat
     path.write_text(snippet)
     try:
         assert load_extra_exercises(str(path)) == ["my-mrr"]
-        assert check("my-mrr", 0.5).correct and REGISTRY["my-mrr"].points == 2
-        assert check("my-mrr", "0.750").mistake == "dropped-misses"
+        assert check("my-mrr", 0.7).correct and REGISTRY["my-mrr"].points == 2  # OLD's ranks 1, 2, 1, 4, 1
+        assert check("my-mrr", "0.750").mistake == "ignored-cutoff"
+        assert check("my-mrr", "1.000").mistake == "median-not-mean", "the README's own slip is named"
+        assert "Not right" in check("my-mrr", "0.875").message
         copy = release.learner_copy(nbformat.read(release.lesson_notebooks()["01"], as_version=4), "01",
                                     [REGISTRY["my-mrr"]])
         assert sum("check('my-mrr', answer)" in cell.source for cell in copy.cells) == 1
     finally:
+        from helpers import mistakes
+
         REGISTRY.pop("my-mrr", None)
+        mistakes.MISTAKES.pop("median-not-mean", None)
         registry._loaded_files.discard(path.resolve())

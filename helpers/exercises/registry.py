@@ -172,22 +172,23 @@ class ExerciseWarning(UserWarning):
 
 
 def collisions(exercise: Exercise) -> list[str]:
-    """Slips whose value, at the exercise's precision, is the right answer or another slip's value."""
+    """The exercise's own slips whose value, at its precision, is the right answer or another slip's value."""
     worked = exercise.worked()
+    own = list(exercise.slips()) if exercise.slips else []
 
     def text(value: float) -> str:
         return answer_text(value, exercise.decimals)
 
     found = []
-    seen: dict[str, tuple[str, ...]] = {}
-    for codes, value in worked.slips:
+    for codes, value in own:
         written = text(value)
         if written == text(worked.value):
             found.append(f"slip {'+'.join(codes)} gives the right answer {written}: it can never be named")
-        elif written in seen and set(seen[written]) != set(codes):
-            found.append(f"slips {'+'.join(seen[written])} and {'+'.join(codes)} both give {written}: the checker "
+            continue
+        others = [other for other, v in worked.slips if text(v) == written and set(other) != set(codes)]
+        if others:
+            found.append(f"slip {'+'.join(codes)} gives {written}, as {'+'.join(others[0])} does: the checker "
                          "names both, as possible")
-        seen.setdefault(written, codes)
     return found
 
 
