@@ -643,3 +643,30 @@ def _zombie(pid: int) -> bool:
         return (Path(f"/proc/{pid}") / "stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
     except OSError:
         return True
+
+
+def test_the_readmes_teacher_exercise_goes_through_release_answer_grade_and_feedback(tmp_path):
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    snippet = readme.split("### Adding an exercise", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    teacher = tmp_path / "teacher" / "my_exercises.py"
+    teacher.parent.mkdir()
+    teacher.write_text(snippet)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-m", "helpers.release", str(tmp_path / "class"), "--exercises",
+                           str(teacher)], capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env)
+    assert done.returncode == 0, done.stderr
+    lesson01 = next((tmp_path / "class" / "notebooks").glob("01_*.ipynb"))
+    value = "from helpers.exercises import REGISTRY\nprint(f\"{REGISTRY['my-mrr'].worked().value:.3f}\")"
+    right = subprocess.run([sys.executable, "-c", f"exec(open({str(teacher)!r}).read())\n{value}"],
+                           capture_output=True, text=True, timeout=120, env=env).stdout.strip()
+    notebook = fill(nbformat.read(lesson01, as_version=4), lambda i: right if i == "my-mrr" else None,
+                    lambda i: "def mrr(first_ranks):\n    raise NotImplementedError")
+    (tmp_path / "submissions").mkdir()
+    nbformat.write(notebook, tmp_path / "submissions" / "zoe.ipynb")
+    refused = run_grader(tmp_path / "submissions", tmp_path / "out")
+    assert refused.returncode == 2 and "my-mrr" in refused.stderr, "without --exercises the grader stops at once"
+    graded = graded_output(run_grader(tmp_path / "submissions", tmp_path / "out", "--exercises", str(teacher)),
+                           tmp_path / "out")
+    row = graded["gradebook"]["zoe"]
+    assert row["my-mrr"] == "2" and float(row["out_of"]) == sum(e.points for e in exercises_of("01")) + 2
+    assert "my-mrr" in (tmp_path / "out" / "feedback" / "zoe.html").read_text()
