@@ -44,7 +44,6 @@ from helpers.exercises.registry import (
     FunctionExercise,
     answer_text,
     get,
-    solution_code,
 )
 from helpers.exercises.runner import FunctionReport, run_cases
 from helpers.exercises.worked import Slip, Worked
@@ -344,7 +343,7 @@ def solution(exercise_id: str) -> Shown:
     """The worked solution: the steps with the real numbers and the code that computes it (every lesson)."""
     found = get(exercise_id)
     checklog.record_event("solution", found.id)
-    code = solution_code(found)
+    code = found.code
     if isinstance(found, FunctionExercise):
         return Shown(f"Solution of {found.id}", (found.question, f"one way to write {found.name}:"), code)
     worked = found.worked()

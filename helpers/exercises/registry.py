@@ -253,11 +253,6 @@ def load_extra_exercises(paths: str | None = None) -> list[str]:
     return sorted(set(REGISTRY) - before)
 
 
-def solution_code(exercise: AnyExercise) -> str:
-    """The code a worked solution shows."""
-    return exercise.code
-
-
 def answer_text(value: float, decimals: int) -> str:
     """An expected value as the learner would write it: 'undefined', or the number at its precision."""
     return "undefined" if not math.isfinite(value) else f"{value:.{decimals}f}"
