@@ -254,3 +254,12 @@ def test_formulas_table_and_frame():
     assert formulas.set_index("cell").at["B9", "value"] == pytest.approx(metrics.ndcg([2, 0], 2, [2, 0, 3]))
     assert sheet.to_frame().loc[4, "A"] == "missed"
     assert repr(sheet) == "Sheet('nDCG worksheet', 9 rows x 5 columns)"
+
+
+def test_every_coloured_cell_sets_its_own_text_colour():
+    """JupyterLab Dark turns the text white: a cell with a light background of its own keeps dark text."""
+    for rule in re.findall(r"\.sheet-view [^{]+\{[^}]*\}", STYLE):
+        body = rule.split("{", 1)[1]
+        if "background:" in body:
+            assert "color:" in body.replace("background", ""), rule
+    assert "var(--jp-content-font-color2" in STYLE, "text on the notebook's own background follows the theme"

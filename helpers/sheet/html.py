@@ -23,11 +23,13 @@ STYLE = (
     ".sheet-view th{background:#eee;color:#555;text-align:center;font-weight:normal}"
     ".sheet-view td.number{text-align:right;white-space:nowrap}"
     ".sheet-view td.text{text-align:left;white-space:normal;overflow-wrap:anywhere;max-width:32em}"
-    ".sheet-view td.header{font-weight:bold;background:#f6f6f6}"
+    ".sheet-view td.header{font-weight:bold;background:#f6f6f6;color:#1a1a1a}"
     ".sheet-view td.label,.sheet-view td.title{font-weight:bold}"
-    f".sheet-view td.input{{background:{INPUT_COLOUR}}}"
+    f".sheet-view td.input{{background:{INPUT_COLOUR};color:#1a1a1a}}"
     ".sheet-view tr.block-start td,.sheet-view tr.block-start th{border-top:2px solid #888}"
-    ".sheet-view .formula{color:#666;font-size:85%;text-align:left;white-space:nowrap}"
+    ".sheet-view .formula{color:var(--jp-content-font-color2,#555);font-size:85%;text-align:left;"
+    "white-space:nowrap}"
+    ".sheet-view td.input .formula,.sheet-view td.header .formula{color:#555}"
     "</style>"
 )
 
