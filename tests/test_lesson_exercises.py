@@ -77,3 +77,21 @@ def test_most_exercises_ask_for_a_number_the_lesson_does_not_print(untouched):
         or any(not re.search(rf"(?<![\d.]){re.escape(t)}(?!\d)", text) for t in expected_texts(found.id))
     ]
     assert len(unprinted) >= 2, f"lesson {prefix}: only {unprinted} ask for a number the lesson does not print"
+
+
+def simple_fraction(value: float) -> bool:
+    """1/4, 2/3, 0.6: shares a lesson cannot help printing somewhere (a grade, a reciprocal rank, a hit rate)."""
+    return any(abs(value * d - round(value * d)) < 1e-9 for d in (1, 2, 3, 4, 5, 8, 10))
+
+
+def test_no_exercise_answer_is_printed_in_its_lesson(untouched):
+    """Own work: what an exercise asks is never a figure the lesson already printed (simple fractions aside)."""
+    prefix, notebook = untouched
+    text = outputs_of(notebook.cells)
+    printed = [
+        (found.id, written)
+        for found in exercises_of(prefix)
+        for written in expected_texts(found.id)
+        if not simple_fraction(REGISTRY[found.id].worked().value) and re.search(rf"(?<![\d.]){re.escape(written)}(?!\d)", text)
+    ]
+    assert printed == [], f"lesson {prefix} prints the answer of {printed}"

@@ -40,7 +40,7 @@ def cases() -> list[tuple[str, str, str]]:
     found += [
         # ln for log2 cancels in nDCG (every discount scaled alike): the slip shows in DCG alone
         ("fresh-dcg4", at("fresh-dcg4", mk.dcg_natural_log([3, 0, 2, 1], 4)), "natural-log"),
-        ("reset-dcg4-exp", at("reset-dcg4-exp", mk.dcg_natural_log(sheet, 4, "exponential")), "natural-log"),
+        ("reset-dcg6-exp", at("reset-dcg6-exp", mk.dcg_natural_log(sheet, 6, "exponential")), "natural-log"),
         ("fresh-dcg4", at("fresh-dcg4", mk.dcg_exp_without_minus_one([3, 0, 2, 1], 4)), "exp-without-minus-one"),
         ("lab-ndcg5-linear", at("lab-ndcg5-linear", mk.ndcg_exp_without_minus_one(lab_grades, 5, lab_judged)),
          "exp-without-minus-one"),

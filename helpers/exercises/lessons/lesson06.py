@@ -91,26 +91,27 @@ sum(scores) / len(scores)""",
 )
 
 
-def reset_dcg4_exponential() -> Worked:
-    """reset-dcg4-exp: DCG@4 of reset-password with exponential gain."""
+def reset_dcg6_exponential() -> Worked:
+    """reset-dcg6-exp: DCG@6 of reset-password with exponential gain (the whole list; Step 3 prints DCG@5)."""
     grades, _ = query_grades("C", "search", QUERY)
-    return worked_dcg(grades, k=4, gain="exponential")
+    return worked_dcg(grades, k=6, gain="exponential")
 
 
 register(
     Exercise(
-        id="reset-dcg4-exp",
+        id="reset-dcg6-exp",
         lesson=LESSON,
-        question="Example C, reset-password: DCG@4 with exponential gain (2^grade - 1). Give 3 decimals.",
-        answer=reset_dcg4_exponential,
+        question="Example C, reset-password: DCG@6, the whole returned list, with exponential gain (2^grade - 1). "
+        "Give 3 decimals.",
+        answer=reset_dcg6_exponential,
         hints=(
-            "Turn the grades into gains first; the discount does not change.",
-            "Grades 2, 0, 3, 1 give gains 3, 0, 7, 1; divide each by log2(rank + 1) and add.",
+            "Turn the grades into gains first; the discount does not change. Rank 6 counts now.",
+            "Grades 2, 0, 3, 1, 0, 2 give gains 3, 0, 7, 1, 0, 3; divide each by log2(rank + 1) and add.",
         ),
         code="""example = load_example("C")
 judgments = example.judgments_for("reset-password")
 grades = metrics.grades_in_rank_order(example.ranking("search", "reset-password"), judgments)
-metrics.dcg(grades, k=4, gain="exponential")""",
+metrics.dcg(grades, k=6, gain="exponential")""",
     )
 )
 
