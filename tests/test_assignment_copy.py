@@ -28,10 +28,12 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def run_in(folder: Path, code: str, log: Path | None = None) -> dict:
-    """Run code with ``folder`` first on the path (no other copy of helpers reachable); its JSON output."""
+    """Run code, from a file as a cell's source would be, with ``folder`` first on the path; its JSON output."""
     env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(folder), "PYTHONDONTWRITEBYTECODE": "1",
            "MPLBACKEND": "Agg", **({"HELPERS_CHECK_LOG": str(log)} if log else {})}
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=folder,
+    script = folder.parent / f"snippet-{abs(hash(code))}.py"
+    script.write_text(code, encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=folder,
                           env=env)
     assert done.returncode == 0, done.stderr[-2000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -176,3 +178,19 @@ def test_the_repository_is_a_practice_copy():
 
     assert not is_assignment_copy()
     assert check("sheet-ndcg3", f"{REGISTRY['sheet-ndcg3'].worked().value:.3f}").correct
+
+
+def test_an_untouched_function_template_says_not_answered_yet(assignment):
+    said = run_in(assignment, """
+import json
+from helpers.exercises import check_function
+def mrr(first_ranks):
+    # your code
+    raise NotImplementedError("replace this line with your code")
+def mine(first_ranks):
+    if not first_ranks:
+        raise NotImplementedError("no empty lists in my version")
+    return 0.5
+print(json.dumps([check_function("mrr-function", mrr).message, check_function("mrr-function", mine).message]))
+""")
+    assert said[0].startswith("Not answered yet") and said[1].startswith("Recorded: your function mrr.")

@@ -92,6 +92,7 @@ def test_no_exercise_answer_is_printed_in_its_lesson(untouched):
         (found.id, written)
         for found in exercises_of(prefix)
         for written in expected_texts(found.id)
-        if not simple_fraction(REGISTRY[found.id].worked().value) and re.search(rf"(?<![\d.]){re.escape(written)}(?!\d)", text)
+        if not simple_fraction(REGISTRY[found.id].worked().value)
+        and re.search(rf"(?<![\d.]){re.escape(written)}(?!\d)", text)
     ]
     assert printed == [], f"lesson {prefix} prints the answer of {printed}"

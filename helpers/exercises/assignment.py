@@ -15,6 +15,7 @@ An assignment copy (and the grader's kernel) holds the questions
 from __future__ import annotations
 
 import ast
+import inspect
 from functools import cache
 from numbers import Real
 from typing import Any
@@ -92,9 +93,23 @@ def check_function(exercise_id: str, fn: Any, timeout: float = 2.0) -> FunctionR
     if not callable(fn):
         raise TypeError(f"check_function needs your function {found.name}, got {type(fn).__name__}")
     _functions[found.id] = (fn, float(timeout))
+    if still_the_template(fn):
+        checklog.record({"event": "check_function", "exercise": found.id, "kept": True})
+        said = f"Not answered yet: write the body of {found.name} in place of the raise NotImplementedError line."
+        return FunctionReport(found.id, False, (), said, pd.DataFrame(), answered=False, question=found.question)
     checklog.record({"event": "check_function", "exercise": found.id, "kept": True})
     said = f"Recorded: your function {found.name}. The grader runs it on hidden cases after you hand in."
     return FunctionReport(found.id, False, (), said, pd.DataFrame(), question=found.question, recorded=True)
+
+
+def still_the_template(fn: Any) -> bool:
+    """True when the function's body is still the template's ``raise NotImplementedError`` (and nothing else)."""
+    try:
+        lines = [line.strip() for line in inspect.getsource(fn).splitlines()[1:]]
+    except (OSError, TypeError):
+        return False
+    body = [line for line in lines if line and not line.startswith("#")]
+    return len(body) == 1 and body[0].startswith("raise NotImplementedError")
 
 
 def run_hidden_cases(inputs: str) -> None:
