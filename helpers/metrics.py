@@ -19,8 +19,8 @@ Every function validates its input first and raises ``ValueError`` or
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
-from typing import Any, Literal, get_args
+from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
+from typing import Any, Literal, ParamSpec, TypeVar, get_args
 
 import pandas as pd
 
@@ -61,8 +61,26 @@ __all__ = [
 ]
 
 
+P = ParamSpec("P")
+S = TypeVar("S")
+
+
 class UndefinedMetricError(ValueError):
     """Raised when a metric has no defined value, e.g. nDCG of a query with no relevant document."""
+
+
+def value_or(stand_in: S, metric: Callable[P, float], *args: P.args, **kwargs: P.kwargs) -> float | S:
+    """The metric's value, or ``stand_in`` where it is undefined (a sheet's text, a plot's gap, a widget's None).
+
+    Only an undefined value is replaced: a wrong input still raises.
+
+    >>> value_or("undefined", ndcg, [0, 0], 2), value_or(None, ndcg, [1, 0], 2)
+    ('undefined', 1.0)
+    """
+    try:
+        return metric(*args, **kwargs)
+    except UndefinedMetricError:
+        return stand_in
 
 
 def cut(values: list, k: int | None) -> list:

@@ -361,10 +361,7 @@ def undefined_as_zero(metric, *args, **kwargs) -> float:
     >>> undefined_as_zero(m.ndcg, [0, 0, 0], k=4)
     0.0
     """
-    try:
-        return metric(*args, **kwargs)
-    except m.UndefinedMetricError:
-        return 0.0
+    return m.value_or(0.0, metric, *args, **kwargs)
 
 
 # --- DCG: the discount -------------------------------------------------------

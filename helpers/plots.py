@@ -111,10 +111,7 @@ def plot_ndcg_by_k(
 
 def _ndcg_or_nan(grades, k, ideal, gain) -> float:
     """nDCG@k, or NaN (a gap in the line) where no relevant document is within reach."""
-    try:
-        return metrics.ndcg(grades, k, ideal, gain)
-    except metrics.UndefinedMetricError:
-        return float("nan")
+    return metrics.value_or(float("nan"), metrics.ndcg, grades, k, ideal, gain)
 
 
 def plot_gain_forms(max_grade: int = 3) -> Figure:

@@ -14,6 +14,7 @@ True
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 
@@ -22,6 +23,18 @@ from pandas.api.types import is_bool_dtype, is_float_dtype, is_integer_dtype, is
 from pandas.io.formats.style import Styler
 
 from helpers._checks import check_whole
+
+
+def short_number(value: float, decimals: int = 3) -> str:
+    """A number with at most ``decimals`` decimals and no trailing zeros, for formulas and steps (every lesson).
+
+    >>> short_number(2.0), short_number(1.5849625), short_number(1 / 3, 4), short_number(float("nan"))
+    ('2', '1.585', '0.3333', 'undefined')
+    """
+    if not math.isfinite(value):
+        return "undefined"
+    text = f"{value:.{decimals}f}".rstrip("0").rstrip(".")
+    return text if text not in ("", "-0") else "0"
 
 # tex2jax_ignore / mathjax_ignore: the class names MathJax 2 and 3 skip (JupyterLab uses 3, Voilà 2 or 3)
 TABLE_CLASSES = "lesson-table tex2jax_ignore mathjax_ignore"

@@ -24,6 +24,7 @@ import numpy as np
 from helpers import metrics as m
 from helpers import mistakes as mk
 from helpers.metrics import Denominator, Gain
+from helpers.tables import short_number
 
 Slip = tuple[tuple[str, ...], float]  # the mistake codes (one, or a combination) and the value they give
 
@@ -48,10 +49,7 @@ def _numbers(values: Sequence[float], decimals: int = 4) -> str:
 
 def _short(value: float, decimals: int = 4) -> str:
     """A number with at most ``decimals`` decimals and no trailing zeros: 2.0 -> '2', 1/3 -> '0.3333'."""
-    if not math.isfinite(value):
-        return "undefined"
-    text = f"{value:.{decimals}f}".rstrip("0").rstrip(".")
-    return text if text not in ("", "-0") else "0"
+    return short_number(value, decimals)
 
 
 def _or_nan(metric, *args, **kwargs) -> float:

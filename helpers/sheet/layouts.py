@@ -58,10 +58,7 @@ def first_rank_cell(rank: int):
 
 def ndcg_or_undefined(grades, k: int, ideal, gain: metrics.Gain) -> float | str:
     """nDCG@k from helpers, or the text the sheet shows when IDCG is 0."""
-    try:
-        return metrics.ndcg(grades, k, ideal=ideal, gain=gain)
-    except metrics.UndefinedMetricError:
-        return UNDEFINED
+    return metrics.value_or(UNDEFINED, metrics.ndcg, grades, k, ideal=ideal, gain=gain)
 
 
 def _first_rank(example: Example, system: str, query: str) -> int:

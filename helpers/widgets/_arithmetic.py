@@ -15,6 +15,7 @@ from typing import ParamSpec, cast
 from helpers import metrics
 from helpers._checks import check_choice
 from helpers.metrics import GAINS, IDEALS, Gain, Ideal
+from helpers.tables import short_number
 
 P = ParamSpec("P")
 
@@ -32,10 +33,7 @@ def or_none(metric: Callable[P, float], *args: P.args, **kwargs: P.kwargs) -> fl
     >>> or_none(metrics.ndcg, [0, 0], 2) is None
     True
     """
-    try:
-        return metric(*args, **kwargs)
-    except metrics.UndefinedMetricError:
-        return None
+    return metrics.value_or(None, metric, *args, **kwargs)
 
 
 def check_gain(gain: object) -> Gain:
@@ -58,12 +56,6 @@ def check_at_most(value: int, maximum: int, name: str) -> int:
 def grade_name(grade: int, max_grade: int) -> str:
     """The word for a grade on a 0..max_grade scale, e.g. 1 -> 'useful' on 0..2."""
     return GRADE_NAMES.get(max_grade, {}).get(grade, f"grade {grade}")
-
-
-def short_number(value: float, decimals: int = 3) -> str:
-    """A number for a formula, without trailing zeros: 2.0 -> '2', 1.5849 -> '1.585'."""
-    text = f"{value:.{decimals}f}".rstrip("0").rstrip(".")
-    return text if text not in ("", "-0") else "0"
 
 
 def value_text(value: float | None, decimals: int = 4, undefined: str = "undefined") -> str:
