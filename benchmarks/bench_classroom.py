@@ -15,12 +15,15 @@ widgets from it. Measured:
 - **warm, reload**: a preheated kernel waiting, the same browser reloading
   (the teacher's second visit);
 - **first click**: from a grade click (or a rank change) to the new number;
-- **kernels after reloads**: the kernel processes and their resident memory
-  (from /proc) after each of ``--reloads`` back-to-back reloads, and once the
-  pool has refilled.
+- **reloads 1 s apart**: ``--reloads`` reloads of one page, each a second after
+  the last was usable (a teacher reloading again and again), without waiting
+  for the pool to refill; the kernel processes and their resident memory (from
+  /proc) after each, and once the pool has refilled;
+- **five pages at once**: ``--together`` new browser pages opened at the same
+  moment (a class opening the link), each timed to usable.
 
-Prints a table (median, min, max) and the load average, since other work on
-the machine moves every figure. Nothing is asserted.
+Prints a table (median, 90th percentile, min, max) and the load average, since
+other work on the machine moves every figure. Nothing is asserted.
 """
 
 from __future__ import annotations
@@ -157,21 +160,52 @@ def first_click(page, button: str, number: str) -> float:
     return time.monotonic() - start
 
 
+def percentile(values: list[float], share: float) -> float:
+    """The value below which ``share`` of the values lie (nearest rank)."""
+    ordered = sorted(values)
+    return ordered[max(0, min(len(ordered) - 1, round(share * len(ordered) + 0.5) - 1))]
+
+
 def summary(values: list[float]) -> str:
-    return f"{statistics.median(values):6.2f} s  [{min(values):.2f}–{max(values):.2f}], n = {len(values)}"
+    return (
+        f"p50 {statistics.median(values):5.2f} s  p90 {percentile(values, 0.9):5.2f} s  "
+        f"[{min(values):.2f}–{max(values):.2f}], n = {len(values)}"
+    )
+
+
+def open_together(browser, url: str, numbers: str, first_input: str, pages: int) -> list[float]:
+    """Open ``pages`` new pages at the same moment (one browser context each); the seconds each took to usable."""
+    contexts = [browser.new_context(viewport={"width": 1280, "height": 720}) for _ in range(pages)]
+    opened = [context.new_page() for context in contexts]
+    start = time.monotonic()
+    for page in opened:
+        page.goto(url, wait_until="commit")
+    seconds = []
+    enabled = "s => { const e = document.querySelector(s); return e && !e.disabled; }"
+    for page in opened:  # each is timed from the common start
+        page.locator(numbers).first.wait_for(state="visible", timeout=180_000)
+        page.wait_for_function(enabled, arg=first_input, timeout=180_000)
+        seconds.append(time.monotonic() - start)
+    for page, context in zip(opened, contexts, strict=True):
+        page.close(run_before_unload=True)
+        context.close()
+    return seconds
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lesson", default="05", choices=sorted(CONTROLS))
     parser.add_argument("--loads", type=int, default=5, help="warm loads of each kind (default 5)")
-    parser.add_argument("--reloads", type=int, default=10, help="back-to-back reloads for the kernel count")
+    parser.add_argument("--reloads", type=int, default=10, help="reloads 1 s apart (default 10)")
+    parser.add_argument("--together", type=int, default=5, help="pages opened at once (default 5)")
     parser.add_argument("--cull", type=int, default=120, help="the classroom's --cull (default 120)")
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
     numbers, first_input, number_changed = CONTROLS[args.lesson]
-    results: dict[str, list[float]] = {"warm, new browser": [], "warm, reload": [], "first click": []}
+    results: dict[str, list[float]] = {
+        "warm, new browser": [], "warm, reload": [], "first click": [], "reloads 1 s apart": [], "pages at once": [],
+    }  # fmt: skip
     with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         started = time.monotonic()
@@ -207,13 +241,19 @@ def main(argv=None) -> int:
             context = browser.new_context(viewport={"width": 1280, "height": 720})
             page = context.new_page()
             counts = []
+            classroom.wait_for_preheat(taken + 1)
             for _ in range(args.reloads):
-                open_usable(page, classroom.url, numbers, first_input)
+                time.sleep(1)
+                results["reloads 1 s apart"].append(open_usable(page, classroom.url, numbers, first_input))
                 kernels = classroom.kernels()
                 counts.append((len(kernels), sum(kernels.values()) / 1024))
-            time.sleep(10)  # the pool refills, the last closed page's kernel is gone
-            settled = classroom.kernels()
+            page.close(run_before_unload=True)
             context.close()
+            time.sleep(15)  # the pool refills, the closed pages' kernels are gone
+            settled = classroom.kernels()
+            while not classroom.kernels_quiet():
+                pass
+            results["pages at once"] = open_together(browser, classroom.url, numbers, first_input, args.together)
         finally:
             classroom.stop()
             browser.close()

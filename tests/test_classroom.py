@@ -83,7 +83,7 @@ def test_voila_runs_the_copy_with_the_classroom_template_a_preheated_kernel_and_
     assert command[1:3] == ["-m", "voila"] and "--no-browser" in command
     options = dict(part.removeprefix("--").split("=", 1) for part in command if part.startswith("--") and "=" in part)
     assert options["template"] == "classroom" and options["strip_sources"] == "True"
-    assert options["preheat_kernel"] == "True" and options["VoilaConfiguration.default_pool_size"] == "1"
+    assert options["preheat_kernel"] == "True" and options["VoilaConfiguration.default_pool_size"] == "3"
     assert options["MappingKernelManager.cull_idle_timeout"] == "120"
     assert int(options["MappingKernelManager.cull_interval"]) <= 30
     assert options["MappingKernelManager.cull_connected"] == "False"  # a projected page keeps its kernel
@@ -113,6 +113,7 @@ def test_the_template_shows_cells_by_role_and_sizes_type_for_a_room():
         (["05", "--port", "0"], "port"),
         (["05", "--cull", "5"], "cull"),
         (["05", "--scale", "0"], "scale"),
+        (["05", "--pool", "0"], "pool"),
     ],
 )
 def test_bad_arguments_are_refused_with_the_reason(arguments, message, capsys):

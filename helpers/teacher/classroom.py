@@ -22,6 +22,7 @@ still run, hidden).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import shutil
@@ -44,7 +45,8 @@ from helpers.teacher.roles import role_of
 TEMPLATES_ROOT = Path(__file__).resolve().parent  # holds voila/templates/classroom
 NOTEBOOKS = Path(__file__).resolve().parent.parent.parent / "notebooks"
 HIDDEN_ROLES = ("exercise", "solution")
-FILL_DELAY = 4  # seconds
+FILL_DELAY = 1  # seconds
+POOL_SIZE = 3  # preheated kernels waiting: a burst of reloads or a few pages at once each find one
 
 
 def lesson_path(lesson: str | Path) -> Path:
@@ -98,6 +100,31 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._taken_at: dict[str, datetime] = {}
+        self._starting: asyncio.Lock | None = None
+
+    async def start_kernel(self, *args: Any, **kwargs: Any) -> str:
+        """Start kernels one at a time, each once the kernels before it have run the lesson (are quiet).
+
+        Voila heats the whole pool at once; on two cores the kernels would then
+        share the processors and the first would be ready last. One at a time,
+        the first page's kernel is ready first and a page that loads meanwhile
+        keeps a core for itself.
+        """
+        if self._starting is None:
+            self._starting = asyncio.Lock()
+        async with self._starting:
+            await self._until_kernels_quiet()
+            return await super().start_kernel(*args, **kwargs)
+
+    async def _until_kernels_quiet(self, timeout: float = 20, window: float = 0.4) -> None:
+        """Wait (at most ``timeout`` seconds) until no kernel used over 5 % of a core in two windows running."""
+        deadline, quiet = time.monotonic() + timeout, 0
+        while quiet < 2 and time.monotonic() < deadline:
+            pids = [pid for kernel in list(self._kernels.values()) if (pid := _kernel_pid(kernel))]
+            before = {pid: _cpu_ticks(pid) for pid in pids}
+            await asyncio.sleep(window)
+            limit = 0.05 * window * os.sysconf("SC_CLK_TCK")
+            quiet = quiet + 1 if all(_cpu_ticks(pid) - used <= limit for pid, used in before.items()) else 0
 
     async def cull_kernel_if_idle(self, kernel_id: str) -> None:
         taken_at = self._taken_at.setdefault(kernel_id, utcnow())
@@ -109,7 +136,25 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         await super().cull_kernel_if_idle(kernel_id)
 
 
-def voila_command(notebook: Path, port: int, cull_seconds: int, open_browser: bool, scale: float = 1.0) -> list[str]:
+def _kernel_pid(kernel: Any) -> int | None:
+    """The process id of a kernel started on this machine (None if it has none yet)."""
+    provisioner = getattr(kernel, "provisioner", None)
+    pid = getattr(provisioner, "pid", None) or getattr(getattr(provisioner, "process", None), "pid", None)
+    return pid if isinstance(pid, int) else None
+
+
+def _cpu_ticks(pid: int) -> int:
+    """The CPU time a process has used so far, in clock ticks (0 once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0
+    return int(fields[11]) + int(fields[12])  # utime + stime
+
+
+def voila_command(
+    notebook: Path, port: int, cull_seconds: int, open_browser: bool, scale: float = 1.0, pool: int = POOL_SIZE
+) -> list[str]:
     """The Voilà command line of the classroom view."""
     command = [
         sys.executable, "-m", "voila", str(notebook),
@@ -118,9 +163,9 @@ def voila_command(notebook: Path, port: int, cull_seconds: int, open_browser: bo
         # the room's scale, the page's default (the page Voila opens has no ?scale= on its URL)
         f"--VoilaConfiguration.resources={json.dumps({'classroom': {'scale': scale}})}",
         # a kernel is started and the lesson run before anyone asks: the page is usable at once
-        "--preheat_kernel=True", "--VoilaConfiguration.default_pool_size=1",
+        "--preheat_kernel=True", f"--VoilaConfiguration.default_pool_size={pool}",
         "--VoilaConfiguration.multi_kernel_manager_class=helpers.teacher.classroom.ClassroomKernelManager",
-        # the next kernel is heated a few seconds after a page takes one, not while that page loads
+        # the next kernel is heated a second after a page takes one (and after the kernels before it are quiet)
         f"--VoilaKernelManager.fill_delay={FILL_DELAY}",
         f"--MappingKernelManager.cull_idle_timeout={cull_seconds}",
         f"--MappingKernelManager.cull_interval={max(5, cull_seconds // 4)}",
@@ -151,6 +196,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("lesson", help="the lesson, e.g. 05 (or a notebook path)")
     parser.add_argument("--port", type=int, default=8866, help="the port to serve on (default 8866)")
     parser.add_argument("--scale", type=float, default=1.0, help="text size factor for the room (default 1)")
+    parser.add_argument("--pool", type=int, default=POOL_SIZE, help=f"preheated kernels kept (default {POOL_SIZE})")
     parser.add_argument("--cull", type=int, default=120, help="shut kernels down after this many idle seconds")
     parser.add_argument("--no-browser", action="store_true", help="do not open a browser")
     return parser.parse_args(argv)
@@ -163,6 +209,7 @@ def main(argv: list[str] | None = None) -> int:
         port = check_whole(args.port, "port", minimum=1)
         scale = check_number(args.scale, "scale", above=0)
         cull = check_whole(args.cull, "cull", minimum=10)
+        pool = check_whole(args.pool, "pool", minimum=1)
     except (TypeError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -174,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
         # Voila in a session of its own: a Ctrl-C in the terminal reaches this process only, which stops Voila
         # once, cleanly (a second signal to Voila would interrupt its shutdown and leave kernels behind)
         process = subprocess.Popen(
-            voila_command(copy, port, cull, not args.no_browser, scale),
+            voila_command(copy, port, cull, not args.no_browser, scale, pool),
             cwd=folder, env=classroom_environment(), start_new_session=True,
         )  # fmt: skip
         return serve_until_stopped(process)

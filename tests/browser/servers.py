@@ -157,12 +157,15 @@ def start_voila(notebook: Path, home: Path) -> Server:
     return server
 
 
-def launch_classroom(lesson: str, cwd: Path, home: Path, cull: int = 10) -> Server:
-    """The classroom command for a lesson, run from ``cwd`` on a free port (see :func:`wait_for_preheat`)."""
+def launch_classroom(lesson: str, cwd: Path, home: Path, cull: int = 10, pool: int | None = None) -> Server:
+    """The classroom command for a lesson, run from ``cwd`` on a free port (see :func:`wait_for_preheat`).
+
+    ``pool``: the preheated kernels it keeps (the command's default if None).
+    """
     port = free_port()
     command = [
         sys.executable, "-m", "helpers.teacher.classroom", lesson,
-        f"--port={port}", "--no-browser", f"--cull={cull}",
+        f"--port={port}", "--no-browser", f"--cull={cull}", *([f"--pool={pool}"] if pool else []),
     ]  # fmt: skip
     return start(
         f"classroom {lesson}", command, cwd, isolated_env(home), home / "classroom.log", f"http://127.0.0.1:{port}", ""
@@ -274,9 +277,7 @@ def still_running(processes: dict[int, str]) -> list[int]:
     """The ids among ``processes`` that still run as the same process (same start time, not a zombie)."""
     table = process_table()
     return [
-        pid
-        for pid, started in processes.items()
-        if pid in table and table[pid][2] == started and table[pid][1] != "Z"
+        pid for pid, started in processes.items() if pid in table and table[pid][2] == started and table[pid][1] != "Z"
     ]
 
 

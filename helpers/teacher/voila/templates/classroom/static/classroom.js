@@ -53,8 +53,10 @@
   // a wide output keeps its text size (never below the room's 20 px) and scrolls sideways; it can then be
   // reached and scrolled from the keyboard
   function fit(root) {
-    root.querySelectorAll('.jp-OutputArea-output').forEach(function (output) {
-      if (output.scrollWidth > output.clientWidth + 1 && !output.hasAttribute('tabindex')) {
+    root.querySelectorAll('.jp-OutputArea-output, .control-details, .control-main').forEach(function (output) {
+      var overflow = window.getComputedStyle(output).overflowX;
+      var scrolls = overflow === 'auto' || overflow === 'scroll' || output.matches('.jp-OutputArea-output');
+      if (scrolls && output.scrollWidth > output.clientWidth + 1 && !output.hasAttribute('tabindex')) {
         output.setAttribute('tabindex', '0');
         output.setAttribute('role', 'region');
         output.setAttribute('aria-label', 'wide output, scrolls sideways');
