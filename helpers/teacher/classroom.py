@@ -102,7 +102,7 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         self._taken_at: dict[str, datetime] = {}
         self._starting: asyncio.Lock | None = None
 
-    async def start_kernel(self, *args: Any, **kwargs: Any) -> str:
+    async def start_kernel(self, *args: Any, **kwargs: Any) -> str:  # type: ignore[override]  # async, as in Jupyter Server
         """Start kernels one at a time, each once the kernels before it have run the lesson (are quiet).
 
         Voila heats the whole pool at once; on two cores the kernels would then
