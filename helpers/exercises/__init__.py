@@ -21,6 +21,7 @@ if is_assignment_copy():
         hint,
         list_exercises,
         mistake_values,
+        practice,
         reveal,
         solution,
     )
@@ -36,6 +37,7 @@ else:
         reveal,
         solution,
     )
+    from helpers.exercises.fresh import practice
 from helpers.exercises.checklog import LOG_ENV
 from helpers.exercises.registry import (
     REGISTRY,
@@ -77,6 +79,7 @@ __all__ = [
     "list_exercises",
     "load_extra_exercises",
     "mistake_values",
+    "practice",
     "register",
     "reveal",
     "solution",

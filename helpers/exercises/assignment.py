@@ -171,6 +171,12 @@ def mistake_values(exercise_id: str) -> pd.DataFrame:
     raise ValueError(f"{found.id}: this is an assignment copy, it holds no answer key to compute slips from")
 
 
+def practice(exercise_id: str, seed: int | None = None):
+    """Variants are computed from the answer key, which an assignment copy does not hold."""
+    found = get(exercise_id)
+    raise ValueError(f"{found.id}: practice() needs a practice copy; this assignment copy holds no answer key")
+
+
 def list_exercises(lesson: str | None = None) -> pd.DataFrame:
     """Every exercise of this copy (or one lesson's): id, lesson, kind, question, precision, points."""
     rows = [

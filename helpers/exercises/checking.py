@@ -410,7 +410,12 @@ def mistake_values(exercise_id: str) -> pd.DataFrame:
 
 
 def list_exercises(lesson: str | None = None) -> pd.DataFrame:
-    """Every exercise (or one lesson's): id, lesson, kind, question, precision, points (every lesson)."""
+    """Every exercise (or one lesson's): id, lesson, kind, question, precision, points, variants (every lesson).
+
+    ``variants`` is True for an exercise ``practice(id)`` can deal new numbers for.
+    """
+    from helpers.exercises.fresh import VARIANTS
+
     rows = [
         {
             "id": found.id,
@@ -419,8 +424,9 @@ def list_exercises(lesson: str | None = None) -> pd.DataFrame:
             "question": found.question,
             "precision": found.precision,
             "points": found.points,
+            "variants": found.id in VARIANTS,
         }
         for found in REGISTRY.values()
         if lesson is None or found.lesson == lesson
     ]
-    return pd.DataFrame(rows, columns=["id", "lesson", "kind", "question", "precision", "points"])
+    return pd.DataFrame(rows, columns=["id", "lesson", "kind", "question", "precision", "points", "variants"])

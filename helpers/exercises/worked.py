@@ -254,7 +254,6 @@ def worked_ndcg(
         ),
         (("rank-as-discount",), normalised(lambda g, gn: mk.dcg_rank_discount(g, k, gn))),
         (("ranks-from-zero",), normalised(lambda g, gn: mk.dcg_ranks_from_zero(g, k, gn))),
-        (("natural-log",), normalised(lambda g, gn: mk.dcg_natural_log(g, k, gn))),
         (
             ("unsorted-ideal",),
             mk.ndcg_unsorted_ideal(grades, ideal_grades if ideal == "returned" else listed, k, gain),

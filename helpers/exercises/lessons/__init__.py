@@ -10,4 +10,5 @@ from helpers.exercises.lessons import (  # noqa: F401 (each module registers its
     lesson07,
     lesson08,
     lesson09,
+    variants,
 )

@@ -1,0 +1,259 @@
+"""Variants of the lessons' exercises: the same question on new numbers (``practice``, lessons 01-07).
+
+Each generator draws new data from the seeded ``rng`` it is given and builds
+its answer with a ``worked_*`` helper, so the steps and the slips come with it.
+A draw is kept only when it is well made (:func:`well_made`): the answer is
+defined, and every slip that changes the number by a unit of the exercise's
+precision or more gives another number at that precision (so it is never
+judged right, and always named). A slip that leaves the number as it is here
+(no miss to drop, say) does not apply to that draw.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+
+import pandas as pd
+
+from helpers.exercises.answers import correctly_rounded
+from helpers.exercises.fresh import Variant, variant_of
+from helpers.exercises.registry import REGISTRY, Exercise
+from helpers.exercises.worked import (
+    with_slips,
+    worked_average_precision,
+    worked_dcg,
+    worked_mrr,
+    worked_ndcg,
+)
+
+TRIES = 200
+
+
+def well_made(exercise_id: str, rng: random.Random, make: Callable[[random.Random], Variant]) -> Variant:
+    """Draw until the variant's answer is defined and differs from every slip at the exercise's precision."""
+    found = REGISTRY[exercise_id]
+    assert isinstance(found, Exercise)
+    decimals = found.decimals
+    for _ in range(TRIES):
+        variant = make(rng)
+        if math.isfinite(variant.worked.value) and not collisions(variant.worked.value, variant.worked.slips, decimals):
+            return variant
+    raise RuntimeError(f"no well-made variant of {exercise_id} in {TRIES} draws")
+
+
+def collisions(value: float, slips, decimals: int) -> list:
+    """The slips that change the number by a unit of the precision or more, yet round to the right answer."""
+    right, unit = correctly_rounded(value, decimals), 10.0**-decimals
+    return [
+        codes for codes, v in slips
+        if math.isfinite(v) and abs(v - value) >= unit and correctly_rounded(v, decimals) & right
+    ]
+
+
+def ranks_table(ranks: list[int]) -> pd.DataFrame:
+    return pd.DataFrame({"question": [f"q{i}" for i in range(1, len(ranks) + 1)],
+                         "first relevant rank": [rank if rank else "none" for rank in ranks]})
+
+
+def grades_table(grades: list[int]) -> pd.DataFrame:
+    return pd.DataFrame({"rank": range(1, len(grades) + 1), "grade": grades})
+
+
+def graded(rng: random.Random, length: int, top: int) -> list[int]:
+    """Grades 0..top for a ranked list, at least one of them above 0."""
+    while True:
+        grades = [rng.randint(0, top) for _ in range(length)]
+        if any(grades):
+            return grades
+
+
+# --- lesson 01 ---------------------------------------------------------------------------
+
+
+@variant_of("new-mrr-d8-first")
+def mrr_of_five(rng: random.Random) -> Variant:
+    def make(rng: random.Random) -> Variant:
+        ranks = [rng.choice([0, 1, 1, 2, 2, 3, 4, 5, 6]) for _ in range(5)]
+        return Variant("Five questions; the table gives each one's first relevant rank (none: no relevant "
+                       "passage in the list). What is MRR over the five? Give 3 decimals.",
+                       ranks_table(ranks), worked_mrr(ranks))
+    return well_made("new-mrr-d8-first", rng, make)
+
+
+@variant_of("explain-rr-mean")
+def mrr_of_three(rng: random.Random) -> Variant:
+    def make(rng: random.Random) -> Variant:
+        ranks = [rng.randint(1, 9) for _ in range(3)]
+        return Variant("Three questions have their first relevant passage at the ranks in the table. What is "
+                       "their MRR? Give 4 decimals (3 are accepted).", ranks_table(ranks), worked_mrr(ranks))
+    return well_made("explain-rr-mean", rng, make)
+
+
+# --- lesson 02 ---------------------------------------------------------------------------
+
+
+@variant_of("d4-grade-1-swapped")
+def ndcg5_after_a_regrade(rng: random.Random) -> Variant:
+    def make(rng: random.Random) -> Variant:
+        grades = graded(rng, 5, 3)
+        missed = [rng.randint(0, 3) for _ in range(rng.randint(1, 3))]
+        rank = rng.randint(1, 5)
+        old = grades[rank - 1]
+        grades[rank - 1] = rng.choice([g for g in range(4) if g != old])
+        worked = worked_ndcg(grades, grades + missed, k=5)
+        before = worked_ndcg([*grades[: rank - 1], old, *grades[rank:]], [*grades[: rank - 1], old, *grades[rank:],
+                                                                          *missed], k=5)
+        data = grades_table(grades)
+        return Variant(f"The judges change the grade at rank {rank} from {old} to {grades[rank - 1]} (the table "
+                       f"shows the new grades); the judged documents never returned have grades "
+                       f"{', '.join(map(str, missed))}. What is nDCG@5 now (linear gain, the ideal from every "
+                       "judged document)? Give 4 decimals (3 are accepted).",
+                       data, with_slips(worked, (("before-the-change",), before.value)))
+    return well_made("d4-grade-1-swapped", rng, make)
+
+
+@variant_of("explain-ndcg-03")
+def ndcg_of_a_short_list(rng: random.Random) -> Variant:
+    def make(rng: random.Random) -> Variant:
+        gains = graded(rng, rng.randint(3, 5), 3)
+        return Variant("A list has the gains in the table, in rank order; its ideal sorts the same gains high to "
+                       "low. What is its nDCG (no cut-off)? Give 4 decimals (3 are accepted).",
+                       grades_table(gains).rename(columns={"grade": "gain"}), worked_ndcg(gains))
+    return well_made("explain-ndcg-03", rng, make)
+
+
+# --- lesson 03 ---------------------------------------------------------------------------
+
+
+def worksheet_question(k: int, missed: list[int]) -> str:
+    return (f"A worksheet: the relevance of each rank is in the table; the judged articles never returned have "
+            f"grades {', '.join(map(str, missed)) or 'none'}. Set the cut-off k to {k}: what is NDCG@{k} (linear "
+            "gain, the ideal from every judged article)? Give 3 decimals.")
+
+
+@variant_of("sheet-ndcg3")
+def sheet_ndcg_at_k(rng: random.Random) -> Variant:
+    def make(rng: random.Random) -> Variant:
+        grades, missed, k = graded(rng, 6, 3), [rng.randint(1, 3)], rng.randint(2, 4)
+        worked = with_slips(worked_ndcg(grades, grades + missed, k=k),
+                            (("before-the-change",), worked_ndcg(grades, grades + missed, k=5).value))
+        return Variant(worksheet_question(k, missed), grades_table(grades), worked)
+    return well_made("sheet-ndcg3", rng, make)
+
+
+@variant_of("kb04-graded-2")
+def sheet_after_a_regrade(rng: random.Random) -> Variant:
+    def make(rng: random.Random) -> Variant:
+        grades, missed = graded(rng, 6, 3), [rng.randint(1, 3)]
+        rank = rng.choice([i for i, g in enumerate(grades, start=1) if g == 0] or [6])
+        new = grades.copy()
+        new[rank - 1] = rng.randint(1, 3)
+        worked = with_slips(worked_ndcg(new, new + missed, k=5),
+                            (("before-the-change",), worked_ndcg(grades, grades + missed, k=5).value))
+        question = (f"A worksheet (table: the relevance of each rank; a judged article never returned has grade "
+                    f"{missed[0]}). A second judge changes rank {rank}'s grade from {grades[rank - 1]} to "
+                    f"{new[rank - 1]}: what is NDCG@5 now (linear gain, the ideal from every judged article)? "
+                    "Give 3 decimals.")
+        return Variant(question, grades_table(grades), worked)
+    return well_made("kb04-graded-2", rng, make)
+
+
+# --- lesson 04 ---------------------------------------------------------------------------
+
+
+@variant_of("advisor-mrr2")
+def mrr_at_k(rng: random.Random) -> Variant:
+    def make(rng: random.Random) -> Variant:
+        ranks, k = [rng.randint(0, 6) for _ in range(rng.randint(4, 6))], rng.randint(2, 4)
+        return Variant(f"An advisor answers the questions in the table (first relevant chunk's rank; none: not "
+                       f"found). What is its MRR@{k}? Give 3 decimals.", ranks_table(ranks), worked_mrr(ranks, k=k))
+    return well_made("advisor-mrr2", rng, make)
+
+
+@variant_of("advisor-fifth-question-mrr4")
+def mrr4_with_unanswerable(rng: random.Random) -> Variant:
+    def make(rng: random.Random) -> Variant:
+        ranks, unanswerable = [rng.randint(0, 6) for _ in range(rng.randint(3, 5))], rng.randint(1, 2)
+        question = (f"The table gives the first relevant rank of each answerable question; {unanswerable} more "
+                    "question(s) have no relevant chunk at all and stay out of the mean. What is MRR@4? "
+                    "Give 3 decimals.")
+        return Variant(question, ranks_table(ranks), worked_mrr(ranks, k=4, unanswerable=unanswerable))
+    return well_made("advisor-fifth-question-mrr4", rng, make)
+
+
+# --- lesson 05 ---------------------------------------------------------------------------
+
+
+@variant_of("lab-swap-ndcg3")
+def lab_exponential_ndcg3(rng: random.Random) -> Variant:
+    def make(rng: random.Random) -> Variant:
+        grades = graded(rng, 6, 2)
+        return Variant("The lab shows six results with the grades in the table (0 none, 1 useful, 2 answers it). "
+                       "What is nDCG@3 with exponential gain (ideal from all six grades)? Give 4 decimals "
+                       "(3 are accepted).", grades_table(grades), worked_ndcg(grades, grades, k=3, gain="exponential"))
+    return well_made("lab-swap-ndcg3", rng, make)
+
+
+@variant_of("lab-ndcg5-linear")
+def lab_linear_ndcg(rng: random.Random) -> Variant:
+    def make(rng: random.Random) -> Variant:
+        grades, k = graded(rng, 6, 2), rng.randint(4, 6)
+        return Variant(f"The lab shows six results with the grades in the table. Flip the gain to linear and move "
+                       f"K to {k}: what is nDCG@{k} (ideal from all six grades)? Give 4 decimals (3 are accepted).",
+                       grades_table(grades), worked_ndcg(grades, grades, k=k, gain="linear"))
+    return well_made("lab-ndcg5-linear", rng, make)
+
+
+# --- lesson 06 ---------------------------------------------------------------------------
+
+
+@variant_of("c-ap3")
+def ap_at_k(rng: random.Random) -> Variant:
+    def make(rng: random.Random) -> Variant:
+        flags = [rng.random() < 0.45 for _ in range(6)]
+        flags[rng.randrange(6)] = True  # something relevant is returned
+        unreturned, k = rng.randint(0, 2), rng.randint(3, 5)
+        ranked = [f"d{i}" for i in range(1, 7)]
+        relevant = {doc for doc, flag in zip(ranked, flags, strict=True) if flag}
+        relevant |= {f"x{i}" for i in range(unreturned)}
+        data = pd.DataFrame({"rank": range(1, 7), "document": ranked,
+                             "relevant": ["yes" if flag else "no" for flag in flags]})
+        return Variant(f"The table marks which returned documents are relevant; {unreturned} more relevant "
+                       f"document(s) were never returned. What is AP@{k}, divided by R (every relevant document)? "
+                       "Give 4 decimals (3 are accepted).", data, worked_average_precision(ranked, relevant, k=k))
+    return well_made("c-ap3", rng, make)
+
+
+@variant_of("reset-dcg6-exp")
+def dcg_exponential(rng: random.Random) -> Variant:
+    def make(rng: random.Random) -> Variant:
+        grades, k = graded(rng, 6, 3), rng.randint(3, 6)
+        return Variant(f"A list with the grades in the table: what is DCG@{k} with exponential gain "
+                       "(2^grade - 1)? Give 3 decimals.", grades_table(grades),
+                       worked_dcg(grades, k=k, gain="exponential"))
+    return well_made("reset-dcg6-exp", rng, make)
+
+
+# --- lesson 07 ---------------------------------------------------------------------------
+
+
+@variant_of("fresh-ndcg3")
+def ndcg3_with_a_missed_document(rng: random.Random) -> Variant:
+    def make(rng: random.Random) -> Variant:
+        grades, missed = graded(rng, 3, 3), [rng.randint(1, 3)]
+        return Variant(f"A new query: the search returns documents with the grades in the table; one more judged "
+                       f"document, graded {missed[0]}, was never returned. nDCG@3, linear gain, the ideal from "
+                       "every judged document? Give 4 decimals (3 are accepted).", grades_table(grades),
+                       worked_ndcg(grades, grades + missed, k=3))
+    return well_made("fresh-ndcg3", rng, make)
+
+
+@variant_of("fresh-dcg4")
+def dcg4_linear(rng: random.Random) -> Variant:
+    def make(rng: random.Random) -> Variant:
+        grades = graded(rng, 4, 3)
+        return Variant("DCG@4 of a list with the grades in the table, in rank order, linear gain. Give 3 decimals.",
+                       grades_table(grades), worked_dcg(grades, k=4))
+    return well_made("fresh-dcg4", rng, make)
