@@ -43,7 +43,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.browser.servers import cpu_ticks  # noqa: E402 (the project's folder is put on the path first)
+from helpers.teacher.classroom import FILL_DELAY, POOL_SIZE  # noqa: E402 (the project's folder is put on the path first)
+from tests.browser.servers import cpu_ticks  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run"]
@@ -96,6 +97,15 @@ class Classroom:
                 raise RuntimeError(f"no preheated kernel number {times}:\n{self.log.read_text()[-2000:]}")
             time.sleep(0.2)
         while not self.kernels_quiet():  # each call waits half a second
+            if time.monotonic() > deadline:
+                raise RuntimeError("the preheated kernels are still busy")
+
+    def wait_until_heated(self, pages_open: int, timeout: float = 180) -> None:
+        """Wait until the pool holds its kernels again (beside the open pages' ones) and every kernel is quiet."""
+        time.sleep(FILL_DELAY + 0.5)
+        deadline = time.monotonic() + timeout
+        expected = POOL_SIZE + pages_open
+        while not (len(self.kernels()) >= expected and self.kernels_quiet() and self.kernels_quiet()):
             if time.monotonic() > deadline:
                 raise RuntimeError("the preheated kernels are still busy")
 
@@ -221,18 +231,15 @@ def main(argv=None) -> int:
             page = context.new_page()
             open_usable(page, classroom.url, numbers, first_input)
             results["cold start"] = [time.monotonic() - started]
-            taken = 1  # kernels pages have taken from the pool: it is full again after taken + 1 heatings
             for _ in range(args.loads):
-                classroom.wait_for_preheat(taken + 1)
-                taken += 1
+                classroom.wait_until_heated(1)
                 results["warm, reload"].append(open_usable(page, classroom.url, numbers, first_input))
                 if number_changed:
                     results["first click"].append(first_click(page, first_input, number_changed))
             page.close(run_before_unload=True)
             context.close()
             for _ in range(args.loads):
-                classroom.wait_for_preheat(taken + 1)
-                taken += 1
+                classroom.wait_until_heated(0)
                 context = browser.new_context(viewport={"width": 1280, "height": 720})
                 page = context.new_page()
                 results["warm, new browser"].append(open_usable(page, classroom.url, numbers, first_input))
@@ -241,7 +248,7 @@ def main(argv=None) -> int:
             context = browser.new_context(viewport={"width": 1280, "height": 720})
             page = context.new_page()
             counts = []
-            classroom.wait_for_preheat(taken + 1)
+            classroom.wait_until_heated(0)
             for _ in range(args.reloads):
                 time.sleep(1)
                 results["reloads 1 s apart"].append(open_usable(page, classroom.url, numbers, first_input))

@@ -103,17 +103,20 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         self._starting: asyncio.Lock | None = None
 
     async def start_kernel(self, *args: Any, **kwargs: Any) -> str:  # type: ignore[override]  # async, as in Jupyter Server
-        """Start kernels one at a time, each once the kernels before it have run the lesson (are quiet).
+        """Start the pool's kernels one at a time, each once the kernels before it have run the lesson (are quiet).
 
         Voila heats the whole pool at once; on two cores the kernels would then
         share the processors and the first would be ready last. One at a time,
         the first page's kernel is ready first and a page that loads meanwhile
         keeps a core for itself.
         """
+        if (kwargs.get("env") or {}).get("VOILA_PREHEAT") != "True":
+            return await super().start_kernel(*args, **kwargs)  # a page's own kernel (the pool was empty): at once
         if self._starting is None:
             self._starting = asyncio.Lock()
         async with self._starting:
-            await self._until_kernels_quiet()
+            if self._kernels:
+                await self._until_kernels_quiet()
             return await super().start_kernel(*args, **kwargs)
 
     async def _until_kernels_quiet(self, timeout: float = 20, window: float = 0.4) -> None:
