@@ -9,8 +9,8 @@ import pytest
 
 from helpers.exercises import REGISTRY, list_exercises, practice
 from helpers.exercises.answers import correctly_rounded
-from helpers.exercises.lessons.variants import collisions
 from helpers.exercises.fresh import VARIANTS, draw
+from helpers.exercises.lessons.variants import collisions
 
 SEEDS = range(1000)
 

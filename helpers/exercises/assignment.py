@@ -52,15 +52,16 @@ def check(exercise_id: str, answer: Any) -> CheckResult:
     if found.kind == "function":
         raise ValueError(f"{exercise_id!r} asks for a function: use check_function({exercise_id!r}, {found.name})")
     checklog.record_check(found.id, answer)
+    asked = "" if found.variants else found.question  # the cell above may hold this learner's own numbers
     if answer is None:
         said = "Not answered yet: replace None with your answer."
-        return CheckResult(found.id, Verdict.NOT_ANSWERED, said, "", (), found.question)
+        return CheckResult(found.id, Verdict.NOT_ANSWERED, said, "", (), asked)
     try:
         given = read_answer(answer)
     except UnreadableAnswer as error:
         said = f"Could not read your answer: {error}. Give one number such as 0.125, 12.5%, 1/8 or 0,125."
-        return CheckResult(found.id, Verdict.UNREADABLE, said, "", (), found.question)
-    return CheckResult(found.id, Verdict.RECORDED, recorded_message(given, found), given.text, (), found.question)
+        return CheckResult(found.id, Verdict.UNREADABLE, said, "", (), asked)
+    return CheckResult(found.id, Verdict.RECORDED, recorded_message(given, found), given.text, (), asked)
 
 
 def recorded_message(given, found: Question) -> str:

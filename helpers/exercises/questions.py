@@ -35,6 +35,7 @@ class Question:
     name: str = ""
     parameters: str = ""
     hints: tuple[str, ...] = ()
+    variants: bool = False  # a roster's learners may each have their own numbers (the cell above says them)
 
 
 def is_assignment_copy() -> bool:
@@ -44,12 +45,14 @@ def is_assignment_copy() -> bool:
 
 def question_of(exercise, with_hints: bool = False) -> Question:
     """The question of a registered exercise, without its answer (the release and the grader write these)."""
+    from helpers.exercises.fresh import VARIANTS
     from helpers.exercises.registry import Exercise
 
     hints = tuple(exercise.hints) if with_hints else ()
     if isinstance(exercise, Exercise):
         return Question(exercise.id, exercise.lesson, exercise.kind, exercise.question, exercise.precision,
-                        float(exercise.points), exercise.decimals, exercise.min_decimals, hints=hints)
+                        float(exercise.points), exercise.decimals, exercise.min_decimals, hints=hints,
+                        variants=exercise.id in VARIANTS)
     return Question(exercise.id, exercise.lesson, exercise.kind, exercise.question, exercise.precision,
                     float(exercise.points), name=exercise.name, parameters=parameters_of(exercise), hints=hints)
 

@@ -101,6 +101,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--points", type=Path, help="CSV 'exercise,points' overriding the register's points")
     parser.add_argument("--expect", default="", help="exercise ids or lessons every learner is graded on (01,old-mrr)")
     parser.add_argument("--keep", action="store_true", help="keep each notebook's folder (printed)")
+    parser.add_argument("--secret", type=Path,
+                        help="the course secret of a release with --roster: each learner judged on their own numbers")
     parser.add_argument("--allow-unknown", action="store_true",
                         help="grade even when notebooks check exercise ids the grader does not know")
     args = parser.parse_args(argv)
@@ -137,6 +139,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         points = read_points(args.points) if args.points else {}
         key = AnswerKey.build(points)
         sandbox = sb.find_sandbox(args.sandbox)
+        from helpers.teacher.per_learner import read_secret
+
+        secret = read_secret(args.secret) if args.secret else None
     except (Refused, ValueError, TypeError, OSError) as error:
         print(f"python -m helpers.grade: error: {error}", file=sys.stderr)
         return 2
@@ -148,6 +153,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if unknown and not args.allow_unknown:
         print(f"python -m helpers.grade: error: {unknown}", file=sys.stderr)
         return 2
+    personal = [s.notebook for s in submissions if _per_learner(s)]
+    if personal and secret is None:
+        print(f"python -m helpers.grade: error: {', '.join(personal[:3])} carry per-learner numbers: pass the "
+              "course secret of their release with --secret FILE", file=sys.stderr)
+        return 2
     print(sandbox.describe(), flush=True)
     session = Path(tempfile.mkdtemp(prefix="hg-", dir=_short_temp()))
     course = copy_course(session / "course", REGISTRY.values())  # what every kernel imports: no answer key
@@ -155,7 +165,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     store = OutputFolder(args.out, expect, points, watch)
     settings = grading.Settings(
         sandbox=sandbox, key=key, session=session, course=course, timeout=args.timeout, memory_mb=args.memory,
-        watch=watch, keep=args.keep, concurrent=args.jobs > 1,
+        watch=watch, keep=args.keep, concurrent=args.jobs > 1, secret=secret,
     )
     stop = threading.Event()
     with StoppingOnSignals(stop, settings.token):
@@ -174,6 +184,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     store.finish(sandbox.describe())
     print(store.summary())
     return 0
+
+
+def _per_learner(submission: Submission) -> bool:
+    """True for a hand-in from a release with --roster (its numbers are the learner's own)."""
+    from helpers.teacher.submissions import read_notebook
+
+    try:
+        return bool(read_notebook(submission.data).metadata.get("helpers", {}).get("per_learner"))
+    except ValueError:
+        return False
 
 
 def unknown_exercises(submissions: Sequence[Submission]) -> str:

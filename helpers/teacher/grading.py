@@ -39,6 +39,7 @@ from helpers.exercises import REGISTRY, checklog
 from helpers.teacher import sandbox as sb
 from helpers.teacher.judging import AnswerKey, judge_notebook, unanswered
 from helpers.teacher.logbook import read_log
+from helpers.teacher.per_learner import learner_key
 from helpers.teacher.results import NotebookResult, Problem
 from helpers.teacher.submissions import Submission, learner_of, lessons_of, lessons_of_name, read_notebook
 
@@ -60,6 +61,7 @@ class Settings:
     memory_mb: int = 4096
     watch: sb.OutsideWatch | None = None
     keep: bool = False
+    secret: bytes | None = None  # the course secret: each learner judged on their own variants
     token: str = field(default_factory=lambda: secrets.token_hex(6))
     concurrent: bool = False
 
@@ -121,7 +123,10 @@ def _grade_in(
     if settings.watch:
         result.problems += outside_problems(*settings.watch.changes(before, settings.watch.snapshot()), settings)
     reading = read_log(log, REGISTRY)
-    result.answers = judge_notebook(lessons, reading.events, settings.key)
+    key = settings.key
+    if settings.secret is not None:  # the learner's own numbers, recomputed here from the roster id
+        key = key.for_learner(learner_key(settings.secret, submission.learner))
+    result.answers = judge_notebook(lessons, reading.events, key)
     result.problems += reading.problems
     failed = [answer for answer in result.answers if answer.verdict == "grader-error"]
     if failed:

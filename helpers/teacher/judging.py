@@ -14,7 +14,7 @@ from __future__ import annotations
 import csv
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from helpers import mistakes as mk
@@ -57,6 +57,10 @@ class AnswerKey:
             except Exception as error:  # a teacher's entry that fails: named, and only it is lost
                 broken[exercise_id] = f"{type(error).__name__}: {error}"[:200]
         return cls(worked, cases, {i: float((points or {}).get(i, e.points)) for i, e in REGISTRY.items()}, broken)
+
+    def for_learner(self, worked: dict[str, Worked]) -> AnswerKey:
+        """The same key with some exercises' answers replaced: one learner's own variants."""
+        return replace(self, worked={**self.worked, **worked})
 
     def hidden_inputs(self) -> dict[str, list[tuple]]:
         """exercise id -> the arguments of its hidden cases (sent into a kernel; no expected value)."""

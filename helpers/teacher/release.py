@@ -47,6 +47,7 @@ from helpers.exercises import REGISTRY, Exercise, load_extra_exercises
 from helpers.exercises.questions import parameters_of
 from helpers.exercises.registry import EXTRA_EXERCISES_ENV, EXTRA_EXERCISES_FOLDER, AnyExercise
 from helpers.teacher.keyless import copy_keyless_helpers
+from helpers.teacher.per_learner import personalised, read_roster, read_secret
 from helpers.teacher.roles import role_of
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -203,11 +204,13 @@ def check_target(target: Path, force: bool) -> Path:
 
 def release(
     target: Path, exercise_files: Sequence[Path] = (), force: bool = False, kind: str = "assignment",
-    hints: bool = False,
+    hints: bool = False, roster: Sequence[str] = (), secret: bytes | None = None,
 ) -> list[Path]:
     """Write the learners' copy into ``target`` (see the module docstring); return the notebooks written."""
     if kind not in PROMISES:
         raise ValueError(f"kind must be 'assignment' or 'practice', got {kind!r}")
+    if roster and (kind != "assignment" or secret is None):
+        raise ValueError("per-learner numbers (--roster) need an assignment copy and the course secret (--secret)")
     target = check_target(target, force)
     for path in exercise_files:
         load_extra_exercises(str(path))
@@ -231,6 +234,11 @@ def release(
         nbformat.validate(notebook)
         nbformat.write(notebook, target / "notebooks" / name)
         written.append(target / "notebooks" / name)
+    for learner in roster:  # each learner's own numbers, in notebooks/<roster id>/
+        assert secret is not None
+        (target / "notebooks" / learner).mkdir()
+        for name, notebook in copies.items():
+            nbformat.write(personalised(notebook, secret, learner), target / "notebooks" / learner / name)
     if kind == "practice":
         _copy_project(target, files, kind)
     else:
@@ -279,12 +287,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                        help="self-study: check judges, hint, solution and reveal work")
     parser.set_defaults(kind="assignment")
     parser.add_argument("--hints", action="store_true", help="an assignment copy: include the hints")
+    parser.add_argument("--roster", type=Path, help="learner ids, one a line: each gets their own numbers")
+    parser.add_argument("--secret", type=Path,
+                        help="the course secret for --roster (created if missing; keep it, never hand it out)")
     parser.add_argument("--exercises", type=Path, action="append", default=[],
                         help="a teacher's exercise file (register(Exercise(...)) entries); may repeat")
     parser.add_argument("--force", action="store_true", help="replace the release files in a folder that has them")
     args = parser.parse_args(argv)
     try:
-        written = release(args.target, args.exercises, args.force, args.kind, args.hints)
+        roster = read_roster(args.roster) if args.roster else []
+        if args.secret and args.secret.resolve().is_relative_to(args.target.expanduser().resolve()):
+            raise ValueError(f"--secret {args.secret} would be inside the learners' copy: keep it elsewhere")
+        secret = read_secret(args.secret, create=True) if args.secret else None
+        written = release(args.target, args.exercises, args.force, args.kind, args.hints, roster, secret)
     except (ValueError, TypeError, OSError) as error:
         print(f"python -m helpers.release: error: {error}", file=sys.stderr)
         return 2

@@ -1,0 +1,106 @@
+"""Per-learner numbers in an assignment: each learner of a roster gets their own variant of each exercise that has
+variants (``release --assignment --roster FILE --secret FILE``), and the grader recomputes each learner's key.
+
+The variant's seed is derived from the learner's roster id and a course secret
+that the teacher keeps (:func:`learner_seed`, an HMAC-SHA256): the secret never
+goes into a copy, so nobody can derive another learner's numbers, and a
+neighbour's answers do not fit. The release writes each learner's lessons to
+``notebooks/<roster id>/``, the question cells of the variant exercises showing
+that learner's data; the grader (``grade --secret FILE``) takes the learner
+from the hand-in's folder or file name, as ever, and judges it against that
+learner's variant. With ``collect`` on a hub, the hub user name is the roster id.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import hmac
+import secrets
+from pathlib import Path
+
+import nbformat
+from nbformat.v4 import new_markdown_cell
+
+from helpers.exercises.fresh import VARIANTS, Variant, draw
+from helpers.exercises.worked import Worked
+
+SECRET_BYTES = 32
+CHECK_LINE = 'check("{id}", answer)'
+
+
+def read_secret(path: Path, create: bool = False) -> bytes:
+    """The course secret in ``path`` (hex); with ``create``, a new one is written there first if it is missing."""
+    if create and not path.exists():
+        path.write_text(secrets.token_hex(SECRET_BYTES) + "\n", encoding="utf-8")
+        path.chmod(0o600)
+    try:
+        secret = bytes.fromhex(path.read_text(encoding="utf-8").strip())
+    except (OSError, ValueError) as error:
+        raise ValueError(f"{path}: not a course secret (64 hex digits): {error}") from None
+    if len(secret) < 16:
+        raise ValueError(f"{path}: a course secret needs at least 32 hex digits")
+    return secret
+
+
+def read_roster(path: Path) -> list[str]:
+    """Roster ids, one per line, or a CSV whose column ``learner`` holds them; each once, none empty."""
+    text = path.read_text(encoding="utf-8-sig")
+    lines = [line for line in text.splitlines() if line.strip()]
+    if lines and "," in lines[0] and "learner" in [name.strip() for name in lines[0].split(",")]:
+        ids = [row["learner"].strip() for row in csv.DictReader(lines)]
+    else:
+        ids = [line.strip() for line in lines]
+    if not ids or any(not learner for learner in ids):
+        raise ValueError(f"{path}: a roster lists one learner id per line (or a CSV column 'learner')")
+    repeated = sorted({learner for learner in ids if ids.count(learner) > 1})
+    if repeated:
+        raise ValueError(f"{path}: learner ids listed twice: {', '.join(repeated)}")
+    unsafe = [learner for learner in ids if "/" in learner or learner in (".", "..")]
+    if unsafe:
+        raise ValueError(f"{path}: a learner id cannot be a path: {', '.join(unsafe)}")
+    return ids
+
+
+def learner_seed(secret: bytes, learner: str, exercise_id: str) -> int:
+    """The seed of one learner's variant of one exercise: an HMAC of both under the course secret."""
+    digest = hmac.new(secret, f"{learner}\0{exercise_id}".encode(), hashlib.sha256).digest()
+    return int.from_bytes(digest[:6], "big")
+
+
+def learner_variant(secret: bytes, learner: str, exercise_id: str) -> Variant:
+    """One learner's variant of one exercise."""
+    return draw(exercise_id, learner_seed(secret, learner, exercise_id))
+
+
+def learner_key(secret: bytes, learner: str) -> dict[str, Worked]:
+    """Exercise id -> the worked answer of this learner's variant, for every exercise with variants."""
+    return {exercise_id: learner_variant(secret, learner, exercise_id).worked for exercise_id in VARIANTS}
+
+
+def question_cell(exercise_id: str, variant: Variant) -> nbformat.NotebookNode:
+    """A learner's own question cell: the variant's question and its data as a table."""
+    table = _markdown_table(variant)
+    cell = new_markdown_cell(f"**Your own numbers** (exercise `{exercise_id}`). {variant.question}\n\n{table}")
+    cell.metadata = {"tags": ["exercise"]}
+    return cell
+
+
+def personalised(notebook: nbformat.NotebookNode, secret: bytes, learner: str) -> nbformat.NotebookNode:
+    """A learner's copy of a released lesson: each variant exercise's question cell shows their numbers."""
+    copy = nbformat.from_dict(notebook)
+    for index, cell in enumerate(copy.cells):
+        if cell.cell_type != "code" or index == 0:
+            continue
+        for exercise_id in VARIANTS:
+            if CHECK_LINE.format(id=exercise_id) in cell.source.splitlines():
+                copy.cells[index - 1] = question_cell(exercise_id, learner_variant(secret, learner, exercise_id))
+    copy.metadata.setdefault("helpers", {})["per_learner"] = True
+    return copy
+
+
+def _markdown_table(variant: Variant) -> str:
+    """A DataFrame as a Markdown table (no tabulate needed)."""
+    columns = [str(name) for name in variant.data.columns]
+    rows = [" | ".join(str(value) for value in row) for row in variant.data.itertuples(index=False)]
+    return "\n".join([" | ".join(columns), " | ".join("---" for _ in columns), *rows])
