@@ -2,8 +2,9 @@
 
 ``table(frame)`` returns a pandas ``Styler`` that JupyterLab and Voilà show as
 HTML. Unlike a bare DataFrame it never cuts a long cell with "…", wraps long
-text instead, aligns text columns left and number columns right, prints every
-number of a column with the same decimals, and marks the table so MathJax
+text instead (never inside a short identifier such as ``kb21``), aligns text
+columns left and number columns right, prints every number of a column with
+the same decimals, and marks the table so MathJax
 never typesets its dollar signs (``=LARGE($B$2:$B$8,A2)`` stays a formula).
 
 >>> import pandas as pd
@@ -40,6 +41,9 @@ def short_number(value: float, decimals: int = 3) -> str:
 TABLE_CLASSES = "lesson-table tex2jax_ignore mathjax_ignore"
 TEXT_STYLE = "text-align: left; white-space: normal; overflow-wrap: anywhere; max-width: 32em;"
 NUMBER_STYLE = "text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums;"
+# short identifiers (kb21, r2, reset-password) stay whole: never one letter per line in a narrow notebook
+ID_STYLE = "text-align: left; white-space: nowrap;"
+ID_LENGTH = 24
 
 
 def table(
@@ -67,7 +71,8 @@ def table(
             styler = styler.set_properties(subset=subset, **_props(NUMBER_STYLE))
             styler = styler.format(_number_format(frame[column], places[column]), subset=subset, na_rep="—")
         else:
-            styler = styler.set_properties(subset=subset, **_props(TEXT_STYLE))
+            style = ID_STYLE if _is_identifier_column(frame[column]) else TEXT_STYLE
+            styler = styler.set_properties(subset=subset, **_props(style))
             styler = styler.format(_number_format(frame[column], places[column]), subset=subset, na_rep="—")
     styler = styler.set_table_styles(
         [
@@ -96,6 +101,14 @@ def _is_number_column(column: pd.Series) -> bool:
     return len(values) > 0 and all(
         (isinstance(v, int | float) and not isinstance(v, bool)) or (isinstance(v, str) and NUMBER_TEXT.match(v))
         for v in values
+    )
+
+
+def _is_identifier_column(column: pd.Series) -> bool:
+    """Text that is all short single words, such as document or query ids."""
+    values = column.dropna()
+    return len(values) > 0 and all(
+        isinstance(v, str) and 0 < len(v) <= ID_LENGTH and not any(c.isspace() for c in v) for v in values
     )
 
 

@@ -95,16 +95,17 @@ def lesson_00(tmp_path_factory):
 
 
 def conventions_table() -> list[dict]:
-    """The rows of lesson 00's conventions table, read from its markdown."""
+    """The rows of lesson 00's conventions tables (metric by metric, the columns of both joined), from its markdown."""
     cells = json.loads(notebook_path("00").read_text(encoding="utf-8"))["cells"]
     source = next("".join(c["source"]) for c in cells if "".join(c["source"]).startswith("| metric |"))
-    lines = [line for line in source.splitlines() if line.startswith("|")]
+    blocks = [block.splitlines() for block in re.split(r"\n\s*\n", source) if block.startswith("| metric |")]
 
     def split(line: str) -> list[str]:
         return [part.strip().replace("\\|", "|") for part in re.split(r"(?<!\\)\|", line)[1:-1]]
 
-    header = split(lines[0])
-    return [dict(zip(header, split(line), strict=True)) for line in lines[2:]]
+    tables = [[dict(zip(split(lines[0]), split(line), strict=True)) for line in lines[2:]] for lines in blocks]
+    assert all([row["metric"] for row in rows] == [row["metric"] for row in tables[0]] for rows in tables)
+    return [{key: value for row in rows for key, value in row.items()} for rows in zip(*tables, strict=True)]
 
 
 @pytest.fixture(scope="module")

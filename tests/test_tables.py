@@ -5,6 +5,7 @@ import re
 import pandas as pd
 import pytest
 
+from helpers import metrics
 from helpers.tables import table
 
 
@@ -48,6 +49,20 @@ def test_words_left_numbers_right(frame):
     assert "text-align: right" in style_of(html, 0, 1)
     formatted = table(pd.DataFrame({"MRR": ["0.750", "0.417"]})).to_html()
     assert "text-align: right" in style_of(formatted, 0, 0)
+
+
+def test_short_ids_never_break_inside_a_word():
+    ids = pd.DataFrame({"rank": [1, 2], "id": ["kb21", "reset-password"], "title": ["Reset a password", "x" * 30]})
+    html = table(ids, index=False).to_html()
+    assert "white-space: nowrap" in style_of(html, 0, 1) and "overflow-wrap" not in style_of(html, 0, 1)
+    assert "text-align: left" in style_of(html, 1, 1)
+    assert "white-space: normal" in style_of(html, 0, 2) and "overflow-wrap: anywhere" in style_of(html, 1, 2)
+
+
+def test_the_id_column_of_an_arithmetic_table_stays_whole():
+    arithmetic = metrics.arithmetic_table([3, 0, 2], k=3, ids=["kb21", "kb07", "kb13"])
+    column = list(arithmetic.columns).index("id")
+    assert "white-space: nowrap" in style_of(table(arithmetic, index=False).to_html(), 0, column)
 
 
 def test_never_typeset_as_maths(frame):
