@@ -26,7 +26,7 @@ from helpers.data import load_example
 from helpers.widgets import MetricsLab, lab_model, metrics_lab, mrr_control, ndcg_control, worksheet_control
 from helpers.widgets._arithmetic import move_to, short_number
 from helpers.widgets._plot import png_bytes
-from helpers.widgets.lab_view import GRADE_COLOURS, GREYED
+from helpers.widgets.lab_view import GRADE_COLOURS, GREYED, GREYED_FALLBACK, MISSED_MARK, RELEVANT_MARK
 
 UNDEFINED = "undefined — no relevant document"
 
@@ -803,7 +803,9 @@ def test_grade_colours_and_greyed_rows_meet_wcag_aa():
     assert contrast("#000000", "#ffffff") == pytest.approx(21)
     for background, foreground in GRADE_COLOURS:
         assert contrast(foreground, background) >= 4.5
-    assert contrast(GREYED, "#ffffff") >= 4.5
+    assert contrast(GREYED_FALLBACK, "#ffffff") >= 4.5
+    for background, foreground in (RELEVANT_MARK, MISSED_MARK):
+        assert contrast(foreground, background) >= 4.5
     lab = metrics_lab()
     lab.set_grades([0, 1, 2, 0, 1, 2])
     for button, grade in zip(lab.grade_buttons, [0, 1, 2, 0, 1, 2], strict=True):
@@ -811,6 +813,35 @@ def test_grade_colours_and_greyed_rows_meet_wcag_aa():
         assert button.tooltip.startswith("grade of r")
     lab.k_slider.value = 2
     assert f"color:{GREYED}" in lab.row_labels[2].value and f"color:{GREYED}" not in lab.row_labels[1].value
+
+
+STYLE_ATTRIBUTE = re.compile(r"""style=(["'])(.*?)\1""", re.S)
+CSS_RULE = re.compile(r"\{([^{}]*)\}")
+TEXT_COLOUR = re.compile(r"(?<![-\w])color\s*:\s*([^;]+)")
+
+
+def html_values(widget) -> list[str]:
+    """The HTML of every HTML widget inside a widget, depth first."""
+    own = [widget.value] if hasattr(widget, "value") and isinstance(widget.value, str) else []
+    return own + [value for child in getattr(widget, "children", ()) for value in html_values(child)]
+
+
+def test_every_lab_element_with_a_background_sets_its_text_colour():
+    """Dark themes turn the inherited text white: a light background of its own needs its own dark text."""
+    lab = metrics_lab("C")
+    lab.k_slider.value = 2
+    pages = html_values(lab)
+    assert lab.missed_ids and any("✓ relevant" in page for page in pages) and any(GREYED in page for page in pages)
+    declarations = [m.group(2) for page in pages for m in STYLE_ATTRIBUTE.finditer(page)]
+    rules = [m.group(1) for page in pages for m in CSS_RULE.finditer(page)]
+    with_background = [css for css in declarations + rules if "background" in css]
+    assert len(with_background) >= 3
+    assert [css for css in with_background if not TEXT_COLOUR.search(css)] == []
+    # text on the page's own background takes the theme's colour (or inherits it)
+    on_page = [TEXT_COLOUR.search(css) for css in declarations if "background" not in css]
+    colours = {found.group(1).strip() for found in on_page if found}
+    assert GREYED in colours
+    assert {colour for colour in colours if colour != "inherit" and not colour.startswith("var(--jp-")} == set()
 
 
 def test_no_control_leaves_a_figure_behind():

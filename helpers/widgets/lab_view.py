@@ -40,7 +40,12 @@ from helpers.widgets.table import table_sheet_html
 # (background, text) of a grade button by grade: none, partly, relevant and above; every pair has a
 # contrast of at least 4.5:1 (WCAG AA), which ipywidgets' "info" and "success" styles do not
 GRADE_COLOURS = (("#ececec", "#1a1a1a"), ("#cfe3f5", "#0b3a6b"), ("#1e6b34", "#ffffff"), ("#1e6b34", "#ffffff"))
-GREYED = "#6b6b6b"  # results past K: grey, still 5:1 on white
+# results past K: the theme's secondary text (4.6:1 on white, 9:1 on JupyterLab Dark); #6b6b6b without a theme
+GREYED_FALLBACK = "#6b6b6b"
+GREYED = f"var(--jp-content-font-color2,{GREYED_FALLBACK})"
+# (background, text) of the small marks beside a result: a chip of their own, so they read on a light or a dark page
+RELEVANT_MARK = ("#e3f1e5", "#1b5e20")
+MISSED_MARK = ("#fdf0dc", "#6b4200")
 
 
 class MetricsLab(StateView[LabSetup, LabState, LabResult]):
@@ -149,7 +154,7 @@ class MetricsLab(StateView[LabSetup, LabState, LabResult]):
         for button, doc_id, title in zip(
             self.missed_buttons, setup.missed_ids, setup.missed_titles, strict=True
         ):
-            label = html_box(f"<span style='color:#8a5a00'>missed</span> {text(doc_id)} · {text(title)}")
+            label = html_box(f"{_mark('missed', MISSED_MARK)} {text(doc_id)} · {text(title)}")
             rows.append(widgets.HBox([button, label]))
         cycle = [grade_name(grade, setup.max_grade) for grade in (*range(setup.max_grade + 1), 0)]
         return control_layout(
@@ -268,11 +273,14 @@ def _grade_button(css: str, document: str) -> widgets.Button:
 def _result_row(rank: int, entry: Listed) -> str:
     """One result of the list: greyed past K, marked when relevant."""
     colour = "inherit" if entry.counted else GREYED
-    mark = " ✓ relevant" if entry.relevant else ""
-    return (
-        f"<span style='color:{colour}'><b>{rank}.</b> {text(entry.doc_id)} · "
-        f"{text(entry.title)}<small style='color:#2a7d2a'>{mark}</small></span>"
-    )
+    mark = " " + _mark("✓ relevant", RELEVANT_MARK, "small") if entry.relevant else ""
+    return f"<span style='color:{colour}'><b>{rank}.</b> {text(entry.doc_id)} · {text(entry.title)}{mark}</span>"
+
+
+def _mark(label: str, colours: tuple[str, str], tag: str = "span") -> str:
+    """A short label with its own background and its own text colour."""
+    background, colour = colours
+    return f"<{tag} style='background:{background};color:{colour}'>{text(label)}</{tag}>"
 
 
 def _note(note: Note) -> str:

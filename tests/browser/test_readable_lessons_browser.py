@@ -1,0 +1,153 @@
+"""Lessons a learner can read in JupyterLab Dark on a 1366 px laptop, checked in Chromium.
+
+The JupyterLab server of this module starts with the JupyterLab Dark theme (a
+user setting in its isolated settings folder) and the page is 1366 px wide.
+
+- lessons 03 and 05, after Run All: axe-core's color-contrast rule finds no
+  violation in the tables and widgets of the outputs. Every element with a light
+  background of its own must set its own dark text, and text on the notebook's
+  background must take a colour that reads on dark as well as on white;
+- lesson 00 with the file browser open: no markdown table is wider than its cell.
+
+A stitched screenshot of each lesson goes to test-output/browser/.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import nbformat
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser import page_checks, servers
+from tests.browser.conftest import ROOT
+from tests.browser.test_lessons_in_jupyterlab import close_lesson, open_lesson, run_all
+
+pytestmark = pytest.mark.browser
+
+AXE = ROOT / ".venv" / "axe" / "node_modules" / "axe-core" / "axe.min.js"
+DARK = "JupyterLab Dark"
+LESSONS = ["03_the_ndcg_spreadsheet.ipynb", "05_metrics_lab.ipynb"]
+SCROLLER = ".jp-NotebookPanel:visible .jp-WindowedPanel-outer"
+
+# axe's color-contrast rule on the tables and widgets of the outputs, every impact; one notebook is open at a time
+CONTRAST_IN_OUTPUTS = """
+async () => (await axe.run(
+    {include: [['.jp-OutputArea-output table'], ['.jp-OutputArea-output .jupyter-widgets']]},
+    {runOnly: {type: 'rule', values: ['color-contrast']}, resultTypes: ['violations']}))
+  .violations.flatMap(v => v.nodes.map(n => `${n.target.join(' ')}: ${n.any.map(a => a.message).join('; ')}`))
+"""
+
+# markdown tables wider than the rendered cell that holds them: the reader scrolls sideways
+WIDE_MARKDOWN_TABLES = """
+() => [...document.querySelectorAll('.jp-RenderedMarkdown table')]
+  .filter(t => t.getBoundingClientRect().width > t.closest('.jp-RenderedMarkdown').clientWidth + 1)
+  .map(t => `${t.querySelector('th').textContent.trim()}...: ${Math.round(t.getBoundingClientRect().width)} px in `
+    + `${t.closest('.jp-RenderedMarkdown').clientWidth}`)
+"""
+
+
+@pytest.fixture(scope="module")
+def dark_copy(tmp_path_factory):
+    """The notebooks and data in a temporary folder laid out like the repository."""
+    copy = tmp_path_factory.mktemp("repository")
+    shutil.copytree(ROOT / "notebooks", copy / "notebooks", ignore=shutil.ignore_patterns("*.xlsx", ".ipynb_*"))
+    shutil.copytree(ROOT / "data", copy / "data")
+    return copy
+
+
+@pytest.fixture(scope="module")
+def dark_lab(dark_copy, tmp_path_factory):
+    """JupyterLab serving the copy, its user settings set to the dark theme."""
+    home = tmp_path_factory.mktemp("dark-lab-home")
+    themes = home / "lab-settings" / "@jupyterlab" / "apputils-extension" / "themes.jupyterlab-settings"
+    themes.parent.mkdir(parents=True)
+    themes.write_text(json.dumps({"theme": DARK}), encoding="utf-8")
+    server = servers.start_jupyterlab(dark_copy, home)
+    yield server
+    servers.stop(server)
+
+
+@pytest.fixture(scope="module")
+def dark_page(browser):
+    """One page at a laptop's width for every lesson."""
+    context = browser.new_context(viewport={"width": 1366, "height": 1400})
+    context.set_default_timeout(30_000)
+    yield context.new_page()
+    context.close()
+
+
+def contrast_violations(page) -> list[str]:
+    """axe's color-contrast violations in the open notebook's tables and widgets, screen by screen, top to bottom."""
+    page.add_script_tag(path=str(AXE))
+    # JupyterLab's body is 0 px high (its shell is positioned absolutely): axe would take every output for clipped
+    page.add_style_tag(content="html, body { height: 100%; }")
+    scroller = page.locator(SCROLLER).first
+    total, screen = scroller.evaluate("e => [e.scrollHeight, e.clientHeight]")
+    found, top = set(), 0
+    while True:
+        reached = scroller.evaluate("(e, y) => { e.scrollTop = y; return e.scrollTop; }", top)
+        page.wait_for_timeout(100)
+        found.update(page.evaluate(CONTRAST_IN_OUTPUTS))
+        if reached + screen >= total or reached < top:
+            break
+        top += screen
+    scroller.evaluate("e => { e.scrollTop = 0; }")
+    return sorted(found)
+
+
+def test_the_contrast_check_sees_grey_text_and_a_light_cell_left_to_the_theme(dark_lab, dark_copy, dark_page):
+    """The check can fail: grey text on the dark page and a yellow cell whose text stays the theme's white."""
+    cell = (
+        "from IPython.display import HTML\n"
+        "HTML(\"<table><tr><td style='color:#6b6b6b'>grey text</td>"
+        "<td style='background:#fff3bf'>text left to the theme</td></tr></table>\")"
+    )
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(cell)])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(notebook, dark_copy / "notebooks" / "control_contrast.ipynb")
+    open_lesson(dark_page, dark_lab, "notebooks/control_contrast.ipynb")
+    try:
+        run_all(dark_page)
+        expect(dark_page.locator(".jp-NotebookPanel:visible .jp-OutputArea-output td")).to_have_count(2)
+        violations = contrast_violations(dark_page)
+        assert len(violations) == 2
+        assert any("#6b6b6b" in found for found in violations) and any("#fff3bf" in found for found in violations)
+    finally:
+        close_lesson(dark_page, dark_lab)
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_lesson_in_jupyterlab_dark_has_no_contrast_violation_in_its_outputs(lesson, dark_lab, dark_page, shots):
+    open_lesson(dark_page, dark_lab, f"notebooks/{lesson}")
+    try:
+        assert dark_page.evaluate("() => document.body.dataset.jpThemeName") == DARK
+        assert dark_page.evaluate("() => document.body.dataset.jpThemeLight") == "false"
+        run_all(dark_page)
+        expect(dark_page.locator(".jp-NotebookPanel:visible .jp-OutputArea-output table").first).to_be_visible()
+        dark_page.wait_for_timeout(500)  # MathJax typesets after the outputs arrive
+        violations = contrast_violations(dark_page)
+        assert violations == [], "\n".join(violations)
+    finally:
+        name = lesson.removesuffix(".ipynb")
+        page_checks.stitched_screenshot(dark_page, SCROLLER, shots / f"jupyterlab_dark_{name}.png")
+        close_lesson(dark_page, dark_lab)
+
+
+def test_lesson_00_tables_fit_1366_px_with_the_file_browser_open(dark_lab, dark_page, shots):
+    open_lesson(dark_page, dark_lab, "notebooks/00_start_here.ipynb")
+    try:
+        browser_tab = dark_page.get_by_role("tab", name="File Browser")
+        if browser_tab.get_attribute("aria-selected") != "true":
+            browser_tab.click()
+        expect(dark_page.locator(".jp-FileBrowser")).to_be_visible()
+        tables = dark_page.locator(".jp-NotebookPanel:visible .jp-RenderedMarkdown table")
+        expect(tables.filter(has_text="trec_eval (pytrec_eval)")).to_have_count(1)
+        assert tables.count() >= 4
+        assert dark_page.evaluate(WIDE_MARKDOWN_TABLES) == []
+    finally:
+        dark_page.screenshot(path=str(shots / "jupyterlab_dark_00_file_browser_open.png"))
+        page_checks.stitched_screenshot(dark_page, SCROLLER, shots / "jupyterlab_dark_00_start_here.png")
+        close_lesson(dark_page, dark_lab)
