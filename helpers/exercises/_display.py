@@ -15,8 +15,9 @@ def verdict_html(exercise_id: str, question: str, mark: str, colour: str, messag
         else ""
     )
     said = f'<div><span style="color:{colour};font-weight:bold">{mark}</span> {html.escape(message)}</div>'
-    # tex2jax_ignore / mathjax_ignore: a question may hold dollar signs or formulas, never maths
+    # tex2jax_ignore / mathjax_ignore: a question may hold dollar signs or formulas, never maths.
+    # The block brings its own light background and dark text, so its colours read in JupyterLab Dark too.
     return (
-        f'<div class="helpers-check tex2jax_ignore mathjax_ignore" '
-        f'style="border-left:4px solid {colour};padding-left:8px">{asked}{said}{table}</div>'
+        f'<div class="helpers-check tex2jax_ignore mathjax_ignore" style="border-left:4px solid {colour};'
+        f'padding:4px 8px;background:#fafafa;color:#1a1a1a">{asked}{said}{table}</div>'
     )

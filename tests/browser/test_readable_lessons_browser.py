@@ -32,10 +32,12 @@ DARK = "JupyterLab Dark"
 LESSONS = ["03_the_ndcg_spreadsheet.ipynb", "05_metrics_lab.ipynb"]
 SCROLLER = ".jp-NotebookPanel:visible .jp-WindowedPanel-outer"
 
-# axe's color-contrast rule on the tables and widgets of the outputs, every impact; one notebook is open at a time
+# axe's color-contrast rule on the tables, widgets and checker's verdicts of the outputs, every impact; one
+# notebook is open at a time
 CONTRAST_IN_OUTPUTS = """
 async () => (await axe.run(
-    {include: [['.jp-OutputArea-output table'], ['.jp-OutputArea-output .jupyter-widgets']]},
+    {include: [['.jp-OutputArea-output table'], ['.jp-OutputArea-output .jupyter-widgets'],
+               ['.jp-OutputArea-output .helpers-check']]},
     {runOnly: {type: 'rule', values: ['color-contrast']}, resultTypes: ['violations']}))
   .violations.flatMap(v => v.nodes.map(n => `${n.target.join(' ')}: ${n.any.map(a => a.message).join('; ')}`))
 """
