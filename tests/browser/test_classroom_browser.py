@@ -203,7 +203,10 @@ def axe_violations(page) -> list[str]:
 
 # third-party page parts whose findings are not the project's (none needed so far); selector -> reason
 NOT_OURS: dict[str, str] = {}
-MATRIX = [(view, number) for view in VIEWS for number in LESSONS]  # view by view: the servers reheat meanwhile
+# Every lesson in the projector's first view; the larger type and the smaller screen on one lesson with a control
+# and one without (each page load takes about a minute on two cores: the whole matrix would take CI 25 minutes).
+LARGER_VIEWS_ON = ("05", "07")
+MATRIX = [(view, number) for view in VIEWS for number in LESSONS if view is VIEWS[0] or number in LARGER_VIEWS_ON]
 
 
 @pytest.mark.parametrize("view, number", MATRIX, ids=[f"{number}-{view[0]}" for view, number in MATRIX])
