@@ -198,9 +198,10 @@ def test_the_classroom_view_answers_through_the_hub(classroom: Classroom):
     assert page.status_code == 200
     assert urllib.parse.urlsplit(page.url).path == f"/user/{TEACHER}/voila/render/{LESSON_05}"
     css = classroom.site / "helpers/teacher/voila/templates/classroom/static/classroom.css"
+    text = page.content.decode("utf-8")  # the page says utf-8 in its meta tag, not in its HTTP header
     for line in filter(None, (line.strip() for line in css.read_text(encoding="utf-8").splitlines())):
-        assert line in page.text  # the classroom template itself, not Voilà's default
-    assert "opening numbers agree with Steps 2-4." in page.text  # the lesson ran in the teacher's server
+        assert line in text  # the classroom template itself, not Voilà's default
+    assert "opening numbers agree with Steps 2-4." in text  # the lesson ran in the teacher's server
 
 
 def test_a_second_pull_keeps_the_learners_edit_and_brings_a_new_lesson(classroom: Classroom):
