@@ -149,11 +149,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"no .ipynb file under {args.submissions}", file=sys.stderr)
         return 1
     submissions = read_submissions(args.submissions)
-    unknown = unknown_exercises(submissions)
+    unknown, personal = read_ahead(submissions)
     if unknown and not args.allow_unknown:
         print(f"python -m helpers.grade: error: {unknown}", file=sys.stderr)
         return 2
-    personal = [s.notebook for s in submissions if _per_learner(s)]
     if personal and secret is None:
         print(f"python -m helpers.grade: error: {', '.join(personal[:3])} carry per-learner numbers: pass the "
               "course secret of their release with --secret FILE", file=sys.stderr)
@@ -186,30 +185,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def _per_learner(submission: Submission) -> bool:
-    """True for a hand-in from a release with --roster (its numbers are the learner's own)."""
-    from helpers.teacher.submissions import read_notebook
-
-    try:
-        return bool(read_notebook(submission.data).metadata.get("helpers", {}).get("per_learner"))
-    except ValueError:
-        return False
-
-
-def unknown_exercises(submissions: Sequence[Submission]) -> str:
-    """'' when every check("id", ...) of the hand-ins names a known exercise, else what to pass (before any run)."""
+def read_ahead(submissions: Sequence[Submission]) -> tuple[str, list[str]]:
+    """Each hand-in parsed once before any run: what its unknown exercise ids call for (:func:`unknown_message`),
+    and the hand-ins from a release with --roster (their numbers are the learner's own)."""
     from helpers.exercises import REGISTRY
     from helpers.teacher.submissions import checked_ids, read_notebook
 
     found: dict[str, list[str]] = {}
+    personal = []
     for submission in submissions:
         try:
             notebook = read_notebook(submission.data)
         except ValueError:
             continue  # graded as invalid-notebook
+        if notebook.metadata.get("helpers", {}).get("per_learner"):
+            personal.append(submission.notebook)
         for exercise_id in checked_ids(notebook):
             if exercise_id not in REGISTRY:
                 found.setdefault(exercise_id, []).append(submission.notebook)
+    return unknown_message(found), personal
+
+
+def unknown_exercises(submissions: Sequence[Submission]) -> str:
+    """'' when every check("id", ...) of the hand-ins names a known exercise, else what to pass (before any run)."""
+    return read_ahead(submissions)[0]
+
+
+def unknown_message(found: dict[str, list[str]]) -> str:
+    """'' for no unknown id, else the ids with the notebooks that use them and what to pass."""
     if not found:
         return ""
     listed = "; ".join(f"{i} ({', '.join(sorted(set(names))[:3])})" for i, names in sorted(found.items()))
