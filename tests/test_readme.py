@@ -44,3 +44,14 @@ def test_the_readme_lists_every_slip_a_checker_can_name():
     listed = text.split("<!-- slip-list", 1)[1].split("<!-- /slip-list -->", 1)[0]
     codes = re.findall(r"^- `([a-z0-9-]+)`: (.+)$", listed, flags=re.M)
     assert dict(codes) == {code: mistake.title for code, mistake in mistakes.MISTAKES.items()}
+
+
+def test_the_open_command_reads_the_repository_jupyterlab_settings():
+    """JUPYTER_CONFIG_PATH points JupyterLab at jupyter-config/, whose defaults turn the news pop-up off."""
+    import json
+
+    open_command = readme_commands()[0]
+    folder = re.search(r"JUPYTER_CONFIG_PATH=(\S+) ", open_command)
+    assert folder is not None
+    overrides = json.loads((ROOT / folder.group(1) / "labconfig" / "default_setting_overrides.json").read_text())
+    assert overrides["@jupyterlab/apputils-extension:notification"]["fetchNews"] == "false"
