@@ -9,9 +9,11 @@ Each control is a pure model and a thin view:
   the result.
 
 ``lab_*`` is lesson 05's metrics lab, ``mrr_*`` lesson 01, ``ndcg_*`` lesson 02,
-``worksheet_*`` lesson 03; ``_arithmetic`` holds what the models share,
-``_common`` and ``_plot`` what the views share. The views are imported only
-when a builder is asked for, so the models work without ipywidgets.
+``worksheet_*`` lesson 03, ``reveal`` the predict-then-reveal control of
+lessons 03 and 05 (its small model and view in one module); ``_arithmetic``
+holds what the models share, ``_common`` and ``_plot`` what the views share.
+The views are imported only when a builder is asked for, so the models work
+without ipywidgets.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ if TYPE_CHECKING:
     from helpers.widgets.lab_view import MetricsLab, metrics_lab
     from helpers.widgets.mrr_view import MrrControl, mrr_control
     from helpers.widgets.ndcg_view import NdcgControl, ndcg_control
+    from helpers.widgets.reveal import PredictThenReveal, predict_then_reveal
     from helpers.widgets.worksheet_view import WorksheetControl, worksheet_control
 
 # public name -> the view module that defines it
@@ -33,6 +36,8 @@ BUILDERS = {
     "mrr_control": "mrr_view",
     "NdcgControl": "ndcg_view",
     "ndcg_control": "ndcg_view",
+    "PredictThenReveal": "reveal",
+    "predict_then_reveal": "reveal",
     "WorksheetControl": "worksheet_view",
     "worksheet_control": "worksheet_view",
 }
@@ -41,10 +46,12 @@ __all__ = [
     "MetricsLab",
     "MrrControl",
     "NdcgControl",
+    "PredictThenReveal",
     "WorksheetControl",
     "metrics_lab",
     "mrr_control",
     "ndcg_control",
+    "predict_then_reveal",
     "worksheet_control",
 ]
 
