@@ -501,7 +501,7 @@ def test_the_key_is_not_on_the_sandboxs_disk(attacks):
     row = attacks["gradebook"]["path-reader"]
     if attacks["mode"] == "bwrap":
         assert float(row["total"]) == 0 and "raised" in row["problems"]
-    else:  # without a sandbox the notebook reads what you can read: the README and the summary line say so
+    else:  # without a sandbox the notebook reads what you can read: the teacher's guide and the summary line say so
         assert "answer key's modules included" in attacks["run"].stdout.splitlines()[0]
 
 
@@ -645,9 +645,9 @@ def _zombie(pid: int) -> bool:
         return True
 
 
-def test_the_readmes_teacher_exercise_goes_through_release_answer_grade_and_feedback(tmp_path):
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    snippet = readme.split("### Adding an exercise", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+def test_the_guides_teacher_exercise_goes_through_release_answer_grade_and_feedback(tmp_path):
+    guide = (ROOT / "docs" / "teachers.md").read_text(encoding="utf-8")
+    snippet = guide.split("## Adding an exercise", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
     teacher = tmp_path / "teacher" / "my_exercises.py"
     teacher.parent.mkdir()
     teacher.write_text(snippet)

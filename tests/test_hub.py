@@ -141,13 +141,13 @@ def test_every_learner_has_a_running_server_and_an_own_copy(classroom: Classroom
     assert len(set(copies)) == len(classroom.learners)  # one file each, none shared
 
 
-def test_the_readme_link_opens_the_pull_page_of_the_learners_own_server(classroom: Classroom):
-    readme = (PROJECT / "README.md").read_text(encoding="utf-8")
-    link = re.search(r"https://[^\s`]+/hub/user-redirect/git-pull\?[^\s`]+", readme).group(0)
+def test_the_guides_link_opens_the_pull_page_of_the_learners_own_server(classroom: Classroom):
+    guide = (PROJECT / "docs" / "teachers.md").read_text(encoding="utf-8")
+    link = re.search(r"https://[^\s`]+/hub/user-redirect/git-pull\?[^\s`]+", guide).group(0)
     parts = urllib.parse.urlsplit(link)
     query = dict(urllib.parse.parse_qsl(parts.query))
     assert query["targetpath"] == LESSONS and query["branch"] == "main"
-    query["repo"] = classroom.repo  # the test's repository in place of the README's example
+    query["repo"] = classroom.repo  # the test's repository in place of the guide's example
     learner = classroom.learners[0]
     page = learner.browser().get(f"{classroom.hub.url}{parts.path}?{urllib.parse.urlencode(query)}", timeout=120)
     assert page.status_code == 200

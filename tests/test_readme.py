@@ -37,10 +37,10 @@ def test_learner_requirements_hold_no_test_tools():
         assert tool not in learner
 
 
-def test_the_readme_lists_every_slip_a_checker_can_name():
+def test_the_learners_guide_lists_every_slip_a_checker_can_name():
     from helpers import mistakes
 
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = (ROOT / "docs" / "learners.md").read_text(encoding="utf-8")
     listed = text.split("<!-- slip-list", 1)[1].split("<!-- /slip-list -->", 1)[0]
     codes = re.findall(r"^- `([a-z0-9-]+)`: (.+)$", listed, flags=re.M)
     assert dict(codes) == {code: mistake.title for code, mistake in mistakes.MISTAKES.items()}
@@ -55,3 +55,43 @@ def test_the_open_command_reads_the_repository_jupyterlab_settings():
     assert folder is not None
     overrides = json.loads((ROOT / folder.group(1) / "labconfig" / "default_setting_overrides.json").read_text())
     assert overrides["@jupyterlab/apputils-extension:notification"]["fetchNews"] == "false"
+
+
+def section(title: str) -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    return text.split(f"\n## {title}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def test_the_readme_fits_on_a_screen_of_150_lines():
+    assert len((ROOT / "README.md").read_text(encoding="utf-8").splitlines()) <= 150
+
+
+def test_the_website_is_built_by_one_command_that_installs_its_builder():
+    commands = re.findall(r"```bash\n(.+?)\n```", section("Build the website"), flags=re.S)
+    assert len(commands) == 1 and "\n" not in commands[0]
+    assert "requirements-site.txt" in commands[0] and commands[0].endswith("-m website.build")
+    assert (ROOT / "requirements-site.txt").is_file() and (ROOT / "website" / "build.py").is_file()
+    assert "-r requirements-site.txt" in (ROOT / "requirements-test.txt").read_text(encoding="utf-8")
+
+
+def test_the_readme_shows_practice_and_per_learner_assignments():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert 'practice("' in text and "from helpers.exercises import practice" in text
+    release = next(line for line in text.splitlines() if "helpers.release" in line and "--roster" in line)
+    grade = next(line for line in text.splitlines() if "helpers.grade" in line and "--secret" in line)
+    assert "--assignment" in release and "--secret" in release
+
+
+def test_every_relative_link_of_the_readme_and_the_guides_leads_to_a_file():
+    for page in ("README.md", "docs/learners.md", "docs/teachers.md", "docs/contributors.md", "benchmarks/README.md"):
+        path = ROOT / page
+        for target in re.findall(r"\]\(([^)\s]+)\)", path.read_text(encoding="utf-8")):
+            if re.match(r"^[a-z]+:", target) or target.startswith("#"):
+                continue
+            assert (path.parent / target.split("#", 1)[0]).exists(), f"{page} links to {target}, which is not there"
+
+
+def test_the_readme_links_every_guide():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    for guide in ("docs/learners.md", "docs/teachers.md", "docs/contributors.md", "benchmarks/README.md"):
+        assert f"]({guide})" in text

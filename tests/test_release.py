@@ -156,11 +156,11 @@ def test_is_teachers_tells_the_lessons_own_exercises_apart():
         REGISTRY.pop("t-mine", None)
 
 
-def test_the_readmes_exercise_entry_is_honoured_by_check_and_the_release(tmp_path):
+def test_the_guides_exercise_entry_is_honoured_by_check_and_the_release(tmp_path):
     from helpers.exercises import check, load_extra_exercises, registry
 
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("### Adding an exercise", 1)[1]
+    guide = (ROOT / "docs" / "teachers.md").read_text(encoding="utf-8")
+    section = guide.split("## Adding an exercise", 1)[1]
     snippet = section.split("```python\n", 1)[1].split("```", 1)[0]
     path = tmp_path / "my_exercises.py"
     path.write_text(snippet)
@@ -168,7 +168,7 @@ def test_the_readmes_exercise_entry_is_honoured_by_check_and_the_release(tmp_pat
         assert load_extra_exercises(str(path)) == ["my-mrr"]
         assert check("my-mrr", 0.7).correct and REGISTRY["my-mrr"].points == 2  # OLD's ranks 1, 2, 1, 4, 1
         assert check("my-mrr", "0.750").mistake == "ignored-cutoff"
-        assert check("my-mrr", "1.000").mistake == "median-not-mean", "the README's own slip is named"
+        assert check("my-mrr", "1.000").mistake == "median-not-mean", "the guide's own slip is named"
         assert "Not right" in check("my-mrr", "0.875").message
         copy = release.learner_copy(nbformat.read(release.lesson_notebooks()["01"], as_version=4), "01",
                                     [REGISTRY["my-mrr"]])

@@ -7,7 +7,7 @@ solution shows. A function exercise states the name of the function the
 learner writes and its hidden cases. The lessons' exercises live one module per
 lesson in :mod:`helpers.exercises.lessons`.
 
-A teacher adds an exercise with one entry (see the README, "Adding an
+A teacher adds an exercise with one entry (see docs/teachers.md, "Adding an
 exercise")::
 
     from helpers.exercises import Exercise, register
