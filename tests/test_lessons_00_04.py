@@ -2,7 +2,7 @@
 
 Each notebook is executed once, from a temporary copy, by ``run_notebook``; its
 figures are read back from its variables (and a few from its printed text), and
-compared twice: with the figure that WORKED_EXAMPLES.md documents, at the
+compared twice: with the worked example's figure written in this file, at the
 decimals it prints, and with the same figure computed here, independently,
 through ``helpers.metrics`` from ``data/``.
 """

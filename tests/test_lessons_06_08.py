@@ -1,7 +1,7 @@
 """Lessons 06-08 run top to bottom and show the worked-example figures they promise.
 
 Each notebook is executed once from a temporary copy (tests/notebook_runner.py). Its figures are
-read back from its variables, compared with the numbers of WORKED_EXAMPLES.md at the decimals it
+read back from its variables, compared with the worked examples' numbers (written here) at the decimals it
 prints, and with the same figures computed here, independently, from data/ through helpers.metrics.
 """
 

@@ -221,7 +221,7 @@ def test_the_ideal_switch_with_a_missed_document_by_hand():
     assert judged.numbers.dcg == pytest.approx(dcg, abs=1e-12)
     assert judged.numbers.idcg == pytest.approx(ideal, abs=1e-12)
     assert judged.numbers.ndcg == pytest.approx(dcg / ideal, abs=1e-12)
-    assert judged.numbers.ndcg == pytest.approx(0.550, abs=5e-4)  # WORKED_EXAMPLES, example C
+    assert judged.numbers.ndcg == pytest.approx(0.550, abs=5e-4)  # the worked example C (lesson 03)
     assert (
         judged.sheet_ideal_range is None
     )  # the judged ideal holds a document that is not a row of the sheet

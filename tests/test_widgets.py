@@ -1,8 +1,8 @@
 """The interactive controls, driven through .value and .click() without a browser (helpers/widgets/*_view.py).
 
 Every number a control shows is compared with helpers.metrics computed here,
-independently, from data/ for the same state; the documented figures of
-WORKED_EXAMPLES.md are asserted where a control can reach them.
+independently, from data/ for the same state; the worked examples' figures
+(data/README.md names them) are asserted where a control can reach them.
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@ The lesson layouts (:func:`ndcg_worksheet`, :func:`mrr_worksheet`,
 :func:`arithmetic_worksheet`) are shown in the notebooks and the widgets; the
 example layouts (:func:`example_sheets` for A, B, C and D) are what
 ``python -m helpers.sheet`` saves as .xlsx. Example C is the nDCG and MRR
-worksheets with the source's cell layout, a document column and a ``Gain``
-switch. Every value comes from :mod:`helpers.metrics`; each formula says how a
+worksheets in lesson 03's cell layout (nDCG@k in rows 1-13, the MRR block from row 15),
+a document column and a ``Gain`` switch. Every value comes from :mod:`helpers.metrics`; each formula says how a
 spreadsheet computes the same value from the yellow input cells.
 """
 
@@ -22,7 +22,7 @@ from helpers._checks import check_choice, check_first_ranks, check_grades, check
 from helpers.data import DATA_DIR, Example, load_example
 from helpers.sheet.model import InputRule, Sheet, column_letter, is_number, uniform_decimals, whole
 
-# The cut-offs of the worked examples (WORKED_EXAMPLES.md); in the workbook they are yellow inputs.
+# The cut-offs of the worked examples (data/README.md, lessons 01-04); in the workbook they are yellow inputs.
 CUTOFFS = {"A": {"hit": 3}, "B": {"ndcg": 5}, "C": {"ndcg": 5, "mrr": 2}, "D": {"mrr_hit": 4}}
 UNDEFINED = "undefined"
 GRADED = ("B", "C")
@@ -172,7 +172,7 @@ def mrr_worksheet(
 
     With ``k`` a column of reciprocal ranks @k, a cut-off row and an MRR@k row
     follow; ``questions`` fill a last column. ``start_row`` and ``sheet`` place
-    the block below another one (row 15 in the source's worksheet) (lesson 03).
+    the block below another one (row 15 of lesson 03's worksheet).
     """
     first_ranks = check_first_ranks(first_ranks)
     labels = list(labels)
@@ -339,7 +339,7 @@ def _arithmetic_totals(sheet: Sheet, records, letters, gain: metrics.Gain, k: in
     return ndcg_row
 
 
-# --- example C: the source's layout (lesson 03) ------------------------------
+# --- example C: lesson 03's layout ----------------------------------------
 
 C_SHEET = "Example C"
 C_RANK_ROWS = range(2, 8)  # the six returned results, rank 1..6 in column A
@@ -385,7 +385,7 @@ def example_c_inputs(example: Example | None = None, gain: str = "linear") -> Sh
     shape = (len(grades), len(missed), len(first_ranks))
     if shape != (len(C_RANK_ROWS), 1, len(C_QUERY_ROWS)):
         raise ValueError(
-            "example C no longer fits the source's cell layout (6 returned results, 1 missed document, "
+            "example C no longer fits lesson 03's cell layout (6 returned results, 1 missed document, "
             f"5 queries): the data has {shape[0]} returned, {shape[1]} missed, {shape[2]} queries"
         )
     cutoffs = CUTOFFS["C"]
@@ -422,7 +422,7 @@ def expected_c_cells(inputs: SheetInputs) -> dict[str, tuple[str, float | str]]:
 def example_c_sheet(
     inputs: SheetInputs, documents: Sequence[str] | None = None, questions: Sequence[str] | None = None
 ) -> Sheet:
-    """Example C in the source's layout: nDCG@k of one query (rows 1-13) and MRR of five (rows 15-23)."""
+    """Example C in lesson 03's layout: nDCG@k of one query (rows 1-13) and MRR of five (rows 15-23)."""
     sheet = ndcg_worksheet(
         inputs.grades, inputs.missed, inputs.k, inputs.gain, gain_switch=True, documents=documents
     )

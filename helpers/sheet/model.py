@@ -3,8 +3,8 @@
 A :class:`Sheet` holds cells addressed like a spreadsheet (``"B2"``). Each cell
 has the value the helpers computed and, for derived cells, the spreadsheet
 formula that computes it, so a learner can read ``=B2/LOG(A2+1,2)`` next to
-``2.000``. Input cells (grades, k) are the yellow cells of the source's
-worksheet. Rows are grouped in blocks (a table and the figures under it): the
+``2.000``. Input cells (grades, k) are the yellow cells of the worksheet
+(the golden sets of ``data/``). Rows are grouped in blocks (a table and the figures under it): the
 printed sheet starts each block on a new page. :mod:`helpers.sheet.html` shows
 a sheet in a notebook and :mod:`helpers.sheet.xlsx` saves it as a workbook.
 """

@@ -366,7 +366,7 @@ def read_workbook(path) -> SheetCheck:
 
 
 def _example_c_sheet(workbook, path: Path):
-    """The example-C sheet: by its name, else the first sheet if it has the source's headers."""
+    """The example-C sheet: by its name, else the first sheet if it has example C's headers."""
     sheet = workbook[C_SHEET] if C_SHEET in workbook.sheetnames else workbook.worksheets[0]
     if sheet["A1"].value != "Rank" or sheet[f"A{C_MRR_HEADER_ROW}"].value != "Query":
         raise ValueError(
