@@ -163,10 +163,11 @@ def sheet_html(data: pd.DataFrame) -> str:
 class PredictThenReveal(StateView[RevealSetup, RevealState, RevealResult]):
     """New numbers for a question of the lesson; the value and its steps when the teacher clicks "reveal".
 
-    Reachable parts: ``deal_button`` ("new numbers"), ``reveal_button``,
-    ``question_toggle`` (None for a single question), ``question_box``,
-    ``data_box``, ``value_box``, ``steps_box``, and ``setup``, ``state``,
-    ``result`` and ``metric_values`` as in the other controls.
+    Reachable parts: ``heading`` (it names the variant's seed),
+    ``deal_button`` ("new numbers"), ``reveal_button``, ``question_toggle``
+    (None for a single question), ``question_box``, ``data_box``,
+    ``value_box``, ``steps_box``, and ``setup``, ``state``, ``result`` and
+    ``metric_values`` as in the other controls.
     """
 
     def __init__(self, setup: RevealSetup):
@@ -181,10 +182,7 @@ class PredictThenReveal(StateView[RevealSetup, RevealState, RevealResult]):
             self.question_toggle = toggle(list(setup.questions), setup.questions[0][1], "question", "reveal-question")
             self.follow(self.question_toggle, with_question)
             buttons.insert(0, self.question_toggle)
-        self.heading = html_box(
-            "<b>Predict, then reveal</b> · everyone works the number out by hand, then the teacher reveals it",
-            css="reveal-heading",
-        )
+        self.heading = html_box(css="reveal-heading")
         self.question_box = html_box(css="reveal-question-text")
         self.data_box = html_box(css="reveal-data")
         self.value_box = html_box(css="reveal-value")
@@ -206,7 +204,9 @@ class PredictThenReveal(StateView[RevealSetup, RevealState, RevealResult]):
     def render(self, result: RevealResult) -> None:
         if self.question_toggle is not None:
             self.question_toggle.value = result.exercise
-        self.question_box.value = f"<b>Variant {result.seed}.</b> {text(result.question)}"
+        self.heading.value = (f"<b>Predict, then reveal</b> · work the number out by hand, then reveal it "
+                              f"<span style='{QUIET}'>· variant {result.seed}</span>")
+        self.question_box.value = text(result.question)
         self.data_box.value = result.data_html
         if result.value is None:
             wait = f"<span class='reveal-wait' style='{QUIET}'>predict it, then reveal</span>"

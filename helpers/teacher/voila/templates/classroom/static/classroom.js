@@ -84,7 +84,7 @@
   // The first screen is the demonstration: the lesson's title in one line, then its control (the first cell
   // whose output is a widget), and the introduction folded into "About this example" below the control.
   // A lesson without a control opens on its first step, the introduction folded above it.
-  var arranged = { about: false, control: false };
+  var arranged = { about: false, control: false, reveal: false };
   function isControl(cell) {
     return [].some.call(cell.querySelectorAll('script[type="application/vnd.voila.cell-output+json"]'),
       function (script) { return script.textContent.indexOf('application/vnd.jupyter.widget-view+json') >= 0; })
@@ -127,6 +127,21 @@
         control.classList.add('classroom-control');
         arranged.about.before(control);
         arranged.control = true;
+      }
+    }
+    // lessons 03 and 05: "Predict, then reveal" (helpers.widgets.reveal) comes right after the control, with the
+    // text cell that introduces it, so the teacher reaches it with one scroll (or a few Tab presses)
+    if (!arranged.reveal && arranged.control) {
+      var reveal = document.querySelector('#rendered_cells .reveal-control');
+      var cell = reveal && reveal.closest('[cell-index]');
+      if (cell) {
+        var intro = cell.previousElementSibling;
+        arranged.about.before(cell);
+        if (intro && intro.querySelector('.jp-MarkdownCell')) {
+          cell.before(intro);
+        }
+        cell.classList.add('classroom-reveal');
+        arranged.reveal = true;
       }
     }
   }

@@ -1,0 +1,161 @@
+"""Predict, then reveal in the classroom view (python -m helpers.teacher.classroom 05 and 03) at 1280x720, driven
+from the keyboard the way a teacher would: "new numbers" (Enter) deals a question, the room predicts while no
+number of the answer is on the page or on its way to it (neither in the DOM nor in any websocket frame the kernel
+sends), "reveal" (Space) shows the value, which must equal the value helpers.metrics gives for the grades and the
+question the page shows. The control must fit one 1280x720 screen with text of 20 px and targets of 44 px.
+
+Screenshots of each state go to test-output/browser/classroom/ (gitignored) for a person to look at.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser import servers
+from tests.browser.conftest import ROOT
+from tests.browser.test_classroom_browser import AXE, FOCUSED, NOT_SHOWN, TEXT_SIZES, axe_violations, contrast, rgb
+from tests.test_reveal_widget import expected_from_the_data
+
+pytestmark = pytest.mark.browser
+
+VIEWPORT = {"width": 1280, "height": 720}
+# the question each lesson opens on, how its data is shown, and the control that opens the page
+LESSONS = {
+    "05": ("lab-swap-ndcg3", ".metrics-lab .control-numbers [class*='metric-']"),
+    "03": ("sheet-ndcg3", ".worksheet-control .control-numbers [class*='metric-']"),
+}
+DEAL = ".reveal-control .reveal-deal"
+REVEAL = ".reveal-control .reveal-show"
+# the page's cells in order: where the control, "Predict, then reveal" and "About this example" are
+ORDER = """
+() => { const cells = [...document.querySelector('#rendered_cells [cell-index]').parentElement.children];
+        const at = (selector) => cells.findIndex(cell => cell.matches(selector) || cell.querySelector(selector));
+        return [at('.classroom-control'), at('.reveal-control'), at('.classroom-about')]; }
+"""
+# the control's targets: [text, height, width]
+TARGETS = """
+() => [...document.querySelectorAll('.classroom-reveal button')].filter(e => e.offsetParent !== null)
+  .map(e => { const r = e.getBoundingClientRect(); return [e.textContent.trim(), r.height, r.width]; })
+"""
+BOX = "(e) => { const r = e.getBoundingClientRect(); return [r.top, r.bottom, r.left, r.right]; }"
+
+
+@pytest.fixture(scope="module")
+def classrooms(tmp_path_factory):
+    """The classroom command for lessons 05 and 03, run from the repository root (started together)."""
+    started = {
+        lesson: servers.launch_classroom(lesson, ROOT, tmp_path_factory.mktemp(f"reveal-{lesson}"), cull=60, pool=1)
+        for lesson in LESSONS
+    }
+    try:
+        for server in started.values():
+            servers.wait_for_preheat(server)
+        yield started
+    finally:
+        for server in started.values():
+            servers.stop(server)
+
+
+def shown_grades(page, lesson: str) -> list[int]:
+    """The grades the page shows: the row under the ranks (05), the yellow column of the worksheet (03)."""
+    selector = ".reveal-data .reveal-grade td" if lesson == "05" else ".reveal-data td.input"
+    return [int(cell) for cell in page.locator(selector).all_inner_texts()]
+
+
+def texts(frames: list) -> str:
+    return "\n".join(frame if isinstance(frame, str) else frame.decode("utf-8", "replace") for frame in frames)
+
+
+@pytest.mark.parametrize("lesson", list(LESSONS))
+def test_deal_predict_and_reveal_from_the_keyboard_at_1280x720(lesson, classrooms, browser, shots):
+    exercise, numbers = LESSONS[lesson]
+    folder = shots / "classroom"
+    folder.mkdir(exist_ok=True)
+    context = browser.new_context(viewport=VIEWPORT)
+    page = context.new_page()
+    frames: list = []  # what the kernel sends the page over its websockets
+    page.on("websocket", lambda socket: socket.on("framereceived", lambda payload: frames.append(payload)))
+    try:
+        page.goto(classrooms[lesson].page(""), wait_until="commit")
+        expect(page.locator(numbers).first).to_be_visible(timeout=90_000)
+        expect(page.locator(DEAL)).to_be_enabled(timeout=90_000)
+        page.wait_for_timeout(500)  # the page script arranges the page
+        # the page still opens on the control; "Predict, then reveal" comes right after it, before "About"
+        control, reveal, about = page.evaluate(ORDER)
+        assert 0 <= control < reveal < about, (control, reveal, about)
+        top = page.locator(numbers).first.evaluate(BOX)[0]
+        assert 0 <= top < VIEWPORT["height"], "the control's numbers open the page"
+
+        # deal: "new numbers" with Enter
+        first = page.locator(".reveal-heading").inner_text()  # it names the variant
+        page.locator(DEAL).focus()
+        frames.clear()
+        page.keyboard.press("Enter")
+        expect(page.locator(".reveal-heading")).not_to_have_text(first)
+        page.wait_for_timeout(300)  # the rest of the deal's messages
+        question = page.locator(".reveal-question-text").inner_text()
+        dealt = page.locator(".reveal-heading").inner_text()
+        assert re.search(r"variant \d+", dealt)
+        grades = shown_grades(page, lesson)
+        assert len(grades) == 6 and all(0 <= grade <= 3 for grade in grades), grades
+        if lesson == "05":
+            assert page.locator(".reveal-data .reveal-rank td").all_inner_texts() == ["1", "2", "3", "4", "5", "6"]
+        else:
+            assert "Relevance (0–3)" in page.locator(".reveal-data").inner_text()
+        expected = expected_from_the_data(exercise, grades, question)
+        secrets = {f"{expected:.3f}", f"{expected:.4f}"}
+
+        # predict: no number of the answer on the page, nor sent to it
+        assert not re.search(r"\d", page.locator(".reveal-value").inner_text())
+        assert page.locator(".reveal-steps").inner_text().strip() == ""
+        reveal_html = page.locator(".reveal-control").evaluate("e => e.outerHTML")
+        assert [secret for secret in secrets if secret in reveal_html] == []
+        assert frames, "the deal's new numbers reached the page"
+        assert [secret for secret in secrets if secret in texts(frames)] == []
+        page.locator(".classroom-reveal").evaluate("e => (e.previousElementSibling || e).scrollIntoView()")
+        in_screen(page)
+        page.screenshot(path=str(folder / f"{lesson}_reveal_1280x720_predict.png"))
+
+        # reveal: Tab from "new numbers" to "reveal", then Space; the focus ring shows where the teacher is
+        page.keyboard.press("Tab")
+        what, style, width, colour, _ = page.evaluate(FOCUSED)
+        assert '"reveal"' in what and style != "none" and width >= 3
+        assert contrast(rgb(colour), (255, 255, 255)) >= 3
+        page.keyboard.press("Space")
+        expect(page.locator(".reveal-value")).to_have_text(re.compile(r"= \d\.\d{3}"), timeout=30_000)
+        shown = float(re.search(r"= (\d+\.\d+)", page.locator(".reveal-value").inner_text()).group(1))
+        assert shown == pytest.approx(expected, abs=0.5e-4 if lesson == "05" else 0.5e-3)
+        assert len(page.locator(".reveal-steps li").all_inner_texts()) >= 4
+        assert any(secret in texts(frames) for secret in secrets)  # the check above could find it
+        assert NOT_SHOWN.findall(page.locator(".classroom-reveal").inner_text()) == []
+        page.locator(".classroom-reveal").evaluate("e => (e.previousElementSibling || e).scrollIntoView()")
+        in_screen(page)
+        page.screenshot(path=str(folder / f"{lesson}_reveal_1280x720_revealed.png"))
+        if AXE.is_file():
+            assert axe_violations(page) == []
+
+        # the next question: back to "new numbers" (Shift+Tab), Enter: new numbers, the value hidden again
+        page.keyboard.press("Shift+Tab")
+        page.keyboard.press("Enter")
+        expect(page.locator(".reveal-heading")).not_to_have_text(dealt)
+        expect(page.locator(".reveal-value")).not_to_contain_text(".")
+        assert page.locator(".reveal-steps").inner_text().strip() == ""
+    finally:
+        context.close()
+
+
+def in_screen(page) -> None:
+    """The whole control on the screen at once, its text at least 20 px, its buttons at least 44 px high."""
+    top, bottom, left, right = page.locator(".classroom-reveal").evaluate(BOX)
+    assert 0 <= top and bottom <= VIEWPORT["height"] + 1, f"the control runs from {top} to {bottom} px"
+    assert 0 <= left and right <= VIEWPORT["width"] + 1
+    small = [(size, words) for size, words in page.evaluate(TEXT_SIZES, ".classroom-reveal") if size < 20 - 0.01]
+    assert small == []
+    grades = page.locator(".reveal-data td").first.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
+    assert grades >= 20
+    targets = page.evaluate(TARGETS)
+    assert {"new numbers", "reveal"} <= {what for what, _, _ in targets}
+    assert all(height >= 44 and width >= 44 for _, height, width in targets), targets
