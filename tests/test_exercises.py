@@ -12,8 +12,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from helpers import load_example, metrics
-from helpers import mistakes as mk
+from helpers import load_example, metrics, mistakes, slips
 from helpers.exercises import (
     REGISTRY,
     Exercise,
@@ -37,6 +36,9 @@ from helpers.exercises import (
     worked,
 )
 from helpers.exercises.answers import NumberVerdict, correctly_rounded, judge_number, read_answer, truncated
+from helpers.slips import counting as counting_slips
+from helpers.slips import graded as graded_slips
+from helpers.slips import ranks as rank_slips
 
 ANSWER_IDS = sorted(i for i, e in REGISTRY.items() if isinstance(e, Exercise))
 FUNCTION_IDS = sorted(i for i, e in REGISTRY.items() if e.kind == "function")
@@ -336,35 +338,35 @@ E_SWAPPED, E_JUDGED = [2, 1, 0, 0, 1, 1], [2, 1, 1, 0, 1, 0]
 
 SLIPS = [
     # MRR
-    ("new-mrr-d8-first", mk.mrr_mean_of_ranks(NEW_D8), "mean-of-ranks"),
-    ("new-mrr-d8-first", mk.mrr_one_over_mean_rank(NEW_D8), "one-over-mean-rank"),
-    ("new-mrr-d8-first", mk.hit_rate_instead_of_mrr(NEW_D8), "hit-rate-for-mrr"),
-    ("new-mrr-d8-first", mk.mrr_ranks_from_zero(NEW_D8), "ranks-from-zero"),
-    ("fresh-mrr-unanswerable", mk.mrr_dropping_misses([2, 0, 4]), "dropped-misses"),
-    ("fresh-mrr-unanswerable", mk.mrr_keeping_unanswerable([2, 0, 4], 1), "kept-unanswerable"),
-    ("advisor-mrr2", mk.mrr_ignoring_cutoff([1, 3, 5]), "ignored-cutoff"),
+    ("new-mrr-d8-first", rank_slips.mrr_mean_of_ranks(NEW_D8), "mean-of-ranks"),
+    ("new-mrr-d8-first", rank_slips.mrr_one_over_mean_rank(NEW_D8), "one-over-mean-rank"),
+    ("new-mrr-d8-first", rank_slips.hit_rate_instead_of_mrr(NEW_D8), "hit-rate-for-mrr"),
+    ("new-mrr-d8-first", rank_slips.mrr_ranks_from_zero(NEW_D8), "ranks-from-zero"),
+    ("fresh-mrr-unanswerable", rank_slips.mrr_dropping_misses([2, 0, 4]), "dropped-misses"),
+    ("fresh-mrr-unanswerable", rank_slips.mrr_keeping_unanswerable([2, 0, 4], 1), "kept-unanswerable"),
+    ("advisor-mrr2", rank_slips.mrr_ignoring_cutoff([1, 3, 5]), "ignored-cutoff"),
     ("advisor-mrr2", metrics.mean_reciprocal_rank([1, 3, 5], 3), "cutoff-off-by-one"),
     # hit rate
     ("new-hit-rate-at-2", metrics.mean_reciprocal_rank(a_first_ranks()["NEW"], 2), "mrr-for-hit-rate"),
     ("new-hit-rate-at-2", metrics.mean_hit_rate(a_first_ranks()["NEW"], 3), "cutoff-off-by-one"),
     # DCG and nDCG
-    ("fresh-dcg4", mk.dcg_rank_discount([3, 0, 2, 1], 4), "rank-as-discount"),
-    ("fresh-dcg4", mk.dcg_log2_rank_first_undiscounted([3, 0, 2, 1], 4), "log2-rank-first-undiscounted"),
-    ("fresh-dcg4", mk.dcg_ranks_from_zero([3, 0, 2, 1], 4), "ranks-from-zero"),
-    ("fresh-dcg4", mk.dcg_no_discount([3, 0, 2, 1], 4), "no-discount"),
+    ("fresh-dcg4", graded_slips.dcg_rank_discount([3, 0, 2, 1], 4), "rank-as-discount"),
+    ("fresh-dcg4", graded_slips.dcg_log2_rank_first_undiscounted([3, 0, 2, 1], 4), "log2-rank-first-undiscounted"),
+    ("fresh-dcg4", graded_slips.dcg_ranks_from_zero([3, 0, 2, 1], 4), "ranks-from-zero"),
+    ("fresh-dcg4", graded_slips.dcg_no_discount([3, 0, 2, 1], 4), "no-discount"),
     ("fresh-dcg4", metrics.dcg([3, 0, 2, 1], 4, "exponential"), "exponential-for-linear"),
-    ("reset-dcg6-exp", mk.dcg_exp_without_minus_one(C_GRADES, 6), "exp-without-minus-one"),
+    ("reset-dcg6-exp", graded_slips.dcg_exp_without_minus_one(C_GRADES, 6), "exp-without-minus-one"),
     ("reset-dcg6-exp", metrics.dcg(C_GRADES, 6), "linear-for-exponential"),
-    ("sheet-ndcg3", mk.ndcg_rank_discount(C_GRADES, 3, C_JUDGED), "rank-as-discount"),
-    ("sheet-ndcg3", mk.ndcg_retrieved_only_ideal(C_GRADES, 3), "retrieved-only-ideal"),
-    ("sheet-ndcg3", mk.ndcg_unsorted_ideal(C_GRADES, C_JUDGED, 3), "unsorted-ideal"),
+    ("sheet-ndcg3", graded_slips.ndcg_rank_discount(C_GRADES, 3, C_JUDGED), "rank-as-discount"),
+    ("sheet-ndcg3", graded_slips.ndcg_retrieved_only_ideal(C_GRADES, 3), "retrieved-only-ideal"),
+    ("sheet-ndcg3", graded_slips.ndcg_unsorted_ideal(C_GRADES, C_JUDGED, 3), "unsorted-ideal"),
     ("sheet-ndcg3", metrics.ndcg(C_GRADES, 4, ideal=C_JUDGED), "cutoff-off-by-one"),
     ("sheet-ndcg3", metrics.ndcg(C_GRADES, None, ideal=C_JUDGED), "ignored-cutoff"),
     ("sheet-ndcg3", metrics.ndcg(C_GRADES, 3, ideal=C_JUDGED, gain="exponential"), "exponential-for-linear"),
-    ("lab-swap-ndcg3", mk.ndcg_exp_without_minus_one(E_SWAPPED, 3, E_JUDGED), "exp-without-minus-one"),
+    ("lab-swap-ndcg3", graded_slips.ndcg_exp_without_minus_one(E_SWAPPED, 3, E_JUDGED), "exp-without-minus-one"),
     ("lab-swap-ndcg3", metrics.ndcg(E_SWAPPED, 3, ideal=E_JUDGED), "linear-for-exponential"),
-    ("fresh-ndcg3", mk.ndcg_retrieved_only_ideal([0, 3, 1], 3), "retrieved-only-ideal"),
-    ("d4-grade-1-swapped", mk.ndcg_stale_ideal([1, 0, 3, 0, 0], [3, 2, 0, 0, 0, 0], 5), "stale-ideal"),
+    ("fresh-ndcg3", graded_slips.ndcg_retrieved_only_ideal([0, 3, 1], 3), "retrieved-only-ideal"),
+    ("d4-grade-1-swapped", graded_slips.ndcg_stale_ideal([1, 0, 3, 0, 0], [3, 2, 0, 0, 0, 0], 5), "stale-ideal"),
     ("helpdesk-mean-ndcg5", value_of("helpdesk-mean-ndcg5") * 0 + 1.2123, "mean-dcg"),
     # AP, recall, libraries, comparisons
     ("c-ap3", value_of("c-ap3-min-k-r"), "ap-min-k-r"),
@@ -388,11 +390,11 @@ def test_a_wrong_answer_names_its_slip(exercise_id, wrong, slip):
         result = check(exercise_id, answer)
         assert result.verdict is Verdict.SLIP, (answer, result.message)
         assert slip in result.slips, (answer, result.slips)
-        assert mk.describe(slip).title in result.message
+        assert slips.describe(slip).title in result.message
 
 
 def test_dividing_by_the_rank_is_named_not_called_a_rounding_problem():
-    result = check("sheet-ndcg3", f"{mk.ndcg_rank_discount(C_GRADES, 3, C_JUDGED):.3f}")
+    result = check("sheet-ndcg3", f"{graded_slips.ndcg_rank_discount(C_GRADES, 3, C_JUDGED):.3f}")
     assert result.slips == ("rank-as-discount",) and "round" not in result.message.lower()
 
 
@@ -410,7 +412,7 @@ def test_mistake_values_lists_each_slip_and_never_the_answer():
     table = mistake_values("sheet-ndcg3")
     assert f"{value_of('sheet-ndcg3'):.3f}" not in set(table["value"])
     assert table.set_index("mistake").at["retrieved-only-ideal", "value"] == (
-        f"{mk.ndcg_retrieved_only_ideal(C_GRADES, 3):.3f}"
+        f"{graded_slips.ndcg_retrieved_only_ideal(C_GRADES, 3):.3f}"
     )
 
 
@@ -488,7 +490,7 @@ def test_a_right_function_passes(exercise_id, fn):
 def test_a_buggy_function_is_diagnosed_from_its_outputs(exercise_id, fn, slip):
     report = check_function(exercise_id, fn)
     assert not report.correct and report.slips == (slip,), report.message
-    assert mk.describe(slip).title in report.message
+    assert slips.describe(slip).title in report.message
 
 
 def test_enumerate_without_start_is_told_about_enumerate_not_only_the_discount():
@@ -596,6 +598,9 @@ def test_worked_problems_agree_with_the_metrics():
     assert worked.exact_sign_flip_p([0.0, 0.0]) == 1.0  # identical systems: every pattern is as extreme
 
 
-@pytest.mark.parametrize("module", [answers, checking, checklog, registry, runner, worked, mk])
+@pytest.mark.parametrize(
+    "module",
+    [answers, checking, checklog, registry, runner, worked, graded_slips, rank_slips, counting_slips, mistakes, slips],
+)
 def test_doctests(module):
     assert doctest.testmod(module).failed == 0

@@ -38,12 +38,12 @@ def test_learner_requirements_hold_no_test_tools():
 
 
 def test_the_learners_guide_lists_every_slip_a_checker_can_name():
-    from helpers import mistakes
+    from helpers import slips
 
     text = (ROOT / "docs" / "learners.md").read_text(encoding="utf-8")
     listed = text.split("<!-- slip-list", 1)[1].split("<!-- /slip-list -->", 1)[0]
     codes = re.findall(r"^- `([a-z0-9-]+)`: (.+)$", listed, flags=re.M)
-    assert dict(codes) == {code: mistake.title for code, mistake in mistakes.MISTAKES.items()}
+    assert dict(codes) == {code: mistake.title for code, mistake in slips.CATALOGUE.items()}
 
 
 def test_the_open_command_reads_the_repository_jupyterlab_settings():

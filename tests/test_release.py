@@ -174,8 +174,8 @@ def test_the_guides_exercise_entry_is_honoured_by_check_and_the_release(tmp_path
                                     [REGISTRY["my-mrr"]])
         assert sum("check('my-mrr', answer)" in cell.source for cell in copy.cells) == 1
     finally:
-        from helpers import mistakes
+        from helpers import slips
 
         REGISTRY.pop("my-mrr", None)
-        mistakes.MISTAKES.pop("median-not-mean", None)
+        slips.CATALOGUE.pop("median-not-mean", None)
         registry._loaded_files.discard(path.resolve())

@@ -12,10 +12,10 @@ import math
 import pytest
 
 from helpers import metrics
-from helpers import mistakes as mk
 from helpers.data import load_example
 from helpers.exercises import REGISTRY, check
 from helpers.exercises.lessons._shared import query_grades
+from helpers.slips import graded as graded_slips
 from helpers.widgets import lab_model as lab
 
 
@@ -39,12 +39,14 @@ def cases() -> list[tuple[str, str, str]]:
         found.append((exercise_id, f"{100 * value_of(exercise_id):.1f}", "percent-without-sign"))
     found += [
         # ln for log2 cancels in nDCG (every discount scaled alike): the slip shows in DCG alone
-        ("fresh-dcg4", at("fresh-dcg4", mk.dcg_natural_log([3, 0, 2, 1], 4)), "natural-log"),
-        ("reset-dcg6-exp", at("reset-dcg6-exp", mk.dcg_natural_log(sheet, 6, "exponential")), "natural-log"),
-        ("fresh-dcg4", at("fresh-dcg4", mk.dcg_exp_without_minus_one([3, 0, 2, 1], 4)), "exp-without-minus-one"),
-        ("lab-ndcg5-linear", at("lab-ndcg5-linear", mk.ndcg_exp_without_minus_one(lab_grades, 5, lab_judged)),
+        ("fresh-dcg4", at("fresh-dcg4", graded_slips.dcg_natural_log([3, 0, 2, 1], 4)), "natural-log"),
+        ("reset-dcg6-exp", at("reset-dcg6-exp", graded_slips.dcg_natural_log(sheet, 6, "exponential")), "natural-log"),
+        ("fresh-dcg4", at("fresh-dcg4", graded_slips.dcg_exp_without_minus_one([3, 0, 2, 1], 4)),
          "exp-without-minus-one"),
-        ("sheet-ndcg3", at("sheet-ndcg3", mk.ndcg_exp_without_minus_one(sheet, 3, judged)), "exp-without-minus-one"),
+        ("lab-ndcg5-linear", at("lab-ndcg5-linear", graded_slips.ndcg_exp_without_minus_one(lab_grades, 5, lab_judged)),
+         "exp-without-minus-one"),
+        ("sheet-ndcg3", at("sheet-ndcg3", graded_slips.ndcg_exp_without_minus_one(sheet, 3, judged)),
+         "exp-without-minus-one"),
         ("kb04-graded-2", "0.826", "retrieved-only-ideal"),
         ("sheet-ndcg3", "0.55", "before-the-change"),
         ("kb04-graded-2", "0.550", "before-the-change"),

@@ -27,7 +27,6 @@ from typing import Any
 
 import pandas as pd
 
-from helpers import mistakes as mk
 from helpers.exercises import checklog
 from helpers.exercises._display import AMBER, GREEN, GREY, RED, verdict_html
 from helpers.exercises.answers import (
@@ -47,6 +46,7 @@ from helpers.exercises.registry import (
 )
 from helpers.exercises.runner import FunctionReport, run_cases
 from helpers.exercises.worked import Slip, Worked
+from helpers.slips import describe as describe_slip
 
 
 class Verdict(Enum):
@@ -241,7 +241,7 @@ def slip_message(given: Answer, slips: list[tuple[str, ...]]) -> str:
     """Name the slip(s) an answer matches and how to fix each."""
 
     def explain(codes: tuple[str, ...]) -> str:
-        parts = [mk.describe(code) for code in codes]
+        parts = [describe_slip(code) for code in codes]
         title = " together with ".join(part.title for part in parts)
         return f"{title}. Fix: {' '.join(part.fix for part in parts)}"
 
@@ -401,7 +401,7 @@ def mistake_values(exercise_id: str) -> pd.DataFrame:
     rows = [
         {
             "mistake": "+".join(codes),
-            "title": " together with ".join(mk.describe(c).title for c in codes),
+            "title": " together with ".join(describe_slip(c).title for c in codes),
             "value": answer_text(value, found.decimals),
         }
         for codes, value in distinct_slips(found, worked)

@@ -147,7 +147,7 @@ def check_slips(exercise: Exercise) -> None:
 
     Run when the exercise is written (``register``), so a typo in a slip's name never reaches a learner.
     """
-    from helpers import mistakes as mk
+    from helpers import slips
 
     if not callable(exercise.slips):
         raise TypeError(f"exercise {exercise.id!r}: slips must be a function returning (codes, value) pairs")
@@ -156,8 +156,8 @@ def check_slips(exercise: Exercise) -> None:
         if not (isinstance(entry, tuple) and len(entry) == 2 and isinstance(entry[0], tuple)):
             raise ValueError(f"exercise {exercise.id!r}: each slip is ((code, ...), value), got {short_text(entry)}")
         for code in entry[0]:
-            if code not in mk.MISTAKES:
-                close = difflib.get_close_matches(str(code), mk.MISTAKES, n=3)
+            if code not in slips.CATALOGUE:
+                close = difflib.get_close_matches(str(code), slips.CATALOGUE, n=3)
                 hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
                 raise ValueError(
                     f"exercise {exercise.id!r}: unknown slip {code!r}{hint} Declare a new one with "
@@ -199,17 +199,9 @@ def declare_slip(code: str, title: str, fix: str) -> None:
 
         declare_slip("mean-of-grades", "averaged the grades", "Add the discounted gains instead.")
     """
-    from helpers import mistakes as mk
+    from helpers import slips
 
-    if not isinstance(code, str) or not ID_PATTERN.match(code):
-        raise ValueError(f"slip code {code!r}: use 2-49 lower-case letters, digits and dashes, e.g. 'my-slip'")
-    for name, text in (("title", title), ("fix", fix)):
-        if not isinstance(text, str) or not text.strip():
-            raise ValueError(f"slip {code!r}: {name} must be a non-empty text")
-    known = mk.MISTAKES.get(code)
-    if known is not None and known != mk.Mistake(title, fix):
-        raise ValueError(f"slip {code!r} is already in the catalogue as {known.title!r}: choose another code")
-    mk.MISTAKES[code] = mk.Mistake(title, fix)
+    slips.declare(code, title, fix)
 
 
 def get(exercise_id: object) -> AnyExercise:

@@ -27,9 +27,9 @@ from typing import NamedTuple
 
 import pandas as pd
 
-from helpers import mistakes as mk
 from helpers.exercises._display import GREEN, GREY, RED, verdict_html
 from helpers.exercises.answers import short_text
+from helpers.slips import describe as describe_slip
 
 UNDEFINED = math.nan
 
@@ -367,6 +367,6 @@ def summary(cases: int, failed: int, notes: int, slips: tuple[str, ...]) -> str:
         return f"All {cases - notes} cases right{note}."
     text = f"{failed} of {cases} cases wrong{note}."
     for code in slips:
-        title, fix = mk.describe(code)
+        title, fix, _ = describe_slip(code)
         text += f" Your function behaves like this slip on every case: {title}. Fix: {fix}"
     return text

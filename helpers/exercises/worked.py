@@ -5,7 +5,7 @@ grades for DCG/nDCG, a ranking and relevant ids for AP and recall, paired
 scores for a comparison) and returns a :class:`Worked`: the right value
 (through :mod:`helpers.metrics`), the steps a learner would write down, and
 the value each diagnosable slip of that topic gives on the same inputs
-(through :mod:`helpers.mistakes`). An exercise states only its inputs; the
+(through :mod:`helpers.slips`). An exercise states only its inputs; the
 checker, ``hint``, ``solution`` and the grader all read the same ``Worked``.
 
 >>> worked_mrr([1, 3, 0, 2]).value
@@ -22,9 +22,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from helpers import metrics as m
-from helpers import mistakes as mk
 from helpers.metrics import Denominator, Gain
-from helpers.tables import short_number
+from helpers.slips import counting as counting_slips
+from helpers.slips import graded as graded_slips
+from helpers.slips import ranks as rank_slips
+from helpers.tables import dcg_sum, short_number
 
 Slip = tuple[tuple[str, ...], float]  # the mistake codes (one, or a combination) and the value they give
 
@@ -94,18 +96,18 @@ def worked_mrr(first_ranks: Sequence[int], k: int | None = None, unanswerable: i
         f"{name} = ({' + '.join(_short(r) for r in reciprocals)}) / {len(ranks)} = {_short(value)}",
     ]
     slips: list[Slip] = [
-        (("mean-of-ranks",), mk.mrr_mean_of_ranks(ranks, k)),
-        (("one-over-mean-rank",), mk.mrr_one_over_mean_rank(ranks, k)),
-        (("dropped-misses",), mk.mrr_dropping_misses(ranks, k)),
-        (("hit-rate-for-mrr",), mk.hit_rate_instead_of_mrr(ranks, k)),
-        (("ranks-from-zero",), mk.mrr_ranks_from_zero(ranks, k)),
-        (("sum-not-mean",), mk.mrr_sum_instead_of_mean(ranks, k)),
+        (("mean-of-ranks",), rank_slips.mrr_mean_of_ranks(ranks, k)),
+        (("one-over-mean-rank",), rank_slips.mrr_one_over_mean_rank(ranks, k)),
+        (("dropped-misses",), rank_slips.mrr_dropping_misses(ranks, k)),
+        (("hit-rate-for-mrr",), rank_slips.hit_rate_instead_of_mrr(ranks, k)),
+        (("ranks-from-zero",), rank_slips.mrr_ranks_from_zero(ranks, k)),
+        (("sum-not-mean",), rank_slips.mrr_sum_instead_of_mean(ranks, k)),
     ]
     if k is not None:
-        slips.append((("ignored-cutoff",), mk.mrr_ignoring_cutoff(ranks)))
+        slips.append((("ignored-cutoff",), rank_slips.mrr_ignoring_cutoff(ranks)))
         slips += [(("cutoff-off-by-one",), m.mean_reciprocal_rank(ranks, cut)) for cut in _shifted_cutoffs(k)]
     if unanswerable:
-        slips.append((("kept-unanswerable",), mk.mrr_keeping_unanswerable(ranks, unanswerable, k)))
+        slips.append((("kept-unanswerable",), rank_slips.mrr_keeping_unanswerable(ranks, unanswerable, k)))
         steps.append(f"{unanswerable} question(s) with nothing relevant to find stay out of the mean")
     if ranks:
         slips += _rounded_early(reciprocals)
@@ -127,13 +129,13 @@ def worked_hit_rate(first_ranks: Sequence[int], k: int, unanswerable: int = 0) -
         f"Hit@{k} = {sum(hits)} / {len(ranks)} = {_short(value)}",
     )
     slips: list[Slip] = [
-        (("mrr-for-hit-rate",), mk.mrr_instead_of_hit_rate(ranks, k)),
-        (("ignored-cutoff",), mk.hit_rate_ignoring_cutoff(ranks)),
-        (("cutoff-off-by-one",), mk.hit_rate_cutoff_off_by_one(ranks, k)),
+        (("mrr-for-hit-rate",), rank_slips.mrr_instead_of_hit_rate(ranks, k)),
+        (("ignored-cutoff",), rank_slips.hit_rate_ignoring_cutoff(ranks)),
+        (("cutoff-off-by-one",), rank_slips.hit_rate_cutoff_off_by_one(ranks, k)),
         (("cutoff-off-by-one",), m.mean_hit_rate(ranks, k + 1)),
     ]
     if unanswerable:
-        slips.append((("kept-unanswerable",), mk.hit_rate_keeping_unanswerable(ranks, unanswerable, k)))
+        slips.append((("kept-unanswerable",), rank_slips.hit_rate_keeping_unanswerable(ranks, unanswerable, k)))
     return Worked(value, steps, tuple(slips))
 
 
@@ -150,11 +152,11 @@ def _gain_slips(grades: list[float], k: int | None, gain: Gain, measure) -> list
 def _discount_slips(grades: list[float], k: int | None, gain: Gain) -> list[Slip]:
     """The DCG values of the discount slips: none, log2(rank) patched at rank 1, rank, log2(rank + 2)."""
     return [
-        (("no-discount",), mk.dcg_no_discount(grades, k, gain)),
-        (("log2-rank-first-undiscounted",), mk.dcg_log2_rank_first_undiscounted(grades, k, gain)),
-        (("rank-as-discount",), mk.dcg_rank_discount(grades, k, gain)),
-        (("ranks-from-zero",), mk.dcg_ranks_from_zero(grades, k, gain)),
-        (("natural-log",), mk.dcg_natural_log(grades, k, gain)),
+        (("no-discount",), graded_slips.dcg_no_discount(grades, k, gain)),
+        (("log2-rank-first-undiscounted",), graded_slips.dcg_log2_rank_first_undiscounted(grades, k, gain)),
+        (("rank-as-discount",), graded_slips.dcg_rank_discount(grades, k, gain)),
+        (("ranks-from-zero",), graded_slips.dcg_ranks_from_zero(grades, k, gain)),
+        (("natural-log",), graded_slips.dcg_natural_log(grades, k, gain)),
     ]
 
 
@@ -162,12 +164,12 @@ def _dcg_steps(label: str, grades: list[float], k: int | None, gain: Gain) -> li
     counted = m.cut(grades, k)
     gains = [m.gain_of(grade, gain) for grade in counted]
     at = "" if k is None else f"@{k}"
-    parts = [f"{_short(g)}/{_short(m.discount(rank), 3)}" for rank, g in enumerate(gains, start=1)]
     lines = [f"{label} grades in rank order: {_numbers(grades)}"]
     if gain == "exponential":
         lines.append(f"gains 2^grade - 1: {_numbers(gains)}")
     total = m.dcg(grades, k, gain)
-    lines.append(f"{label} DCG{at} = {' + '.join(parts) or '0'} = {_short(total)}")
+    discounts = [m.discount(rank) for rank in range(1, len(gains) + 1)]
+    lines.append(f"{label} DCG{at} = {dcg_sum(gains, discounts)} = {_short(total)}")
     return lines
 
 
@@ -181,9 +183,10 @@ def worked_dcg(grades: Sequence[float], k: int | None = None, gain: Gain = "line
     value = m.dcg(grades, k, gain)
     slips = _discount_slips(grades, k, gain) + _gain_slips(grades, k, gain, lambda g: m.dcg(grades, k, g))
     if gain == "exponential":
-        slips.append((("exp-without-minus-one",), mk.dcg_exp_without_minus_one(grades, k)))
+        slips.append((("exp-without-minus-one",), graded_slips.dcg_exp_without_minus_one(grades, k)))
     elif _whole(grades):  # linear asked, 2^grade written and its - 1 forgotten too
-        slips.append((("exponential-for-linear", "exp-without-minus-one"), mk.dcg_exp_without_minus_one(grades, k)))
+        forgot = graded_slips.dcg_exp_without_minus_one(grades, k)
+        slips.append((("exponential-for-linear", "exp-without-minus-one"), forgot))
     if k is not None:
         slips.append((("ignored-cutoff",), m.dcg(grades, None, gain)))
         slips += [(("cutoff-off-by-one",), m.dcg(grades, cut, gain)) for cut in _shifted_cutoffs(k)]
@@ -243,30 +246,31 @@ def worked_ndcg(
     ]
 
     def normalised(wrong_dcg, other_gain: Gain = gain) -> float:
-        return mk._ratio(wrong_dcg(grades, other_gain), wrong_dcg(sorted(ideal_grades, reverse=True), other_gain))
+        best = wrong_dcg(sorted(ideal_grades, reverse=True), other_gain)
+        return graded_slips.ratio_or_nan(wrong_dcg(grades, other_gain), best)
 
     slips: list[Slip] = [
         (("dcg-for-ndcg",), m.dcg(grades, k, gain)),
-        (("no-discount",), normalised(lambda g, gn: mk.dcg_no_discount(g, k, gn))),
+        (("no-discount",), normalised(lambda g, gn: graded_slips.dcg_no_discount(g, k, gn))),
         (
             ("log2-rank-first-undiscounted",),
-            normalised(lambda g, gn: mk.dcg_log2_rank_first_undiscounted(g, k, gn)),
+            normalised(lambda g, gn: graded_slips.dcg_log2_rank_first_undiscounted(g, k, gn)),
         ),
-        (("rank-as-discount",), normalised(lambda g, gn: mk.dcg_rank_discount(g, k, gn))),
-        (("ranks-from-zero",), normalised(lambda g, gn: mk.dcg_ranks_from_zero(g, k, gn))),
+        (("rank-as-discount",), normalised(lambda g, gn: graded_slips.dcg_rank_discount(g, k, gn))),
+        (("ranks-from-zero",), normalised(lambda g, gn: graded_slips.dcg_ranks_from_zero(g, k, gn))),
         (
             ("unsorted-ideal",),
-            mk.ndcg_unsorted_ideal(grades, ideal_grades if ideal == "returned" else listed, k, gain),
+            graded_slips.ndcg_unsorted_ideal(grades, ideal_grades if ideal == "returned" else listed, k, gain),
         ),
     ]
     other: Gain = "exponential" if gain == "linear" else "linear"
     swap = "exponential-for-linear" if gain == "linear" else "linear-for-exponential"
     slips.append(((swap,), _or_nan(m.ndcg, grades, k, ideal=ideal_grades, gain=other)))
     if gain == "exponential":
-        slips.append((("exp-without-minus-one",), mk.ndcg_exp_without_minus_one(grades, k, ideal_grades)))
+        slips.append((("exp-without-minus-one",), graded_slips.ndcg_exp_without_minus_one(grades, k, ideal_grades)))
     elif _whole(grades) and _whole(ideal_grades):
         slips.append((("exponential-for-linear", "exp-without-minus-one"),
-                      mk.ndcg_exp_without_minus_one(grades, k, ideal_grades)))
+                      graded_slips.ndcg_exp_without_minus_one(grades, k, ideal_grades)))
     if ideal == "judged" and judged is not None:
         slips.append((("retrieved-only-ideal",), _or_nan(m.ndcg, grades, k, ideal=grades, gain=gain)))
         slips.append(((swap, "retrieved-only-ideal"), _or_nan(m.ndcg, grades, k, ideal=grades, gain=other)))
@@ -305,9 +309,9 @@ def worked_mean_ndcg(
     other: Gain = "exponential" if gain == "linear" else "linear"
     swap = "exponential-for-linear" if gain == "linear" else "linear-for-exponential"
     slips: list[Slip] = [
-        (("mean-dcg",), mk.mean_dcg_instead_of_ndcg([grades for grades, _ in queries], k, gain)),
+        (("mean-dcg",), graded_slips.mean_dcg_instead_of_ndcg([grades for grades, _ in queries], k, gain)),
         (("dropped-misses",), sum(found) / len(found) if found else math.nan),
-        (("retrieved-only-ideal",), _mean(mk.undefined_as_zero(m.ndcg, g, k, gain=gain) for g, _ in queries)),
+        (("retrieved-only-ideal",), _mean(graded_slips.undefined_as_zero(m.ndcg, g, k, gain=gain) for g, _ in queries)),
         ((swap,), _mean(m.ndcg(g, k, ideal=j, gain=other) for g, j in queries)),
     ]
     if k is not None:
@@ -358,7 +362,7 @@ def worked_precision(ranked: Sequence[Hashable], relevant: Collection[Hashable],
         f"relevant results in the top {k}: {len(hits)} (ranks {', '.join(map(str, hits)) or 'none'})",
         f"P@{k} = {len(hits)} / {k} = {_short(value)}",
     )
-    slips: list[Slip] = [(("recall-for-precision",), mk.recall_instead_of_precision(ranked, relevant, k))]
+    slips: list[Slip] = [(("recall-for-precision",), counting_slips.recall_instead_of_precision(ranked, relevant, k))]
     slips += [(("cutoff-off-by-one",), m.precision_at_k(ranked, relevant, cut)) for cut in _shifted_cutoffs(k)]
     return Worked(value, steps, tuple(slips))
 
@@ -381,7 +385,7 @@ def worked_recall(
     )
     other: Denominator = "min_k_R" if denominator == "R" else "R"
     slips: list[Slip] = [
-        (("precision-for-recall",), mk.precision_instead_of_recall(ranked, relevant, k)),
+        (("precision-for-recall",), counting_slips.precision_instead_of_recall(ranked, relevant, k)),
         (
             ("recall-min-k-r",) if denominator == "R" else ("recall-r-for-min-k-r",),
             m.recall_at_k(ranked, relevant, k, other),
@@ -419,12 +423,13 @@ def worked_average_precision(
     0.3889
     """
     value = m.average_precision(ranked, relevant, k, denominator)
-    slips: list[Slip] = [(("ap-hits-denominator",), mk.average_precision_hits_denominator(ranked, relevant, k))]
+    found_only = counting_slips.average_precision_hits_denominator(ranked, relevant, k)
+    slips: list[Slip] = [(("ap-hits-denominator",), found_only)]
     if k is not None:
         other: Denominator = "min_k_R" if denominator == "R" else "R"
         code = "ap-min-k-r" if denominator == "R" else "ap-r-for-min-k-r"
         slips.append(((code,), m.average_precision(ranked, relevant, k, other)))
-        slips.append((("ignored-cutoff",), mk.average_precision_ignoring_cutoff(ranked, relevant)))
+        slips.append((("ignored-cutoff",), counting_slips.average_precision_ignoring_cutoff(ranked, relevant)))
         slips += [
             (("cutoff-off-by-one",), m.average_precision(ranked, relevant, cut, denominator))
             for cut in _shifted_cutoffs(k)
@@ -459,7 +464,7 @@ def worked_mean_average_precision(
         (("mrr-for-map",), _mean(reciprocal)),
         (
             ("ap-hits-denominator",),
-            _mean(mk.average_precision_hits_denominator(r, rel, k) for r, rel in queries),
+            _mean(counting_slips.average_precision_hits_denominator(r, rel, k) for r, rel in queries),
         ),
         (("dropped-misses",), _mean(found) if found else math.nan),
     ]

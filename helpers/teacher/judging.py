@@ -17,11 +17,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from helpers import mistakes as mk
 from helpers._checks import check_number
 from helpers.exercises import REGISTRY, Exercise, FunctionExercise, Verdict, exercises_of, judge
 from helpers.exercises.runner import Case, judge_outputs, outcome_from_record
 from helpers.exercises.worked import Worked
+from helpers.slips import describe as describe_slip
 from helpers.teacher.results import Judged
 
 NOT_CHECKED = "not checked"
@@ -204,7 +204,7 @@ def mistake_title(codes: Iterable[str]) -> str:
     titles = []
     for code in codes:
         try:
-            titles.append(mk.describe(code).title)
+            titles.append(describe_slip(code).title)
         except (KeyError, ValueError):
             titles.append(code)
     return " together with ".join(titles)

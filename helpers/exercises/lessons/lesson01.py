@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from helpers import metrics
-from helpers import mistakes as mk
 from helpers.exercises.lessons._shared import first_ranks, move_to_top
 from helpers.exercises.registry import Exercise, FunctionExercise, register
 from helpers.exercises.runner import Case
 from helpers.exercises.worked import Worked, with_slips, worked_hit_rate, worked_mrr
+from helpers.slips import ranks as rank_slips
 
 LESSON = "01"
 
@@ -99,12 +99,12 @@ register(
 def mrr_slips(ranks: list[int]) -> tuple:
     """The value each MRR slip gives on one list of first ranks (nan where it has none)."""
     return (
-        (("mean-of-ranks",), mk.mrr_mean_of_ranks(ranks)),
-        (("one-over-mean-rank",), mk.mrr_one_over_mean_rank(ranks)),
-        (("dropped-misses",), mk.mrr_dropping_misses(ranks)),
-        (("ranks-from-zero",), mk.mrr_ranks_from_zero(ranks)),
-        (("sum-not-mean",), mk.mrr_sum_instead_of_mean(ranks)),
-        (("hit-rate-for-mrr",), mk.hit_rate_instead_of_mrr(ranks)),
+        (("mean-of-ranks",), rank_slips.mrr_mean_of_ranks(ranks)),
+        (("one-over-mean-rank",), rank_slips.mrr_one_over_mean_rank(ranks)),
+        (("dropped-misses",), rank_slips.mrr_dropping_misses(ranks)),
+        (("ranks-from-zero",), rank_slips.mrr_ranks_from_zero(ranks)),
+        (("sum-not-mean",), rank_slips.mrr_sum_instead_of_mean(ranks)),
+        (("hit-rate-for-mrr",), rank_slips.hit_rate_instead_of_mrr(ranks)),
     )
 
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import math
 
 from helpers import metrics
-from helpers import mistakes as mk
 from helpers.exercises.lessons._shared import load_example, move_to, query_grades, whole
 from helpers.exercises.registry import Exercise, FunctionExercise, register
 from helpers.exercises.runner import Case
 from helpers.exercises.worked import Worked, worked_ndcg
+from helpers.slips import graded as graded_slips
 
 LESSON = "02"
 
@@ -19,7 +19,7 @@ def d4_grade_1_swapped() -> Worked:
     grades, judged = query_grades("B", "swapped", "b1", changes={"D4": 1.0})
     worked = worked_ndcg(grades, judged, k=5)
     old_grades, old_judged = query_grades("B", "swapped", "b1")
-    stale = (("stale-ideal",), mk.ndcg_stale_ideal(grades, old_judged, k=5))
+    stale = (("stale-ideal",), graded_slips.ndcg_stale_ideal(grades, old_judged, k=5))
     before = (("before-the-change",), metrics.ndcg(old_grades, 5, ideal=old_judged))
     return Worked(worked.value, worked.steps, worked.slips + (stale, before))
 
@@ -130,11 +130,11 @@ register(
 def dcg_slips(gains: list) -> tuple:
     """The value each DCG slip gives on one list of gains."""
     return (
-        (("no-discount",), mk.dcg_no_discount(gains)),
+        (("no-discount",), graded_slips.dcg_no_discount(gains)),
         (("discount-zero-at-top",), math.inf if gains else 0.0),  # log2(1) = 0: the first division fails
-        (("log2-rank-first-undiscounted",), mk.dcg_log2_rank_first_undiscounted(gains)),
-        (("rank-as-discount",), mk.dcg_rank_discount(gains)),
-        (("ranks-from-zero",), mk.dcg_ranks_from_zero(gains)),
+        (("log2-rank-first-undiscounted",), graded_slips.dcg_log2_rank_first_undiscounted(gains)),
+        (("rank-as-discount",), graded_slips.dcg_rank_discount(gains)),
+        (("ranks-from-zero",), graded_slips.dcg_ranks_from_zero(gains)),
         (("exponential-for-linear",), metrics.dcg(gains, gain="exponential")),
     )
 
@@ -165,12 +165,12 @@ def ndcg_slips(gains: list, k: int) -> tuple:
 
     return (
         (("dcg-for-ndcg",), metrics.dcg(gains, k)),
-        (("no-discount",), normalised(lambda g: mk.dcg_no_discount(g, k))),
+        (("no-discount",), normalised(lambda g: graded_slips.dcg_no_discount(g, k))),
         (("discount-zero-at-top",), math.inf if gains else 0.0),
-        (("log2-rank-first-undiscounted",), normalised(lambda g: mk.dcg_log2_rank_first_undiscounted(g, k))),
-        (("rank-as-discount",), normalised(lambda g: mk.dcg_rank_discount(g, k))),
-        (("ranks-from-zero",), normalised(lambda g: mk.dcg_ranks_from_zero(g, k))),
-        (("unsorted-ideal",), mk.ndcg_unsorted_ideal(gains, gains, k)),
+        (("log2-rank-first-undiscounted",), normalised(lambda g: graded_slips.dcg_log2_rank_first_undiscounted(g, k))),
+        (("rank-as-discount",), normalised(lambda g: graded_slips.dcg_rank_discount(g, k))),
+        (("ranks-from-zero",), normalised(lambda g: graded_slips.dcg_ranks_from_zero(g, k))),
+        (("unsorted-ideal",), graded_slips.ndcg_unsorted_ideal(gains, gains, k)),
         (("ignored-cutoff",), metrics.dcg(gains, k) / metrics.ideal_dcg(gains)),
         (("exponential-for-linear",), metrics.ndcg(gains, k, gain="exponential")),
     )

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from helpers import metrics
-from helpers import mistakes as mk
 from helpers.exercises.lessons._shared import load_example, query_grades
 from helpers.exercises.registry import Exercise, register
 from helpers.exercises.worked import (
@@ -12,6 +11,7 @@ from helpers.exercises.worked import (
     worked_dcg,
     worked_mean_average_precision,
 )
+from helpers.slips import graded as graded_slips
 
 LESSON = "06"
 QUERY = "reset-password"
@@ -127,8 +127,8 @@ def reset_cg5_minus_dcg5() -> Worked:
     )
     slips = (
         (("no-discount",), 0.0),
-        (("log2-rank-first-undiscounted",), cg - mk.dcg_log2_rank_first_undiscounted(grades, 5)),
-        (("rank-as-discount",), cg - mk.dcg_rank_discount(grades, 5)),
+        (("log2-rank-first-undiscounted",), cg - graded_slips.dcg_log2_rank_first_undiscounted(grades, 5)),
+        (("rank-as-discount",), cg - graded_slips.dcg_rank_discount(grades, 5)),
         (
             ("exponential-for-linear",),
             metrics.cumulative_gain([2**g - 1 for g in grades], 5) - metrics.dcg(grades, 5, "exponential"),

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pandas as pd
 
 from helpers import metrics
-from helpers import mistakes as mk
 from helpers.data import rank_by_score
 from helpers.exercises.lessons._shared import load_example, query_grades
 from helpers.exercises.registry import Exercise, register
 from helpers.exercises.worked import Worked, worked_ndcg
+from helpers.slips import counting as counting_slips
 
 LESSON = "08"
 
@@ -18,7 +18,7 @@ def torchmetrics_ap5() -> Worked:
     """torchmetrics-ap5: AP@5 of reset-password divided by the relevant results found in the top 5."""
     example = load_example("C")
     ranked, relevant = example.ranking("search", "reset-password"), example.relevant_for("reset-password")
-    value = mk.average_precision_hits_denominator(ranked, relevant, 5)
+    value = counting_slips.average_precision_hits_denominator(ranked, relevant, 5)
     hits = [rank for rank, doc in enumerate(ranked[:5], start=1) if doc in relevant]
     precisions = [number / rank for number, rank in enumerate(hits, start=1)]
     steps = (

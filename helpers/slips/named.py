@@ -1,0 +1,59 @@
+"""Slips in how an answer is written or read, not in a formula: rounding, %, a value read off the lesson.
+
+The checker recognises these from the exercise (a value printed earlier, the lab's earlier state)
+or from the answer's text; lesson 08's library conventions (tie order) and the comparison's
+slips (A - B, one-sided p, the population SD) are here too.
+"""
+
+from __future__ import annotations
+
+from helpers.slips._catalogue import declare
+
+declare(
+    "rounded-early",
+    'each step rounded before the last one',
+    'Keep full precision in every step (each 1/rank, each gain / discount) and round only the final answer.',
+)
+declare(
+    "percent-without-sign",
+    'a percentage written without its % sign',
+    '12.5 means twelve and a half, not 0.125: write the share (0.125) or add the sign (12.5%).',
+)
+declare(
+    "before-the-change",
+    'this is the value before the change',
+    'The lesson prints the value before the change; make the change the question asks and compute again.',
+)
+declare(
+    "lab-earlier-state",
+    "the lab still holds an earlier exercise's change",
+    "Press reset (the lab's opening state) before each exercise, then make only this exercise's change.",
+)
+declare(
+    "ties-ascending",
+    'equal scores ordered by id ascending where the tool orders them descending',
+    'trec_eval (and pytrec_eval) sort equal scores by document id from the highest to the lowest.',
+    computed_by=("helpers.data.rank_by_score(tie_break='id_ascending')",),
+)
+declare(
+    "ties-descending",
+    'equal scores ordered by id descending where the tool orders them ascending',
+    "ir_measures' RR@k (msmarco provider) sorts equal scores by document id from the lowest to the highest.",
+    computed_by=("helpers.data.rank_by_score(tie_break='id_descending')",),
+)
+declare(
+    "a-minus-b",
+    'the difference taken the other way round',
+    'The question asks for B - A: a positive number means B scores higher.',
+)
+declare(
+    "one-sided-p",
+    'a one-sided p-value where the two-sided one was asked',
+    'Count the sign flips whose mean difference is at least as far from 0 as the observed one, on either side.',
+)
+declare(
+    "population-sd",
+    'standard deviation divided by n instead of n - 1',
+    "Cohen's d for paired differences divides the mean by the sample standard deviation (n - 1).",
+    computed_by=('numpy.std(ddof=0)',),
+)
