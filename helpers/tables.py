@@ -37,6 +37,26 @@ def short_number(value: float, decimals: int = 3) -> str:
     text = f"{value:.{decimals}f}".rstrip("0").rstrip(".")
     return text if text not in ("", "-0") else "0"
 
+
+def dcg_sum(gains, discounts, grades=None) -> str:
+    """DCG written out as its sum of gain/discount terms, for steps and widgets (lessons 02, 03 and 05).
+
+    With the grades (exponential gain), the powers come first, then the gains they give.
+
+    >>> dcg_sum([2, 0, 3], [1, 1.5849625, 2])
+    '2/1 + 0/1.585 + 3/2'
+    >>> dcg_sum([3, 0], [1, 1.5849625], grades=[2, 0])
+    '(2^2−1)/1 + (2^0−1)/1.585 = 3/1 + 0/1.585'
+    """
+    gains, discounts = list(gains), list(discounts)
+    if not gains:
+        return "0"
+    terms = " + ".join(f"{short_number(g)}/{short_number(d)}" for g, d in zip(gains, discounts, strict=True))
+    if grades is None:
+        return terms
+    powers = " + ".join(f"(2^{short_number(g)}−1)/{short_number(d)}" for g, d in zip(grades, discounts, strict=True))
+    return f"{powers} = {terms}"
+
 # tex2jax_ignore / mathjax_ignore: the class names MathJax 2 and 3 skip (JupyterLab uses 3, Voilà 2 or 3)
 TABLE_CLASSES = "lesson-table tex2jax_ignore mathjax_ignore"
 TEXT_STYLE = "text-align: left; white-space: normal; overflow-wrap: anywhere; max-width: 32em;"

@@ -24,7 +24,8 @@ from PIL import Image
 from helpers import metrics
 from helpers.data import load_example
 from helpers.widgets import MetricsLab, lab_model, metrics_lab, mrr_control, ndcg_control, worksheet_control
-from helpers.widgets._arithmetic import move_to, short_number
+from helpers.tables import dcg_sum, short_number
+from helpers.widgets._arithmetic import move_to
 from helpers.widgets._plot import png_bytes
 from helpers.widgets.lab_view import GRADE_COLOURS, GREYED, GREYED_FALLBACK, MISSED_MARK, RELEVANT_MARK
 
@@ -507,6 +508,19 @@ def test_short_number_and_move_to():
     assert move_to(["a", "b", "c"], "c", 1) == ["c", "a", "b"]
     assert move_to(["a", "b", "c"], "a", 0) == ["b", "c"]
     assert move_to(["a", "b", "c"], "a", 9) == ["b", "c", "a"]
+
+
+def test_the_steps_and_the_widgets_write_a_dcg_as_the_same_sum():
+    from helpers.exercises.worked import worked_dcg
+    from helpers.widgets._arithmetic import arithmetic_rows, dcg_formula
+
+    grades = [2, 0, 3, 1]
+    written = dcg_sum([2, 0, 3], [1, 1.5849625, 2])
+    assert written == "2/1 + 0/1.585 + 3/2"
+    assert any(f"= {written} =" in step for step in worked_dcg(grades, k=3).steps)
+    rows = arithmetic_rows(grades, 3, ideal=grades, gain="linear")
+    assert dcg_formula(rows, "linear") == written
+    assert dcg_formula(rows, "exponential").startswith("(2^2−1)/1 + (2^0−1)/1.585 + (2^3−1)/2 = ")
 
 
 # --- lesson 01: MRR vs hit rate (example A) -------------------------------------

@@ -15,7 +15,7 @@ from typing import ParamSpec, cast
 from helpers import metrics
 from helpers._checks import check_choice
 from helpers.metrics import GAINS, IDEALS, Gain, Ideal
-from helpers.tables import short_number
+from helpers.tables import dcg_sum
 
 P = ParamSpec("P")
 
@@ -141,14 +141,6 @@ def dcg_formula(rows: Sequence[Row], gain: Gain, ideal: bool = False) -> str:
     first: '(2^2−1)/1 + ... = 3/1 + ...'. ``ideal=True`` writes the ideal ranking's sum.
     """
     counted = [row for row in rows if row.in_top_k]
-    if not counted:
-        return "0"
-    pairs = [
-        (row.ideal_grade, row.ideal_gain, row.discount) if ideal else (row.grade, row.gain, row.discount)
-        for row in counted
-    ]
-    gains = " + ".join(f"{short_number(gain_value)}/{short_number(cut)}" for _, gain_value, cut in pairs)
-    if gain == "linear":
-        return gains
-    powers = " + ".join(f"(2^{short_number(grade)}−1)/{short_number(cut)}" for grade, _, cut in pairs)
-    return f"{powers} = {gains}"
+    grades = [row.ideal_grade if ideal else row.grade for row in counted]
+    gains = [row.ideal_gain if ideal else row.gain for row in counted]
+    return dcg_sum(gains, [row.discount for row in counted], grades if gain == "exponential" else None)
