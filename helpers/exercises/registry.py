@@ -44,7 +44,7 @@ from pathlib import Path
 from helpers._checks import check_number, check_whole
 from helpers.exercises.answers import short_text
 from helpers.exercises.runner import Case
-from helpers.exercises.worked import Slip, Worked
+from helpers.exercises.worked import Slip, Worked, with_slips
 
 EXTRA_EXERCISES_ENV = "HELPERS_EXERCISES"
 EXTRA_EXERCISES_FOLDER = Path(__file__).resolve().parents[2] / "exercises"  # next to notebooks/ and data/
@@ -73,7 +73,7 @@ class Exercise:
         if not isinstance(result, Worked):
             result = Worked(float(result), ())
         extra = tuple(self.slips()) if self.slips else ()
-        return Worked(result.value, result.steps, result.slips + extra)
+        return with_slips(result, *extra)
 
     @property
     def precision(self) -> str:

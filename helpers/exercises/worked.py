@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Collection, Hashable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -38,11 +38,13 @@ class Worked:
     value: float
     steps: tuple[str, ...]
     slips: tuple[Slip, ...] = field(default=())
+    topic: str = ""  # the kind of problem ("mrr", "ndcg", ...), and its inputs: what a test recomputes slips from
+    inputs: dict = field(default_factory=dict, compare=False)
 
 
 def with_slips(worked: Worked, *slips: Slip) -> Worked:
     """The same worked problem with more slips: an exercise's own (the value before the change, ...)."""
-    return Worked(worked.value, worked.steps, worked.slips + tuple(slips))
+    return replace(worked, slips=worked.slips + tuple(slips))
 
 
 def _numbers(values: Sequence[float], decimals: int = 4) -> str:
@@ -111,7 +113,7 @@ def worked_mrr(first_ranks: Sequence[int], k: int | None = None, unanswerable: i
         steps.append(f"{unanswerable} question(s) with nothing relevant to find stay out of the mean")
     if ranks:
         slips += _rounded_early(reciprocals)
-    return Worked(value, tuple(steps), tuple(slips))
+    return Worked(value, tuple(steps), tuple(slips), "mrr", dict(first_ranks=ranks, k=k))
 
 
 def worked_hit_rate(first_ranks: Sequence[int], k: int, unanswerable: int = 0) -> Worked:
@@ -136,7 +138,7 @@ def worked_hit_rate(first_ranks: Sequence[int], k: int, unanswerable: int = 0) -
     ]
     if unanswerable:
         slips.append((("kept-unanswerable",), rank_slips.hit_rate_keeping_unanswerable(ranks, unanswerable, k)))
-    return Worked(value, steps, tuple(slips))
+    return Worked(value, steps, tuple(slips), "hit-rate", dict(first_ranks=ranks, k=k))
 
 
 # --- graded: DCG, ideal DCG, nDCG, CG -----------------------------------------
@@ -190,7 +192,10 @@ def worked_dcg(grades: Sequence[float], k: int | None = None, gain: Gain = "line
     if k is not None:
         slips.append((("ignored-cutoff",), m.dcg(grades, None, gain)))
         slips += [(("cutoff-off-by-one",), m.dcg(grades, cut, gain)) for cut in _shifted_cutoffs(k)]
-    return Worked(value, tuple(_dcg_steps("the list's", grades, k, gain)), tuple(slips))
+    return Worked(
+        value, tuple(_dcg_steps("the list's", grades, k, gain)), tuple(slips),
+        "dcg", dict(grades=grades, k=k, gain=gain),
+    )
 
 
 def worked_ideal_dcg(
@@ -212,7 +217,10 @@ def worked_ideal_dcg(
     if k is not None:
         slips.append((("ignored-cutoff",), m.ideal_dcg(judged, None, gain)))
     steps = (f"every judged grade, sorted high to low: {_numbers(ideal)}", *worked.steps[1:])
-    return Worked(worked.value, tuple(s.replace("the list's DCG", "ideal DCG") for s in steps), tuple(slips))
+    return Worked(
+        worked.value, tuple(s.replace("the list's DCG", "ideal DCG") for s in steps), tuple(slips),
+        "ideal-dcg", dict(judged=judged, returned=returned, k=k, gain=gain),
+    )
 
 
 def worked_ndcg(
@@ -284,7 +292,10 @@ def worked_ndcg(
         ]
     if not math.isfinite(value):
         slips = [(("undefined-as-zero",), 0.0)]
-    return Worked(value, tuple(steps), tuple(slips))
+    return Worked(
+        value, tuple(steps), tuple(slips),
+        "ndcg", dict(grades=grades, judged=listed, k=k, gain=gain, ideal=ideal),
+    )
 
 
 def worked_mean_ndcg(
@@ -316,7 +327,7 @@ def worked_mean_ndcg(
     ]
     if k is not None:
         slips.append((("ignored-cutoff",), _mean(m.ndcg(g, None, ideal=j, gain=gain) for g, j in queries)))
-    return Worked(value, steps, tuple(slips))
+    return Worked(value, steps, tuple(slips), "mean-ndcg", dict(queries=queries, k=k, gain=gain))
 
 
 def _mean(values) -> float:
@@ -340,7 +351,7 @@ def worked_cg(grades: Sequence[float], k: int | None = None) -> Worked:
     slips: list[Slip] = [(("dcg-for-cg",), m.dcg(grades, k))]
     if k is not None:
         slips += [(("cutoff-off-by-one",), m.cumulative_gain(grades, cut)) for cut in _shifted_cutoffs(k)]
-    return Worked(value, steps, tuple(slips))
+    return Worked(value, steps, tuple(slips), "cg", dict(grades=grades, k=k))
 
 
 # --- counting relevant results: precision, recall, AP, MAP -----------------------
@@ -364,7 +375,7 @@ def worked_precision(ranked: Sequence[Hashable], relevant: Collection[Hashable],
     )
     slips: list[Slip] = [(("recall-for-precision",), counting_slips.recall_instead_of_precision(ranked, relevant, k))]
     slips += [(("cutoff-off-by-one",), m.precision_at_k(ranked, relevant, cut)) for cut in _shifted_cutoffs(k)]
-    return Worked(value, steps, tuple(slips))
+    return Worked(value, steps, tuple(slips), "precision", dict(ranked=ranked, relevant=relevant, k=k))
 
 
 def worked_recall(
@@ -392,7 +403,10 @@ def worked_recall(
         ),
         (("ignored-cutoff",), m.recall_at_k(ranked, relevant, max(len(ranked), 1), denominator)),
     ]
-    return Worked(value, steps, tuple(slips))
+    return Worked(
+        value, steps, tuple(slips),
+        "recall", dict(ranked=ranked, relevant=relevant, k=k, denominator=denominator),
+    )
 
 
 def _ap_steps(ranked, relevant, k: int | None, denominator: Denominator) -> list[str]:
@@ -435,7 +449,10 @@ def worked_average_precision(
             for cut in _shifted_cutoffs(k)
         ]
         slips.append((("precision-for-ap",), m.precision_at_k(ranked, relevant, k)))
-    return Worked(value, tuple(_ap_steps(ranked, relevant, k, denominator)), tuple(slips))
+    return Worked(
+        value, tuple(_ap_steps(ranked, relevant, k, denominator)), tuple(slips),
+        "ap", dict(ranked=ranked, relevant=relevant, k=k, denominator=denominator),
+    )
 
 
 def worked_mean_average_precision(
@@ -473,7 +490,7 @@ def worked_mean_average_precision(
         code = "ap-min-k-r" if denominator == "R" else "ap-r-for-min-k-r"
         slips.append(((code,), _mean(m.average_precision(r, rel, k, other) for r, rel in queries)))
         slips.append((("ignored-cutoff",), _mean(m.average_precision(r, rel) for r, rel in queries)))
-    return Worked(value, steps, tuple(slips))
+    return Worked(value, steps, tuple(slips), "map", dict(queries=queries, k=k, denominator=denominator))
 
 
 # --- paired comparison (lesson 09) ---------------------------------------------------

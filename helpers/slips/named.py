@@ -42,6 +42,11 @@ declare(
     computed_by=("helpers.data.rank_by_score(tie_break='id_descending')",),
 )
 declare(
+    "one-side-of-a-gap",
+    "one of the two numbers given where the gap between them was asked",
+    "Compute both numbers, then subtract: the question asks by how much one exceeds the other.",
+)
+declare(
     "a-minus-b",
     'the difference taken the other way round',
     'The question asks for B - A: a positive number means B scores higher.',

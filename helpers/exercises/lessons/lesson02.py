@@ -8,7 +8,7 @@ from helpers import metrics
 from helpers.exercises.lessons._shared import load_example, move_to, query_grades, whole
 from helpers.exercises.registry import Exercise, FunctionExercise, register
 from helpers.exercises.runner import Case
-from helpers.exercises.worked import Worked, worked_ndcg
+from helpers.exercises.worked import Worked, with_slips, worked_ndcg
 from helpers.slips import graded as graded_slips
 
 LESSON = "02"
@@ -21,7 +21,7 @@ def d4_grade_1_swapped() -> Worked:
     old_grades, old_judged = query_grades("B", "swapped", "b1")
     stale = (("stale-ideal",), graded_slips.ndcg_stale_ideal(grades, old_judged, k=5))
     before = (("before-the-change",), metrics.ndcg(old_grades, 5, ideal=old_judged))
-    return Worked(worked.value, worked.steps, worked.slips + (stale, before))
+    return with_slips(worked, stale, before)
 
 
 register(

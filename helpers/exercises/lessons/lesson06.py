@@ -134,8 +134,10 @@ def reset_cg5_minus_dcg5() -> Worked:
             metrics.cumulative_gain([2**g - 1 for g in grades], 5) - metrics.dcg(grades, 5, "exponential"),
         ),
         (("cutoff-off-by-one",), metrics.cumulative_gain(grades, 6) - metrics.dcg(grades, 6)),
+        (("one-side-of-a-gap",), cg),
+        (("one-side-of-a-gap",), dcg),
     )
-    return Worked(cg - dcg, steps, slips)
+    return Worked(cg - dcg, steps, slips, "cg-minus-dcg", dict(grades=grades, k=5))
 
 
 register(

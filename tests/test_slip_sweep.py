@@ -1,0 +1,159 @@
+"""The twelve classic slips, recomputed here from each exercise's own inputs, are named by check (lesson feedback).
+
+Every slip below is written out in this file from its description (the mean of the ranks, ln for log2, a hit
+past k counted, ...), not taken from helpers.slips, and applied to the inputs each exercise's worked problem
+records (``Worked.topic`` and ``Worked.inputs``). Where the slip applies and changes the answer at the
+exercise's precision, ``check`` must call the answer wrong, name that slip, and not show the expected value.
+The issue asks for 95% of these cases; every miss is listed.
+"""
+
+from __future__ import annotations
+
+import math
+
+from helpers.exercises import REGISTRY, check
+from helpers.exercises.registry import Exercise
+
+SHARE_TOPICS = {"mrr", "hit-rate", "ndcg", "mean-ndcg", "precision", "recall", "ap", "map"}
+
+
+def mean(values) -> float:
+    values = list(values)
+    return sum(values) / len(values) if values else math.nan
+
+
+def dcg_with(grades, k, gain_of, discount_of) -> float:
+    top = grades if k is None else grades[:k]
+    return sum(gain_of(g) / discount_of(rank) for rank, g in enumerate(top, start=1))
+
+
+def linear(grade):
+    return grade
+
+
+def exponential(grade):
+    return 2**grade - 1
+
+
+def log2_discount(rank):
+    return math.log2(rank + 1)
+
+
+DISCOUNT_SLIPS = {
+    "natural-log": lambda rank: math.log(rank + 1),
+    "rank-as-discount": float,
+    "ranks-from-zero": lambda rank: math.log2(rank + 2),  # log2 of the rank off by one
+    "log2-rank-first-undiscounted": lambda rank: max(1.0, math.log2(rank)),
+}
+
+
+def ndcg_with(grades, ideal, k, gain_of, discount_of) -> float:
+    best = dcg_with(sorted(ideal, reverse=True), k, gain_of, discount_of)
+    return dcg_with(grades, k, gain_of, discount_of) / best if best else math.nan
+
+
+def mrr_slips(first_ranks, k):
+    hits = [r for r in first_ranks if r > 0 and (k is None or r <= k)]
+    yield "mean-of-ranks", mean(hits)
+    yield "one-over-mean-rank", 1 / mean(hits) if hits else math.nan
+    yield "rounded-early", mean(round(1 / r, 2) if r in hits else 0 for r in first_ranks)
+    if k is not None:
+        yield "ignored-cutoff", mean(1 / r if r > 0 else 0 for r in first_ranks)  # a hit past k counted
+
+
+def hit_rate_slips(first_ranks, k):
+    yield "ignored-cutoff", mean(1 if r > 0 else 0 for r in first_ranks)
+
+
+def dcg_slips(grades, k, gain):
+    gain_of = exponential if gain == "exponential" else linear
+    for code, discount in DISCOUNT_SLIPS.items():
+        yield code, dcg_with(grades, k, gain_of, discount)
+    if all(float(g).is_integer() for g in grades):
+        yield "exp-without-minus-one", dcg_with(grades, k, lambda g: 2**g, log2_discount)
+
+
+def ndcg_slips(grades, judged, k, gain, ideal):
+    gain_of = exponential if gain == "exponential" else linear
+    ideal_grades = judged if ideal == "judged" else grades
+    yield "dcg-for-ndcg", dcg_with(grades, k, gain_of, log2_discount)
+    for code in ("rank-as-discount", "ranks-from-zero", "log2-rank-first-undiscounted"):
+        yield code, ndcg_with(grades, ideal_grades, k, gain_of, DISCOUNT_SLIPS[code])
+    if all(float(g).is_integer() for g in [*grades, *ideal_grades]):
+        yield "exp-without-minus-one", ndcg_with(grades, ideal_grades, k, lambda g: 2**g, log2_discount)
+    if ideal == "judged":
+        yield "retrieved-only-ideal", ndcg_with(grades, grades, k, gain_of, log2_discount)
+    if k is not None:
+        yield "ignored-cutoff", ndcg_with(grades, ideal_grades, None, gain_of, log2_discount)
+
+
+def mean_ndcg_slips(queries, k, gain):
+    gain_of = exponential if gain == "exponential" else linear
+    yield "mean-dcg", mean(dcg_with(grades, k, gain_of, log2_discount) for grades, _ in queries)
+
+
+def ap_slips(ranked, relevant, k, denominator):
+    top = ranked if k is None else ranked[:k]
+    precisions = [sum(d in relevant for d in top[:i]) / i for i, doc in enumerate(top, start=1) if doc in relevant]
+    if precisions:
+        yield "ap-hits-denominator", sum(precisions) / len(precisions)
+
+
+def map_slips(queries, k, denominator):
+    per_query = []
+    for ranked, relevant in queries:
+        found = dict(ap_slips(ranked, relevant, k, denominator))
+        per_query.append(found.get("ap-hits-denominator", 0.0))
+    yield "ap-hits-denominator", mean(per_query)
+
+
+def gap_slips(grades, k):
+    yield "one-side-of-a-gap", float(sum(grades[:k]))  # CG alone
+    yield "one-side-of-a-gap", dcg_with(grades, k, linear, log2_discount)  # DCG alone
+
+
+SLIPS_OF = {
+    "mrr": mrr_slips, "hit-rate": hit_rate_slips, "dcg": dcg_slips, "ndcg": ndcg_slips,
+    "mean-ndcg": mean_ndcg_slips, "ap": ap_slips, "map": map_slips, "cg-minus-dcg": gap_slips,
+}  # fmt: skip
+
+
+def sweep() -> tuple[list[str], list[str]]:
+    """(the cases where a slip applies and changes the answer, those of them check did not name rightly)."""
+    applicable, missed = [], []
+    for exercise in REGISTRY.values():
+        if not isinstance(exercise, Exercise):
+            continue
+        worked = exercise.worked()
+        if not math.isfinite(worked.value):
+            continue
+        places = exercise.decimals
+        right = f"{worked.value:.{places}f}"
+        cases = list(SLIPS_OF.get(worked.topic, lambda **_: [])(**worked.inputs))
+        if worked.topic in SHARE_TOPICS:
+            cases.append(("percent-without-sign", 100 * worked.value))
+        for code, wrong in cases:
+            if not math.isfinite(wrong) or f"{wrong:.{places}f}" == right:
+                continue  # the slip cannot be told from the right answer here
+            answer = f"{wrong:.{places}f}"
+            applicable.append(f"{exercise.id}: {code} {answer}")
+            result = check(exercise.id, answer)
+            if result.correct or code not in result.slips or right in result.message.replace(answer, ""):
+                missed.append(f"{exercise.id}: {code} {answer} -> {result.slips} {result.message[:80]!r}")
+    return applicable, missed
+
+
+def test_the_classic_slips_are_named_on_every_exercise_where_they_apply():
+    applicable, missed = sweep()
+    topics = {REGISTRY[case.split(":")[0]].worked().topic for case in applicable}
+    assert len(applicable) >= 100 and {"mrr", "ndcg", "dcg", "ap"} <= topics, "the sweep reaches the exercises"
+    assert len(missed) <= 0.05 * len(applicable), "\n".join(missed)
+
+
+def test_every_numeric_exercise_of_lessons_01_to_07_records_what_the_sweep_needs():
+    silent = [
+        exercise.id
+        for exercise in REGISTRY.values()
+        if isinstance(exercise, Exercise) and exercise.lesson <= "07" and not exercise.worked().topic
+    ]
+    assert silent == []
