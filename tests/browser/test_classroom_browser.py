@@ -128,7 +128,16 @@ FOCUSED = """
                 + `"${(e.textContent || '').trim().slice(0, 30)}"`,
                 s.outlineStyle, parseFloat(s.outlineWidth), s.outlineColor, e.tagName === 'A' ? e.href : null]; }
 """
-LINKS = "() => [...document.querySelectorAll('#rendered_cells a[href]')].map(a => a.href)"
+# every link: [where it goes, whether it is a place on this page (a heading's anchor), whether that place exists]
+# (as a browser finds it: an element whose id or name is the fragment as written, else the fragment decoded; the
+# lessons' heading ids are written percent-encoded)
+LINKS = """
+() => [...document.querySelectorAll('#rendered_cells a[href]')].map(a => {
+  const here = a.href.split('#')[0] === location.href.split('#')[0] && a.hash !== '';
+  const exists = id => document.getElementById(id) !== null || document.getElementsByName(id).length > 0;
+  return [a.href, here, here && (exists(a.hash.slice(1)) || exists(decodeURIComponent(a.hash.slice(1))))];
+})
+"""
 
 MEASURED: dict[str, dict] = {}
 
@@ -161,7 +170,8 @@ def classrooms(tmp_path_factory, repository_files, shots):
 def open_usable(page, url: str, lesson: Lesson) -> float:
     """Open the URL; return the seconds until the control's numbers show and its first input is enabled."""
     start = time.monotonic()
-    page.goto(url, wait_until="commit")
+    response = page.goto(url, wait_until="commit")
+    assert response is not None and response.status == 200, url
     expect(page.locator(lesson.numbers).first).to_be_visible(timeout=90_000)
     expect(page.locator(lesson.inputs).first).to_be_enabled(timeout=90_000)
     return round(time.monotonic() - start, 2)
@@ -278,10 +288,14 @@ def test_classroom_page_in_the_room(view, number, classrooms, browser, shots):
         wrong = [box for box in checkboxes if box[1] - box[0] < 24]
         assert wrong == []
 
-        # no dead link: every link of the page's own server answers; the project's files are not linked
-        for href in page.evaluate(LINKS):
-            if href.startswith(server.url):
-                assert page.request.get(href).status < 400, href
+        # no dead link: a place on this page (a heading's anchor) exists on it, and every other address of the
+        # page's own server answers (each asked once: asking for the lesson's page again would run the lesson in a
+        # new kernel); the project's files are not linked
+        links = page.evaluate(LINKS)
+        assert [href for href, here, found in links if here and not found] == []
+        elsewhere = {href.split("#")[0] for href, here, _ in links if not here and href.startswith(server.url)}
+        for href in sorted(elsewhere):
+            assert page.request.get(href).status < 400, href
         page_checks.stitched_screenshot(page, "#rendered_cells", folder / f"{number}_{name}_page.png")
 
         # the focus ring of every stop of the first Tab presses: at least 3 px, 3:1 on the page's white
