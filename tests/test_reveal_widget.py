@@ -195,3 +195,11 @@ def test_bad_arguments_are_refused_and_an_assignment_copy_gets_a_note(monkeypatc
     monkeypatch.setattr(helpers.exercises, "is_assignment_copy", lambda: True)
     note = predict_then_reveal(LESSON_05)
     assert isinstance(note, widgets.HTML) and "does not hold" in note.value
+
+
+def test_the_module_examples_hold():
+    import doctest
+
+    from helpers.widgets import reveal
+
+    assert doctest.testmod(reveal).attempted >= 2 and doctest.testmod(reveal).failed == 0
