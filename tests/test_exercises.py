@@ -334,7 +334,7 @@ def a_first_ranks():
 
 NEW_D8 = [1, 3, 2, 4, 2]  # NEW with D8 moved to rank 1 for q1
 C_GRADES, C_JUDGED = [2, 0, 3, 1, 0, 2], [2, 0, 3, 1, 0, 2, 3]  # example C, listed order of the judgments
-E_SWAPPED, E_JUDGED = [2, 1, 0, 0, 1, 1], [2, 1, 1, 0, 1, 0]
+E_SWAPPED, E_JUDGED = [3, 1, 0, 0, 1, 1], [3, 1, 1, 0, 1, 0]  # lesson 05, exercise 2: r1 first, graded 3
 
 SLIPS = [
     # MRR

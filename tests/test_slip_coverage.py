@@ -43,8 +43,10 @@ def cases() -> list[tuple[str, str, str]]:
         ("reset-dcg6-exp", at("reset-dcg6-exp", graded_slips.dcg_natural_log(sheet, 6, "exponential")), "natural-log"),
         ("fresh-dcg4", at("fresh-dcg4", graded_slips.dcg_exp_without_minus_one([3, 0, 2, 1], 4)),
          "exp-without-minus-one"),
-        ("lab-ndcg5-linear", at("lab-ndcg5-linear", graded_slips.ndcg_exp_without_minus_one(lab_grades, 5, lab_judged)),
-         "exp-without-minus-one"),
+        ("lab-ndcg5-linear", at("lab-ndcg5-linear", metrics.ndcg(lab_grades, 5, ideal=lab_judged)),
+         "one-side-of-a-gap"),
+        ("lab-swap-ndcg3", at("lab-swap-ndcg3", metrics.ndcg(lab_grades[1::-1] + lab_grades[2:], 3, ideal=lab_judged,
+                                                            gain="exponential")), "before-the-change"),
         ("sheet-ndcg3", at("sheet-ndcg3", graded_slips.ndcg_exp_without_minus_one(sheet, 3, judged)),
          "exp-without-minus-one"),
         ("kb04-graded-2", "0.826", "retrieved-only-ideal"),
@@ -74,14 +76,14 @@ def test_a_percentage_with_its_sign_is_right():
     assert check("sheet-ndcg3", f"{100 * value:.1f}%").correct
 
 
-def lab_numbers_after(steps) -> lab.LabNumbers:
+def lab_state_after(steps) -> tuple[lab.LabSetup, lab.LabState]:
     example = load_example("E")
     results, missed = lab.example_documents(example, "e1", "lab")
     setup = lab.lab_setup(results, missed)
     state = setup.opening
     for step in steps:
         state = step(setup, state)
-    return lab.lab_numbers(setup, state)
+    return setup, state
 
 
 def click_r4(setup, state):
@@ -94,22 +96,71 @@ def swap_top_two(setup, state):
     return lab.with_grades(setup, state, grades)
 
 
-def linear_k5(setup, state):
-    return lab.with_k(setup, lab.with_gain(setup, state, "linear"), 5)
+def k5(setup, state):
+    return lab.with_k(setup, state, 5)
+
+
+def linear(setup, state):
+    return lab.with_gain(setup, state, "linear")
+
+
+def recall3_with_two_unseen(steps) -> float:
+    """Exercise 1 as a learner does it: the lab's Recall@3, then R grown by the two pages it cannot add."""
+    setup, state = lab_state_after(steps)
+    shown = lab.lab_numbers(setup, state)
+    return len(shown.found_in_top_k) / (len(shown.relevant) + 2)
+
+
+def ndcg3_with_r1_perfect(steps) -> float:
+    """Exercise 2: the lab's grades in their state, r1's set to 3 by hand (the lab stops at 2)."""
+    setup, state = lab_state_after(steps)
+    grades = list(state.grades)
+    r1_at = 0 if swap_top_two in steps else setup.ids.index("r1")  # the swap moves r1 (grade 2) to the top
+    grades[r1_at] = 3
+    return metrics.ndcg(grades, 3, ideal=grades + list(state.missed_grades), gain="exponential")
+
+
+def gain_gap_read_off(steps) -> float:
+    """Exercise 3: nDCG@5 read off the lab with exponential gain, then with linear gain, and subtracted."""
+    exponential = lab.lab_numbers(*lab_state_after([*steps, k5])).ndcg
+    linear_gain = lab.lab_numbers(*lab_state_after([*steps, k5, linear])).ndcg
+    return linear_gain - exponential
 
 
 def test_lesson_05_replayed_without_a_reset_is_right_or_named_as_the_earlier_state():
     assert load_example("E").judgments_for("e1")["r4"] == 0, "r4 starts not useful: one click makes it 1"
     answers = [
-        ("lab-r4-useful-recall3", lab_numbers_after([click_r4]).recall),
-        ("lab-swap-ndcg3", lab_numbers_after([click_r4, swap_top_two]).ndcg),
-        ("lab-ndcg5-linear", lab_numbers_after([click_r4, swap_top_two, linear_k5]).ndcg),
+        ("lab-r4-useful-recall3", recall3_with_two_unseen([click_r4])),
+        ("lab-swap-ndcg3", ndcg3_with_r1_perfect([click_r4, swap_top_two])),
+        ("lab-ndcg5-linear", gain_gap_read_off([click_r4, swap_top_two])),
     ]
-    for exercise_id, shown in answers:
-        assert shown is not None and math.isfinite(shown)
-        result = check(exercise_id, at(exercise_id, shown))
-        assert result.correct or "lab-earlier-state" in result.slips, (exercise_id, shown, result.message)
+    for exercise_id, given in answers:
+        assert math.isfinite(given)
+        result = check(exercise_id, at(exercise_id, given))
+        assert result.correct or "lab-earlier-state" in result.slips, (exercise_id, given, result.message)
+    assert not check("lab-swap-ndcg3", at("lab-swap-ndcg3", answers[1][1])).correct, "the click still holds"
     assert not check("lab-ndcg5-linear", at("lab-ndcg5-linear", answers[2][1])).correct
-    fresh = lab_numbers_after([linear_k5]).ndcg
-    assert check("lab-ndcg5-linear", at("lab-ndcg5-linear", fresh)).correct, "after a reset: right"
-    assert "press reset" in REGISTRY["lab-ndcg5-linear"].question
+    after_a_reset = [
+        ("lab-r4-useful-recall3", recall3_with_two_unseen([click_r4])),
+        ("lab-swap-ndcg3", ndcg3_with_r1_perfect([swap_top_two])),
+        ("lab-ndcg5-linear", gain_gap_read_off([])),
+    ]
+    for exercise_id, given in after_a_reset:
+        assert check(exercise_id, at(exercise_id, given)).correct, (exercise_id, given)
+        assert "press reset" in REGISTRY[exercise_id].question
+
+
+def test_each_lab_exercise_asks_for_what_the_lab_cannot_show():
+    """Every number the lab shows in the state an exercise asks for differs from that exercise's answer."""
+    states = {
+        "lab-r4-useful-recall3": [click_r4],
+        "lab-swap-ndcg3": [swap_top_two],
+        "lab-ndcg5-linear": [k5, linear],
+    }
+    for exercise_id, steps in states.items():
+        shown = lab.lab_numbers(*lab_state_after(steps))
+        readings = [shown.recall, shown.mrr, shown.mrr_at_k, shown.dcg, shown.idcg, shown.ndcg]
+        assert check(exercise_id, at(exercise_id, value_of(exercise_id))).correct
+        for reading in readings:
+            if reading is not None:
+                assert not check(exercise_id, at(exercise_id, reading)).correct, (exercise_id, reading)

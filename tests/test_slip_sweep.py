@@ -107,6 +107,11 @@ def map_slips(queries, k, denominator):
     yield "ap-hits-denominator", mean(per_query)
 
 
+def gain_gap_slips(grades, judged, k):
+    yield "one-side-of-a-gap", ndcg_with(grades, judged, k, linear, log2_discount)
+    yield "one-side-of-a-gap", ndcg_with(grades, judged, k, exponential, log2_discount)
+
+
 def gap_slips(grades, k):
     yield "one-side-of-a-gap", float(sum(grades[:k]))  # CG alone
     yield "one-side-of-a-gap", dcg_with(grades, k, linear, log2_discount)  # DCG alone
@@ -115,6 +120,7 @@ def gap_slips(grades, k):
 SLIPS_OF = {
     "mrr": mrr_slips, "hit-rate": hit_rate_slips, "dcg": dcg_slips, "ndcg": ndcg_slips,
     "mean-ndcg": mean_ndcg_slips, "ap": ap_slips, "map": map_slips, "cg-minus-dcg": gap_slips,
+    "ndcg-gain-gap": gain_gap_slips,
 }  # fmt: skip
 
 

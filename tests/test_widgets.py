@@ -931,9 +931,10 @@ def test_notebook_05_runs_and_shows_the_lab_numbers(tmp_path):
     assert "The lab's opening numbers agree with Steps 2-4." in text
     assert "✓" not in text and "Not answered yet" in text  # the exercises are left to the learner
     widget_outputs = [
-        output
+        output["data"]["text/plain"]
         for cell in notebook.cells
         for output in cell.get("outputs", [])
         if "application/vnd.jupyter.widget-view+json" in output.get("data", {})
     ]
-    assert len(widget_outputs) == 1  # the lab, displayed once
+    # the lab, displayed once, and the classroom's predict-then-reveal control
+    assert [text.split("(", 1)[0] for text in widget_outputs] == ["MetricsLab", "PredictThenReveal"]

@@ -3,67 +3,87 @@
 from __future__ import annotations
 
 from helpers import metrics
-from helpers.exercises.lessons._shared import load_example, move_to, query_grades
+from helpers.exercises.lessons._shared import load_example, move_to
 from helpers.exercises.registry import Exercise, register
 from helpers.exercises.worked import Worked, with_slips, worked_ndcg, worked_recall
 
 LESSON = "05"
 START = "Start from the lab as it opens (press reset first)."
 R4_USEFUL = {"r4": 1.0}  # exercise 1's click
+UNSEEN_USEFUL = 2  # exercise 1: useful pages the search never returned, which the lab cannot add
+R1_PERFECT = {"r1": 3.0}  # exercise 2: a grade above the lab's three (2^3 - 1 = 7)
 
 
-def lab_ndcg(k: int, gain, changes: dict | None = None, swapped: bool = False) -> float:
-    """nDCG@k of the lab's list in one state: grades changed by clicks, the top two swapped or not."""
+def lab_grades(changes: dict | None = None, swapped: bool = False) -> tuple[list[float], list[float]]:
+    """The lab's grades in rank order and every judged grade, in one state (clicks, the top two swapped)."""
     example = load_example("E")
     judgments = {**example.judgments_for("e1"), **(changes or {})}
     ranked = example.ranking("lab", "e1")
     if swapped:
         ranked = move_to(ranked, "r1", 1)
-    return metrics.ndcg(metrics.grades_in_rank_order(ranked, judgments), k, ideal=list(judgments.values()), gain=gain)
+    return metrics.grades_in_rank_order(ranked, judgments), list(judgments.values())
 
 
-def earlier_states(k: int, gain, states: list[tuple[dict, bool]]) -> tuple:
-    """The slip 'the lab still holds an earlier exercise's change', for each earlier state given."""
-    return tuple((("lab-earlier-state",), lab_ndcg(k, gain, changes, swapped)) for changes, swapped in states)
+def lab_ndcg(k: int, gain, changes: dict | None = None, swapped: bool = False) -> float:
+    """nDCG@k of the lab's list in one state: grades changed by clicks, the top two swapped or not."""
+    grades, judged = lab_grades(changes, swapped)
+    return metrics.ndcg(grades, k, ideal=judged, gain=gain)
+
+
+def recall3_with_unseen(changes: dict | None = None, swapped: bool = False) -> float:
+    """Recall@3 (grade >= 1) once the judges add the pages the search never returned."""
+    grades, judged = lab_grades(changes, swapped)
+    found = sum(1 for grade in grades[:3] if grade >= 1)
+    return found / (sum(1 for grade in judged if grade >= 1) + UNSEEN_USEFUL)
+
+
+def gain_gap5(changes: dict | None = None, swapped: bool = False) -> float:
+    """nDCG@5 with linear gain minus nDCG@5 with exponential gain, in one state of the lab."""
+    return lab_ndcg(5, "linear", changes, swapped) - lab_ndcg(5, "exponential", changes, swapped)
 
 
 def r4_useful_recall3() -> Worked:
-    """lab-r4-useful-recall3: recall@3 once r4 is graded useful (1)."""
+    """lab-r4-useful-recall3: recall@3 once r4 is graded useful and two unseen useful pages are judged."""
     example = load_example("E")
     judgments = {**example.judgments_for("e1"), **R4_USEFUL}
-    before = metrics.recall_at_k(example.ranking("lab", "e1"), example.relevant_for("e1", 1), 3)
-    worked = worked_recall(example.ranking("lab", "e1"), metrics.relevant_ids(judgments), k=3)
-    return with_slips(worked, (("before-the-change",), before))
+    unseen = {f"unseen-{n}": 1.0 for n in range(1, UNSEEN_USEFUL + 1)}
+    worked = worked_recall(example.ranking("lab", "e1"), metrics.relevant_ids({**judgments, **unseen}), k=3)
+    shown_by_the_lab = metrics.recall_at_k(example.ranking("lab", "e1"), metrics.relevant_ids(judgments), 3)
+    before_the_click = recall3_with_unseen()
+    return with_slips(worked, (("before-the-change",), shown_by_the_lab), (("before-the-change",), before_the_click))
 
 
 register(
     Exercise(
         id="lab-r4-useful-recall3",
         lesson=LESSON,
-        question=f"Example E (the lab). {START} Click r4, at rank 3, once so it becomes 'useful' (grade 1). What "
-        "is Recall@3 now, with grade >= 1 relevant? Give 3 decimals.",
+        question=f"Example E (the lab). {START} Click r4, at rank 3, once so it becomes 'useful' (grade 1); the lab "
+        "shows Recall@3. Then the judges find two more useful pages that the search never returned (the lab "
+        "cannot add them). What is Recall@3 now, with grade >= 1 relevant? Give 3 decimals.",
         answer=r4_useful_recall3,
         hints=(
-            "The click changes the top of the list and the count of relevant pages at the same time.",
-            "Count the relevant pages in the top 3, then divide by R, the number of relevant pages among all "
-            "six, r4 included now.",
+            "The two new pages are not in the list, so the top 3 finds what it found; only R, the number of "
+            "relevant pages, grows.",
+            "Count the relevant pages in the top 3 after the click, then divide by R: the useful pages among the "
+            "six, r4 included, plus the two the search missed.",
         ),
         code="""example = load_example("E")
-judgments = {**example.judgments_for("e1"), "r4": 1}
+judgments = {**example.judgments_for("e1"), "r4": 1, "unseen-1": 1, "unseen-2": 1}
 metrics.recall_at_k(example.ranking("lab", "e1"), metrics.relevant_ids(judgments), k=3)""",
     )
 )
 
 
 def swap_top_two_ndcg3() -> Worked:
-    """lab-swap-ndcg3: exponential nDCG@3 once r1 and r2 trade places."""
-    example = load_example("E")
-    judgments = example.judgments_for("e1")
-    ranked = move_to(example.ranking("lab", "e1"), "r1", 1)
-    grades = metrics.grades_in_rank_order(ranked, judgments)
-    worked = worked_ndcg(grades, list(judgments.values()), k=3, gain="exponential")
-    before = (("before-the-change",), lab_ndcg(3, "exponential"))
-    return with_slips(worked, before, *earlier_states(3, "exponential", [(R4_USEFUL, True)]))
+    """lab-swap-ndcg3: exponential nDCG@3 once r1 and r2 trade places and r1 is graded 3 (beyond the lab)."""
+    grades, judged = lab_grades(R1_PERFECT, swapped=True)
+    worked = worked_ndcg(grades, judged, k=3, gain="exponential")
+    shown_by_the_lab = (("before-the-change",), lab_ndcg(3, "exponential", swapped=True))
+    opening = (("before-the-change",), lab_ndcg(3, "exponential", R1_PERFECT))
+    opening_ideal = metrics.ideal_dcg(lab_grades()[1], 3, "exponential")
+    stale = (("stale-ideal",), metrics.dcg(grades, 3, "exponential") / opening_ideal)
+    earlier = (("lab-earlier-state",), lab_ndcg(3, "exponential", {**R4_USEFUL, **R1_PERFECT}, swapped=True))
+    return with_slips(worked, shown_by_the_lab, opening, stale, earlier)
 
 
 register(
@@ -71,18 +91,19 @@ register(
         id="lab-swap-ndcg3",
         lesson=LESSON,
         question=f"Example E. {START} Swap the first two results, so the page that answers the question (r1) "
-        "comes first. What is nDCG@3 with exponential gain (ideal from all six grades)? Give 4 decimals "
-        "(3 are accepted).",
+        "comes first; the lab shows nDCG@3 with exponential gain. Now suppose the judges call r1 'perfect', "
+        "grade 3, which the lab does not offer (its gain is 2^3 - 1 = 7). What is nDCG@3 then (exponential "
+        "gain, ideal from all six grades)? Give 4 decimals (3 are accepted).",
         answer=swap_top_two_ndcg3,
         decimals=4,
         min_decimals=3,
         hints=(
-            "Only the order of the first two changes; the ideal stays where it was.",
-            "Gains 2^grade - 1 in the new order 3, 1, 0 over discounts 1, 1.585, 2; divide by the ideal DCG@3 of "
-            "the sorted gains.",
+            "r1's new grade changes the list's DCG and the ideal's, since r1 is one of the six judged grades.",
+            "Gains 2^grade - 1 in the new order 7, 1, 0 over discounts 1, 1.585, 2; the ideal sorts the six "
+            "grades 3, 1, 1, 1, 0, 0 into gains 7, 1, 1; divide the first DCG@3 by the second.",
         ),
         code="""example = load_example("E")
-judgments = example.judgments_for("e1")
+judgments = {**example.judgments_for("e1"), "r1": 3}
 ranked = ["r1"] + [doc for doc in example.ranking("lab", "e1") if doc != "r1"]
 grades = metrics.grades_in_rank_order(ranked, judgments)
 metrics.ndcg(grades, k=3, ideal=judgments.values(), gain="exponential")""",
@@ -91,31 +112,45 @@ metrics.ndcg(grades, k=3, ideal=judgments.values(), gain="exponential")""",
 
 
 def ndcg5_linear() -> Worked:
-    """lab-ndcg5-linear: nDCG@5 of the lab's list with linear gain."""
-    grades, judged = query_grades("E", "lab", "e1")
-    worked = worked_ndcg(grades, judged, k=5, gain="linear")
-    before = (("before-the-change",), lab_ndcg(3, "exponential"))
-    states = [(R4_USEFUL, False), ({}, True), (R4_USEFUL, True)]
-    return with_slips(worked, before, *earlier_states(5, "linear", states))
+    """lab-ndcg5-linear: how much nDCG@5 of the lab's list gains when the gain turns linear."""
+    grades, judged = lab_grades()
+    linear, exponential = worked_ndcg(grades, judged, k=5), worked_ndcg(grades, judged, k=5, gain="exponential")
+    value = linear.value - exponential.value
+    steps = (
+        *linear.steps,
+        *exponential.steps[-2:],
+        f"linear minus exponential: {linear.value:.4f} - {exponential.value:.4f} = {value:.4f}",
+    )
+    slips = [
+        (("one-side-of-a-gap",), linear.value),
+        (("one-side-of-a-gap",), exponential.value),
+        (("a-minus-b",), -value),
+        (("before-the-change",), lab_ndcg(3, "linear") - lab_ndcg(3, "exponential")),  # K left at 3
+        *((("lab-earlier-state",), gain_gap5(changes, swapped)) for changes, swapped in
+          [(R4_USEFUL, False), ({}, True), (R4_USEFUL, True), (R1_PERFECT, True)]),
+    ]
+    return Worked(value, steps, tuple(slips), "ndcg-gain-gap", dict(grades=grades, judged=judged, k=5))
 
 
 register(
     Exercise(
         id="lab-ndcg5-linear",
         lesson=LESSON,
-        question=f"Example E. {START} Flip the gain to linear and move K to 5. What is nDCG@5 of the lab's list "
-        "(ideal from all six grades)? Give 4 decimals (3 are accepted).",
+        question=f"Example E. {START} Move K to 5 and read nDCG@5 with exponential gain; then flip the gain to "
+        "linear and read it again (ideal from all six grades both times). By how much does nDCG@5 with linear "
+        "gain exceed nDCG@5 with exponential gain? Give 4 decimals (3 are accepted); negative if it is lower.",
         answer=ndcg5_linear,
         decimals=4,
         min_decimals=3,
         hints=(
-            "Linear gain means the gain is the grade itself: 0, 1 or 2.",
-            "Add grade / log2(rank + 1) over ranks 1-5 of the list, do the same for the six grades sorted high to "
-            "low, and divide.",
+            "Two readings of the same list, one per gain; the answer is their difference, not either of them.",
+            "Linear gain is the grade itself, exponential gain 2^grade - 1; compute nDCG@5 both ways (or read "
+            "them off the lab) and subtract the exponential one from the linear one.",
         ),
         code="""example = load_example("E")
 judgments = example.judgments_for("e1")
 grades = metrics.grades_in_rank_order(example.ranking("lab", "e1"), judgments)
-metrics.ndcg(grades, k=5, ideal=judgments.values(), gain="linear")""",
+(metrics.ndcg(grades, k=5, ideal=judgments.values(), gain="linear")
+ - metrics.ndcg(grades, k=5, ideal=judgments.values(), gain="exponential"))""",
     )
 )
