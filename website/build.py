@@ -120,16 +120,21 @@ def live_note(notebook: str) -> str:
     )
 
 
-def run_lesson(notebook: str, staging: str) -> tuple[str, float]:
-    """Run one lesson, solution cells left out, in the staged notebooks folder; write it there with its outputs."""
-    started = time.monotonic()
-    book = Path(staging)
-    lesson = nbformat.read(ROOT / notebook, as_version=4)
+def site_copy(lesson: Any, notebook: str) -> Any:
+    """The lesson as the site runs it: its solution cells left out, its links to repository files made absolute."""
     lesson.cells = [cell for cell in lesson.cells if role_of(cell) not in LEFT_OUT]
     staged = set(lessons()) | set(GUIDES) | {"README.md"}
     for cell in lesson.cells:
         if cell.cell_type == "markdown":
             cell.source = rewrite_links(cell.source, notebook, staged)
+    return lesson
+
+
+def run_lesson(notebook: str, staging: str) -> tuple[str, float]:
+    """Run one lesson, solution cells left out, in the staged notebooks folder; write it there with its outputs."""
+    started = time.monotonic()
+    book = Path(staging)
+    lesson = site_copy(nbformat.read(ROOT / notebook, as_version=4), notebook)
     client = SnapshotClient(
         lesson,
         live_note(notebook),
