@@ -37,8 +37,11 @@ def run_notebook(prefix: str, tmp_path: Path, variables=(), timeout: int = 120):
         "print('__VARS__' + _json.dumps({n: globals()[n] for n in _wanted}, default=float))"
     )
     notebook.cells.append(nbformat.v4.new_code_cell(reader))
+    # iopub_timeout: on a busy machine a cell's printed output can trail its reply by more than nbclient's
+    # 4 s default, and would be dropped without a word; wait for it (raise if it never comes)
     client = NotebookClient(
-        notebook, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+        notebook, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}},
+        iopub_timeout=60, raise_on_iopub_timeout=True,
     )
     client.execute()
     text = "".join(

@@ -376,7 +376,7 @@ SLIPS = [
     ("torchmetrics-ap5", 0.4833, "r-for-hits-denominator"),
     ("tie-rr-trec", 0.5, "ties-ascending"),
     ("tie-rr-ir-measures", 0.25, "ties-descending"),
-    ("sklearn-d11-removed", value_of("d11-removed-swapped"), "judged-for-returned-ideal"),
+    ("sklearn-d11-removed", metrics.ndcg([2, 0, 0, 0], 5, ideal=[3, 2, 0, 0, 0]), "judged-for-returned-ideal"),
     ("paired-mean-difference", -0.06, "a-minus-b"),
     ("paired-sign-flip-p", 0.125, "one-sided-p"),
     ("paired-cohens-d", 1.2247, "population-sd"),
@@ -604,3 +604,10 @@ def test_worked_problems_agree_with_the_metrics():
 )
 def test_doctests(module):
     assert doctest.testmod(module).failed == 0
+
+
+def test_a_whole_number_asked_is_right_or_wrong_never_close():
+    assert judge_number(read_answer("2"), 2.0, 0) is NumberVerdict.RIGHT
+    assert judge_number(read_answer("1"), 2.0, 0) is NumberVerdict.WRONG, "rank 1 for rank 2 is not 'close'"
+    assert judge_number(read_answer("2.4"), 2.0, 0) is NumberVerdict.WRONG, "2.4 is not a whole number"
+    assert judge_number(read_answer("4/2"), 2.0, 0) is NumberVerdict.RIGHT

@@ -23,8 +23,8 @@ from PIL import Image
 
 from helpers import metrics
 from helpers.data import load_example
-from helpers.widgets import MetricsLab, lab_model, metrics_lab, mrr_control, ndcg_control, worksheet_control
 from helpers.tables import dcg_sum, short_number
+from helpers.widgets import MetricsLab, lab_model, metrics_lab, mrr_control, ndcg_control, worksheet_control
 from helpers.widgets._arithmetic import move_to
 from helpers.widgets._plot import png_bytes
 from helpers.widgets.lab_view import GRADE_COLOURS, GREYED, GREYED_FALLBACK, MISSED_MARK, RELEVANT_MARK

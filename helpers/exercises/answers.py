@@ -217,6 +217,8 @@ def judge_number(answer: Answer, expected: float, decimals: int, min_decimals: i
     fewest = decimals if min_decimals is None else min_decimals
     if abs(float(answer.number) - expected) <= EXACT * max(1.0, abs(expected)):
         return NumberVerdict.RIGHT
+    if decimals == 0 and answer.number != int(answer.number):
+        return NumberVerdict.WRONG  # a whole number was asked (a rank, a count): 2.4 is not one
     if answer.decimals is None:  # a fraction: as precise as the value asked, or not
         rounded = key_digits(float(answer.number)).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
         if rounded in correctly_rounded(expected, decimals):
@@ -242,6 +244,8 @@ def _other_rounding(answer: Answer, expected: float) -> bool:
 
 
 def _close_or_wrong(answer: Answer, expected: float, decimals: int) -> NumberVerdict:
+    if decimals == 0:
+        return NumberVerdict.WRONG  # a whole number (a rank, a count) has no last digits to be off in
     near = abs(answer.value - expected) <= 5 * 10**-decimals + EXACT
     return NumberVerdict.CLOSE if near else NumberVerdict.WRONG
 

@@ -47,39 +47,72 @@ metrics.ndcg(grades, k=5, ideal=judgments.values())""",
 
 
 def d11_removed_swapped() -> Worked:
-    """d11-removed-swapped: the swapped ordering without D11, D11 still judged."""
-    grades, judged = query_grades("B", "swapped", "b1", drop=("D11",))
-    return worked_ndcg(grades, judged, k=5)
+    """d11-removed-swapped: how much nDCG@5 of the swapped ordering loses when the search misses D11."""
+    full, judged = query_grades("B", "swapped", "b1")
+    left, _ = query_grades("B", "swapped", "b1", drop=("D11",))
+    with_d11, without = worked_ndcg(full, judged, k=5), worked_ndcg(left, judged, k=5)
+    value = with_d11.value - without.value
+    steps = (
+        *with_d11.steps[-2:],
+        *without.steps,
+        f"what missing D11 costs: {with_d11.value:.4f} - {without.value:.4f} = {value:.4f}",
+    )
+    forgot_the_ideal = with_d11.value - metrics.ndcg(left, 5, ideal=left)
+    slips = (
+        (("one-side-of-a-gap",), with_d11.value),
+        (("one-side-of-a-gap",), without.value),
+        (("a-minus-b",), -value),
+        (("retrieved-only-ideal",), forgot_the_ideal),
+    )
+    return Worked(value, steps, slips, "ndcg-loss", dict(grades=full, left=left, judged=judged, k=5))
 
 
 register(
     Exercise(
         id="d11-removed-swapped",
         lesson=LESSON,
-        question="Example B: the search never finds D11 (remove it from the swapped ordering; its judgment "
-        "stays). What is nDCG@5 of what is left? Give 4 decimals (3 are accepted).",
+        question="Example B: suppose the search never finds D11 (remove it from the swapped ordering; its "
+        "judgment stays). By how much does nDCG@5 of the swapped ordering fall? Give 4 decimals (3 are "
+        "accepted).",
         answer=d11_removed_swapped,
         decimals=4,
         min_decimals=3,
         hints=(
-            "A passage the search misses still belongs to the ideal.",
-            "The list is now D4, D9, D1, D2: compute its DCG@5; the ideal still sorts every judged grade, "
-            "D11's 3 included.",
+            "Two nDCG@5 values, with and without D11; the answer is how far apart they are. A passage the search "
+            "misses still belongs to the ideal.",
+            "Without D11 the list is D4, D9, D1, D2: compute its DCG@5 and divide by the same ideal DCG@5 as "
+            "before (D11's 3 included); subtract that from the swapped ordering's nDCG@5.",
         ),
         code="""example = load_example("B")
 judgments = example.judgments_for("b1")
-ranked = [doc for doc in example.ranking("swapped", "b1") if doc != "D11"]
-metrics.ndcg(metrics.grades_in_rank_order(ranked, judgments), k=5, ideal=judgments.values())""",
+ranked = example.ranking("swapped", "b1")
+left = [doc for doc in ranked if doc != "D11"]
+(metrics.ndcg(metrics.grades_in_rank_order(ranked, judgments), k=5, ideal=judgments.values())
+ - metrics.ndcg(metrics.grades_in_rank_order(left, judgments), k=5, ideal=judgments.values()))""",
     )
 )
 
 
 def d11_second_swapped() -> Worked:
-    """swapped-d11-second: the swapped ordering with D11 moved up to rank 2."""
+    """swapped-d11-second: how much nDCG@5 of the swapped ordering gains when D11 moves up to rank 2."""
     example = load_example("B")
     judgments = example.judgments_for("b1")
-    ranked = move_to(example.ranking("swapped", "b1"), "D11", 2)
-    return worked_ndcg(metrics.grades_in_rank_order(ranked, judgments), list(judgments.values()), k=5)
+    ranked = example.ranking("swapped", "b1")
+    judged = list(judgments.values())
+    moved = metrics.grades_in_rank_order(move_to(ranked, "D11", 2), judgments)
+    before = worked_ndcg(metrics.grades_in_rank_order(ranked, judgments), judged, k=5)
+    after = worked_ndcg(moved, judged, k=5)
+    value = after.value - before.value
+    steps = (
+        *after.steps,
+        f"the gain of the move: {after.value:.4f} - {before.value:.4f} = {value:.4f}",
+    )
+    slips = (
+        (("one-side-of-a-gap",), after.value),
+        (("one-side-of-a-gap",), before.value),
+        (("a-minus-b",), -value),
+    )
+    return Worked(value, steps, slips, "ndcg-gain-of-a-move", dict(before=before.inputs, after=after.inputs))
 
 
 register(
@@ -87,21 +120,23 @@ register(
         id="swapped-d11-second",
         lesson=LESSON,
         question="Example B: in the swapped ordering, move D11 from rank 3 up to rank 2 (D9 drops to rank 3). "
-        "What is nDCG@5 now? Give 4 decimals (3 are accepted).",
+        "How much does nDCG@5 gain by that one move? Give 4 decimals (3 are accepted).",
         answer=d11_second_swapped,
         decimals=4,
         min_decimals=3,
         hints=(
-            "The ideal does not move: only the list's DCG changes.",
-            "The grades in rank order become 2, 3, 0, 0, 0; divide each by log2(rank + 1), add, and divide by "
-            "the same ideal DCG@5 as before.",
+            "The ideal does not move: only the list's DCG changes. The answer is the difference of two nDCG@5 "
+            "values, not either of them.",
+            "The grades in rank order become 2, 3, 0, 0, 0; divide each by log2(rank + 1), add, divide by the same "
+            "ideal DCG@5 as before, and subtract the swapped ordering's nDCG@5.",
         ),
         code="""example = load_example("B")
 judgments = example.judgments_for("b1")
 ranked = example.ranking("swapped", "b1")
-ranked.remove("D11")
-ranked.insert(1, "D11")
-metrics.ndcg(metrics.grades_in_rank_order(ranked, judgments), k=5, ideal=judgments.values())""",
+moved = [doc for doc in ranked if doc != "D11"]
+moved.insert(1, "D11")
+(metrics.ndcg(metrics.grades_in_rank_order(moved, judgments), k=5, ideal=judgments.values())
+ - metrics.ndcg(metrics.grades_in_rank_order(ranked, judgments), k=5, ideal=judgments.values()))""",
     )
 )
 
