@@ -20,7 +20,7 @@ widgets from it. Measured:
   for the pool to refill; the kernel processes and their resident memory (from
   /proc) after each, and once the pool has refilled;
 - **five pages at once**: ``--together`` new browser pages opened at the same
-  moment (a class opening the link), each timed to usable.
+  moment (a class opening the link), the pool full, each timed to usable.
 
 Prints a table (median, 90th percentile, min, max) and the load average, since
 other work on the machine moves every figure. Nothing is asserted.
@@ -256,10 +256,9 @@ def main(argv=None) -> int:
                 counts.append((len(kernels), sum(kernels.values()) / 1024))
             page.close(run_before_unload=True)
             context.close()
-            time.sleep(15)  # the pool refills, the closed pages' kernels are gone
+            time.sleep(15)  # the closed pages' kernels are gone
             settled = classroom.kernels()
-            while not classroom.kernels_quiet():
-                pass
+            classroom.wait_until_heated(0)  # a class opens the link with the pool full, as the warm loads above
             results["pages at once"] = open_together(browser, classroom.url, numbers, first_input, args.together)
         finally:
             classroom.stop()

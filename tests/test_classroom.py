@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
+import subprocess
+import sys
 import time
 from datetime import timedelta
 from importlib import import_module
@@ -22,9 +25,11 @@ from helpers.teacher import classroom
 from helpers.teacher.classroom import (
     CRISP_PLOTS,
     HIDDEN_ROLES,
+    POOL_SIZE,
     TEMPLATES_ROOT,
     ClassroomKernelManager,
     classroom_notebook,
+    default_pool_size,
     lesson_path,
     role_of,
     voila_command,
@@ -78,12 +83,64 @@ def test_the_classroom_copy_keeps_the_demonstration_only(path):
     nbformat.validate(copy)
 
 
+def test_the_pool_is_sized_to_the_memory_available():
+    assert default_pool_size(available_mib=16_000) == classroom.MOST_KERNELS == 8  # five pages, or ten reloads
+    assert default_pool_size(available_mib=4 * 4 * classroom.KERNEL_MIB) == 4  # a quarter of it holds four
+    assert default_pool_size(available_mib=1_000) == 2  # never fewer than two
+    assert 2 <= POOL_SIZE <= classroom.MOST_KERNELS
+
+
+def test_a_heating_kernel_runs_at_a_lower_priority_and_a_gone_process_is_no_error():
+    process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        before = os.getpriority(os.PRIO_PROCESS, process.pid)
+        classroom._lower_priority(process.pid, classroom.HEAT_NICENESS)
+        assert os.getpriority(os.PRIO_PROCESS, process.pid) == min(19, before + classroom.HEAT_NICENESS)
+    finally:
+        process.kill()
+        process.wait()
+    classroom._lower_priority(process.pid, classroom.HEAT_NICENESS)  # gone: nothing happens
+    classroom._lower_priority(None, classroom.HEAT_NICENESS)
+
+
+def test_pool_kernels_after_the_first_heat_at_a_lower_priority_and_a_pages_own_kernel_at_full_speed(monkeypatch):
+    started: list[subprocess.Popen] = []
+
+    async def start_a_process(self, *args, **kwargs):  # Jupyter's start, as a sleeping process
+        started.append(subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"]))
+        kernel_id = f"k{len(started)}"
+        self._kernels[kernel_id] = SimpleNamespace(provisioner=SimpleNamespace(pid=started[-1].pid))
+        return kernel_id
+
+    async def quiet_at_once(self, *args, **kwargs):
+        return None
+
+    monkeypatch.setattr(AsyncMappingKernelManager, "start_kernel", start_a_process)
+    monkeypatch.setattr(ClassroomKernelManager, "_until_kernels_quiet", quiet_at_once)
+    manager, pool = ClassroomKernelManager(), {"env": {"VOILA_PREHEAT": "True"}}
+
+    async def start_three() -> None:
+        await manager.start_kernel(**pool)  # the first: the first page waits for it
+        await manager.start_kernel(**pool)  # a refill
+        await manager.start_kernel()  # a page's own kernel (the pool was empty)
+
+    try:
+        asyncio.run(start_three())
+        ours = os.getpriority(os.PRIO_PROCESS, os.getpid())
+        nice = [os.getpriority(os.PRIO_PROCESS, process.pid) for process in started]
+        assert nice == [ours, min(19, ours + classroom.HEAT_NICENESS), ours]
+    finally:
+        for process in started:
+            process.kill()
+            process.wait()
+
+
 def test_voila_runs_the_copy_with_the_classroom_template_a_preheated_kernel_and_culling(tmp_path):
     command = voila_command(tmp_path / "05_metrics_lab.ipynb", port=8866, cull_seconds=120, open_browser=False)
     assert command[1:3] == ["-m", "voila"] and "--no-browser" in command
     options = dict(part.removeprefix("--").split("=", 1) for part in command if part.startswith("--") and "=" in part)
     assert options["template"] == "classroom" and options["strip_sources"] == "True"
-    assert options["preheat_kernel"] == "True" and options["VoilaConfiguration.default_pool_size"] == "3"
+    assert options["preheat_kernel"] == "True" and options["VoilaConfiguration.default_pool_size"] == str(POOL_SIZE)
     assert options["MappingKernelManager.cull_idle_timeout"] == "120"
     assert int(options["MappingKernelManager.cull_interval"]) <= 30
     assert options["MappingKernelManager.cull_connected"] == "False"  # a projected page keeps its kernel
