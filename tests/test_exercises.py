@@ -347,8 +347,10 @@ SLIPS = [
     ("advisor-mrr2", rank_slips.mrr_ignoring_cutoff([1, 3, 5]), "ignored-cutoff"),
     ("advisor-mrr2", metrics.mean_reciprocal_rank([1, 3, 5], 3), "cutoff-off-by-one"),
     # hit rate
-    ("new-hit-rate-at-2", metrics.mean_reciprocal_rank(a_first_ranks()["NEW"], 2), "mrr-for-hit-rate"),
-    ("new-hit-rate-at-2", metrics.mean_hit_rate(a_first_ranks()["NEW"], 3), "cutoff-off-by-one"),
+    # NEW's five first ranks and the sixth question the exercise adds, answered at rank 1
+    ("new-hit-rate-at-2", metrics.mean_reciprocal_rank([*a_first_ranks()["NEW"], 1], 2), "mrr-for-hit-rate"),
+    ("new-hit-rate-at-2", metrics.mean_hit_rate([*a_first_ranks()["NEW"], 1], 3), "cutoff-off-by-one"),
+    ("new-hit-rate-at-2", metrics.mean_hit_rate(a_first_ranks()["NEW"], 2), "before-the-change"),
     # DCG and nDCG
     ("fresh-dcg4", graded_slips.dcg_rank_discount([3, 0, 2, 1], 4), "rank-as-discount"),
     ("fresh-dcg4", graded_slips.dcg_log2_rank_first_undiscounted([3, 0, 2, 1], 4), "log2-rank-first-undiscounted"),

@@ -48,27 +48,34 @@ metrics.mean_reciprocal_rank(ranks)""",
 )
 
 
+SIXTH_QUESTION_RANK = 1  # exercise 2: a question the control does not have, answered at rank 1
+
+
 def new_hit_rate_at_2() -> Worked:
-    """new-hit-rate-at-2: NEW's hit rate at 2."""
+    """new-hit-rate-at-2: NEW's hit rate at 2 once a sixth question, answered at rank 1, joins the five."""
     ranks, _ = first_ranks("A", "NEW")
-    return worked_hit_rate(ranks, 2)
+    worked = worked_hit_rate([*ranks, SIXTH_QUESTION_RANK], 2)
+    return with_slips(worked, (("before-the-change",), metrics.mean_hit_rate(ranks, 2)))
 
 
 register(
     Exercise(
         id="new-hit-rate-at-2",
         lesson=LESSON,
-        question="Example A: NEW's hit rate at 2 (Hit@2) over the five questions. Give 3 decimals.",
+        question="Example A: the control shows NEW's hit rate at k over its five questions. A sixth question "
+        "joins the golden set (the control cannot add it), and NEW puts a relevant passage for it at rank 1. "
+        "What is NEW's Hit@2 over the six questions? Give 3 decimals.",
         answer=new_hit_rate_at_2,
         hints=(
-            "Hit rate asks one yes/no question per query: is a relevant passage among the top k?",
-            "Find each question's first relevant rank in NEW, count the questions whose rank is 1 or 2, "
-            "and divide by the number of questions.",
+            "Hit rate asks one yes/no question per query: is a relevant passage among the top k? The new "
+            "question adds one answer to that count and one to the number of questions.",
+            "Find each question's first relevant rank in NEW, count the questions whose rank is 1 or 2 (the new "
+            "one included), and divide by six.",
         ),
         code="""example = load_example("A")
 ranks = [metrics.first_relevant_rank(example.ranking("NEW", q), example.relevant_for(q))
          for q in example.query_ids]
-metrics.mean_hit_rate(ranks, k=2)""",
+metrics.mean_hit_rate(ranks + [1], k=2)""",
     )
 )
 
