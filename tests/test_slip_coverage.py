@@ -164,3 +164,23 @@ def test_each_lab_exercise_asks_for_what_the_lab_cannot_show():
         for reading in readings:
             if reading is not None:
                 assert not check(exercise_id, at(exercise_id, reading)).correct, (exercise_id, reading)
+
+
+def test_the_controls_of_lessons_01_and_02_do_not_show_these_answers():
+    """Each reading the control gives in the state its exercise names is judged wrong for that exercise."""
+    from helpers.widgets import mrr_model, ndcg_model
+
+    mrr = mrr_model.mrr_setup(load_example("A"))
+    at_2 = mrr_model.compute(mrr, mrr_model.with_hit_k(mrr, mrr.opening, 2)).systems["NEW"]
+    readings = {"new-hit-rate-at-2": [at_2.hit_rate, at_2.mrr]}
+    graded = ndcg_model.ndcg_setup(load_example("B"))
+    opening = ndcg_model.compute(graded, graded.opening)
+    missed = ndcg_model.compute(graded, ndcg_model.move(graded, graded.opening, 0, doc_id="D11"))
+    moved = ndcg_model.compute(graded, ndcg_model.move(graded, graded.opening, 2, doc_id="D11"))
+    assert moved.ranking[:3] == ("D4", "D11", "D9"), "the state exercise 3 asks for"
+    readings["d11-removed-swapped"] = [missed.ndcg, missed.dcg, opening.ndcg]
+    readings["swapped-d11-second"] = [moved.ndcg, moved.dcg, opening.ndcg]
+    for exercise_id, shown in readings.items():
+        assert check(exercise_id, at(exercise_id, value_of(exercise_id))).correct
+        for reading in shown:
+            assert not check(exercise_id, at(exercise_id, reading)).correct, (exercise_id, reading)
