@@ -3,8 +3,8 @@
 A slip is declared once, by :func:`slip` on the function that computes it (its code, a title
 and the fix), or by :func:`declare` where no function of ours computes it (a value read off
 the lesson, a library's other convention). A second function of the same slip is attached
-with ``@slip(code)`` alone. The checker (``helpers.exercises``), lesson 07 and the README's
-list all read this one catalogue.
+with ``@slip(code)`` alone. The checker (``helpers.exercises``), lesson 07 and the slip list of
+docs/learners.md all read this one catalogue.
 """
 
 from __future__ import annotations
