@@ -145,16 +145,16 @@ register(
     Exercise(
         id="explain-ndcg-03",
         lesson=LESSON,
-        question="A list has the gains 0, 3 and the ideal order is 3, 0. What is its nDCG (no cut-off)? "
+        question="A list has the gains 1, 2 and the ideal order is 2, 1. What is its nDCG (no cut-off)? "
         "Give 4 decimals (3 are accepted).",
-        answer=lambda: worked_ndcg([0, 3], [3, 0]),
+        answer=lambda: worked_ndcg([1, 2], [2, 1]),
         decimals=4,
         min_decimals=3,
         hints=(
-            "Both lists hold the same gains; only where the 3 stands differs.",
-            "DCG = 0/log2(2) + 3/log2(3); IDCG = 3/log2(2) + 0/log2(3); nDCG = DCG / IDCG.",
+            "Both lists hold the same gains; only where the 2 stands differs.",
+            "DCG = 1/log2(2) + 2/log2(3); IDCG = 2/log2(2) + 1/log2(3); nDCG = DCG / IDCG.",
         ),
-        code="metrics.ndcg([0, 3], ideal=[3, 0])",
+        code="metrics.ndcg([1, 2], ideal=[2, 1])",
     )
 )
 
