@@ -180,6 +180,8 @@ def test_the_controls_of_lessons_01_and_02_do_not_show_these_answers():
     assert moved.ranking[:3] == ("D4", "D11", "D9"), "the state exercise 3 asks for"
     readings["d11-removed-swapped"] = [missed.ndcg, missed.dcg, opening.ndcg]
     readings["swapped-d11-second"] = [moved.ndcg, moved.dcg, opening.ndcg]
+    regraded = ndcg_model.compute(graded, ndcg_model.with_grade(graded, graded.opening, 1, doc_id="D4"))
+    readings["d4-grade-1-swapped"] = [regraded.ndcg, regraded.dcg, regraded.idcg, opening.ndcg]
     for exercise_id, shown in readings.items():
         assert check(exercise_id, at(exercise_id, value_of(exercise_id))).correct
         for reading in shown:

@@ -128,6 +128,11 @@ def move_gain_slips(before, after):
     yield "a-minus-b", old - new
 
 
+def fall_slips(before, after):
+    for code, wrong in move_gain_slips(before, after):
+        yield code, -wrong if code == "a-minus-b" else wrong
+
+
 def gap_slips(grades, k):
     yield "one-side-of-a-gap", float(sum(grades[:k]))  # CG alone
     yield "one-side-of-a-gap", dcg_with(grades, k, linear, log2_discount)  # DCG alone
@@ -139,6 +144,7 @@ SLIPS_OF = {
     "ndcg-gain-gap": gain_gap_slips,
     "ndcg-loss": ndcg_loss_slips,
     "ndcg-gain-of-a-move": move_gain_slips,
+    "ndcg-fall": fall_slips,
 }  # fmt: skip
 
 

@@ -8,40 +8,49 @@ from helpers import metrics
 from helpers.exercises.lessons._shared import load_example, move_to, query_grades, whole
 from helpers.exercises.registry import Exercise, FunctionExercise, register
 from helpers.exercises.runner import Case
-from helpers.exercises.worked import Worked, with_slips, worked_ndcg
+from helpers.exercises.worked import Worked, worked_ndcg
 from helpers.slips import graded as graded_slips
 
 LESSON = "02"
 
 
 def d4_grade_1_swapped() -> Worked:
-    """d4-grade-1-swapped: the swapped ordering once D4's grade is 1 (the stale ideal is a slip too)."""
+    """d4-grade-1-swapped: how far nDCG@5 of the swapped ordering falls once D4's grade is 1, not 2."""
     grades, judged = query_grades("B", "swapped", "b1", changes={"D4": 1.0})
-    worked = worked_ndcg(grades, judged, k=5)
     old_grades, old_judged = query_grades("B", "swapped", "b1")
-    stale = (("stale-ideal",), graded_slips.ndcg_stale_ideal(grades, old_judged, k=5))
-    before = (("before-the-change",), metrics.ndcg(old_grades, 5, ideal=old_judged))
-    return with_slips(worked, stale, before)
+    before, after = worked_ndcg(old_grades, old_judged, k=5), worked_ndcg(grades, judged, k=5)
+    value = before.value - after.value
+    steps = (*after.steps, f"the fall: {before.value:.4f} - {after.value:.4f} = {value:.4f}")
+    slips = (
+        (("one-side-of-a-gap",), after.value),
+        (("one-side-of-a-gap",), before.value),
+        (("a-minus-b",), -value),
+        (("stale-ideal",), before.value - graded_slips.ndcg_stale_ideal(grades, old_judged, k=5)),
+    )
+    return Worked(value, steps, slips, "ndcg-fall", dict(before=before.inputs, after=after.inputs))
 
 
 register(
     Exercise(
         id="d4-grade-1-swapped",
         lesson=LESSON,
-        question="Example B: the judges lower D4's grade from 2 to 1. What is nDCG@5 of the swapped ordering "
-        "now (linear gain, the ideal from every judged passage)? Give 4 decimals (3 are accepted).",
+        question="Example B: the judges lower D4's grade from 2 to 1. By how much does nDCG@5 of the swapped "
+        "ordering fall (linear gain, the ideal from every judged passage)? Give 4 decimals (3 are accepted).",
         answer=d4_grade_1_swapped,
         decimals=4,
         min_decimals=3,
         hints=(
-            "Two things change, not one: the list's DCG and the ideal.",
+            "Two things change, not one: the list's DCG and the ideal. The answer is the difference of two "
+            "nDCG@5 values, not either of them.",
             "Put the new grade in the swapped list (D4 is at rank 1), recompute its DCG@5; sort the new judged "
-            "grades for the ideal DCG@5; divide.",
+            "grades for the ideal DCG@5; divide; subtract that from the nDCG@5 before the change.",
         ),
         code="""example = load_example("B")
-judgments = {**example.judgments_for("b1"), "D4": 1}
-grades = metrics.grades_in_rank_order(example.ranking("swapped", "b1"), judgments)
-metrics.ndcg(grades, k=5, ideal=judgments.values())""",
+judgments = example.judgments_for("b1")
+regraded = {**judgments, "D4": 1}
+ranked = example.ranking("swapped", "b1")
+(metrics.ndcg(metrics.grades_in_rank_order(ranked, judgments), k=5, ideal=judgments.values())
+ - metrics.ndcg(metrics.grades_in_rank_order(ranked, regraded), k=5, ideal=regraded.values()))""",
     )
 )
 
