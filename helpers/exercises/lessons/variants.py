@@ -21,6 +21,7 @@ from helpers.exercises.answers import correctly_rounded
 from helpers.exercises.fresh import Variant, variant_of
 from helpers.exercises.registry import REGISTRY, Exercise
 from helpers.exercises.worked import (
+    Worked,
     with_slips,
     worked_average_precision,
     worked_dcg,
@@ -95,22 +96,23 @@ def mrr_of_three(rng: random.Random) -> Variant:
 
 
 @variant_of("d4-grade-1-swapped")
-def ndcg5_after_a_regrade(rng: random.Random) -> Variant:
+def ndcg5_change_after_a_regrade(rng: random.Random) -> Variant:
     def make(rng: random.Random) -> Variant:
         grades = graded(rng, 5, 3)
         missed = [rng.randint(0, 3) for _ in range(rng.randint(1, 3))]
         rank = rng.randint(1, 5)
         old = grades[rank - 1]
         grades[rank - 1] = rng.choice([g for g in range(4) if g != old])
-        worked = worked_ndcg(grades, grades + missed, k=5)
-        before = worked_ndcg([*grades[: rank - 1], old, *grades[rank:]], [*grades[: rank - 1], old, *grades[rank:],
-                                                                          *missed], k=5)
-        data = grades_table(grades)
+        old_grades = [*grades[: rank - 1], old, *grades[rank:]]
+        after, before = worked_ndcg(grades, grades + missed, k=5), worked_ndcg(old_grades, old_grades + missed, k=5)
+        fall = before.value - after.value
+        steps = (*after.steps, f"the fall: {before.value:.4f} - {after.value:.4f} = {fall:.4f}")
+        slips = ((("one-side-of-a-gap",), after.value), (("one-side-of-a-gap",), before.value))
         return Variant(f"The judges change the grade at rank {rank} from {old} to {grades[rank - 1]} (the table "
                        f"shows the new grades); the judged documents never returned have grades "
-                       f"{', '.join(map(str, missed))}. What is nDCG@5 now (linear gain, the ideal from every "
-                       "judged document)? Give 4 decimals (3 are accepted).",
-                       data, with_slips(worked, (("before-the-change",), before.value)))
+                       f"{', '.join(map(str, missed))}. By how much does nDCG@5 fall (linear gain, the ideal from "
+                       "every judged document; negative if it rises)? Give 4 decimals (3 are accepted).",
+                       grades_table(grades), Worked(fall, steps, slips))
     return well_made("d4-grade-1-swapped", rng, make)
 
 
