@@ -107,30 +107,20 @@ def map_slips(queries, k, denominator):
     yield "ap-hits-denominator", mean(per_query)
 
 
-def gain_gap_slips(grades, judged, k):
-    yield "one-side-of-a-gap", ndcg_with(grades, judged, k, linear, log2_discount)
-    yield "one-side-of-a-gap", ndcg_with(grades, judged, k, exponential, log2_discount)
+def ndcg_of(grades, judged, k, gain, ideal):
+    """nDCG@k written out here, the ideal from every judged grade or from the returned ones."""
+    gain_of = exponential if gain == "exponential" else linear
+    return ndcg_with(grades, judged if ideal == "judged" else grades, k, gain_of, log2_discount)
 
 
-def ndcg_loss_slips(grades, left, judged, k):
-    with_it = ndcg_with(grades, judged, k, linear, log2_discount)
-    without = ndcg_with(left, judged, k, linear, log2_discount)
-    yield "one-side-of-a-gap", with_it
-    yield "one-side-of-a-gap", without
-    yield "a-minus-b", without - with_it
-
-
-def move_gain_slips(before, after):
-    old = ndcg_with(before["grades"], before["judged"], before["k"], linear, log2_discount)
-    new = ndcg_with(after["grades"], after["judged"], after["k"], linear, log2_discount)
-    yield "one-side-of-a-gap", new
-    yield "one-side-of-a-gap", old
-    yield "a-minus-b", old - new
-
-
-def fall_slips(before, after):
-    for code, wrong in move_gain_slips(before, after):
-        yield code, -wrong if code == "a-minus-b" else wrong
+def difference_slips(first, second):
+    """A difference of two nDCG values: either side alone, and the difference the other way round."""
+    (first_topic, first_inputs), (second_topic, second_inputs) = first, second
+    assert first_topic == second_topic == "ndcg", "the sweep writes out differences of nDCG values"
+    one, other = ndcg_of(**first_inputs), ndcg_of(**second_inputs)
+    yield "one-side-of-a-gap", one
+    yield "one-side-of-a-gap", other
+    yield "a-minus-b", other - one
 
 
 def gap_slips(grades, k):
@@ -141,10 +131,7 @@ def gap_slips(grades, k):
 SLIPS_OF = {
     "mrr": mrr_slips, "hit-rate": hit_rate_slips, "dcg": dcg_slips, "ndcg": ndcg_slips,
     "mean-ndcg": mean_ndcg_slips, "ap": ap_slips, "map": map_slips, "cg-minus-dcg": gap_slips,
-    "ndcg-gain-gap": gain_gap_slips,
-    "ndcg-loss": ndcg_loss_slips,
-    "ndcg-gain-of-a-move": move_gain_slips,
-    "ndcg-fall": fall_slips,
+    "difference": difference_slips,
 }  # fmt: skip
 
 

@@ -47,6 +47,22 @@ def with_slips(worked: Worked, *slips: Slip) -> Worked:
     return replace(worked, slips=worked.slips + tuple(slips))
 
 
+def worked_difference(first: Worked, second: Worked, steps: Sequence[str]) -> Worked:
+    """first - second, e.g. how far one change moves nDCG@5: either side alone, or the sign flipped, is a slip.
+
+    >>> worked_difference(Worked(0.8, ()), Worked(0.5, ()), ()).slips[2]
+    (('a-minus-b',), -0.30000000000000004)
+    """
+    value = first.value - second.value
+    slips: tuple[Slip, ...] = (
+        (("one-side-of-a-gap",), first.value),
+        (("one-side-of-a-gap",), second.value),
+        (("a-minus-b",), -value),
+    )
+    sides = {"first": (first.topic, first.inputs), "second": (second.topic, second.inputs)}
+    return Worked(value, tuple(steps), slips, "difference", sides)
+
+
 def _numbers(values: Sequence[float], decimals: int = 4) -> str:
     return ", ".join(_short(value, decimals) for value in values)
 

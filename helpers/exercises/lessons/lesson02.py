@@ -8,7 +8,7 @@ from helpers import metrics
 from helpers.exercises.lessons._shared import load_example, move_to, query_grades, whole
 from helpers.exercises.registry import Exercise, FunctionExercise, register
 from helpers.exercises.runner import Case
-from helpers.exercises.worked import Worked, worked_ndcg
+from helpers.exercises.worked import Worked, with_slips, worked_difference, worked_ndcg
 from helpers.slips import graded as graded_slips
 
 LESSON = "02"
@@ -19,15 +19,9 @@ def d4_grade_1_swapped() -> Worked:
     grades, judged = query_grades("B", "swapped", "b1", changes={"D4": 1.0})
     old_grades, old_judged = query_grades("B", "swapped", "b1")
     before, after = worked_ndcg(old_grades, old_judged, k=5), worked_ndcg(grades, judged, k=5)
-    value = before.value - after.value
-    steps = (*after.steps, f"the fall: {before.value:.4f} - {after.value:.4f} = {value:.4f}")
-    slips = (
-        (("one-side-of-a-gap",), after.value),
-        (("one-side-of-a-gap",), before.value),
-        (("a-minus-b",), -value),
-        (("stale-ideal",), before.value - graded_slips.ndcg_stale_ideal(grades, old_judged, k=5)),
-    )
-    return Worked(value, steps, slips, "ndcg-fall", dict(before=before.inputs, after=after.inputs))
+    steps = (*after.steps, f"the fall: {before.value:.4f} - {after.value:.4f} = {before.value - after.value:.4f}")
+    stale = (("stale-ideal",), before.value - graded_slips.ndcg_stale_ideal(grades, old_judged, k=5))
+    return with_slips(worked_difference(before, after, steps), stale)
 
 
 register(
@@ -60,20 +54,13 @@ def d11_removed_swapped() -> Worked:
     full, judged = query_grades("B", "swapped", "b1")
     left, _ = query_grades("B", "swapped", "b1", drop=("D11",))
     with_d11, without = worked_ndcg(full, judged, k=5), worked_ndcg(left, judged, k=5)
-    value = with_d11.value - without.value
     steps = (
         *with_d11.steps[-2:],
         *without.steps,
-        f"what missing D11 costs: {with_d11.value:.4f} - {without.value:.4f} = {value:.4f}",
+        f"what missing D11 costs: {with_d11.value:.4f} - {without.value:.4f} = {with_d11.value - without.value:.4f}",
     )
-    forgot_the_ideal = with_d11.value - metrics.ndcg(left, 5, ideal=left)
-    slips = (
-        (("one-side-of-a-gap",), with_d11.value),
-        (("one-side-of-a-gap",), without.value),
-        (("a-minus-b",), -value),
-        (("retrieved-only-ideal",), forgot_the_ideal),
-    )
-    return Worked(value, steps, slips, "ndcg-loss", dict(grades=full, left=left, judged=judged, k=5))
+    forgot_the_ideal = (("retrieved-only-ideal",), with_d11.value - metrics.ndcg(left, 5, ideal=left))
+    return with_slips(worked_difference(with_d11, without, steps), forgot_the_ideal)
 
 
 register(
@@ -111,17 +98,9 @@ def d11_second_swapped() -> Worked:
     moved = metrics.grades_in_rank_order(move_to(ranked, "D11", 2), judgments)
     before = worked_ndcg(metrics.grades_in_rank_order(ranked, judgments), judged, k=5)
     after = worked_ndcg(moved, judged, k=5)
-    value = after.value - before.value
-    steps = (
-        *after.steps,
-        f"the gain of the move: {after.value:.4f} - {before.value:.4f} = {value:.4f}",
-    )
-    slips = (
-        (("one-side-of-a-gap",), after.value),
-        (("one-side-of-a-gap",), before.value),
-        (("a-minus-b",), -value),
-    )
-    return Worked(value, steps, slips, "ndcg-gain-of-a-move", dict(before=before.inputs, after=after.inputs))
+    steps = (*after.steps, f"the gain of the move: {after.value:.4f} - {before.value:.4f} = "
+             f"{after.value - before.value:.4f}")
+    return worked_difference(after, before, steps)
 
 
 register(

@@ -5,7 +5,8 @@ from __future__ import annotations
 from helpers import metrics
 from helpers.exercises.lessons._shared import load_example, move_to
 from helpers.exercises.registry import Exercise, register
-from helpers.exercises.worked import Worked, with_slips, worked_ndcg, worked_recall
+from helpers.exercises.worked import Worked, with_slips, worked_difference, worked_ndcg, worked_recall
+from helpers.slips import graded as graded_slips
 
 LESSON = "05"
 START = "Start from the lab as it opens (press reset first)."
@@ -30,11 +31,9 @@ def lab_ndcg(k: int, gain, changes: dict | None = None, swapped: bool = False) -
     return metrics.ndcg(grades, k, ideal=judged, gain=gain)
 
 
-def recall3_with_unseen(changes: dict | None = None, swapped: bool = False) -> float:
-    """Recall@3 (grade >= 1) once the judges add the pages the search never returned."""
-    grades, judged = lab_grades(changes, swapped)
-    found = sum(1 for grade in grades[:3] if grade >= 1)
-    return found / (sum(1 for grade in judged if grade >= 1) + UNSEEN_USEFUL)
+def with_unseen(judgments: dict) -> dict:
+    """The judgments with the useful pages the search never returned (exercise 1) added."""
+    return {**judgments, **{f"unseen-{n}": 1.0 for n in range(1, UNSEEN_USEFUL + 1)}}
 
 
 def gain_gap5(changes: dict | None = None, swapped: bool = False) -> float:
@@ -45,11 +44,11 @@ def gain_gap5(changes: dict | None = None, swapped: bool = False) -> float:
 def r4_useful_recall3() -> Worked:
     """lab-r4-useful-recall3: recall@3 once r4 is graded useful and two unseen useful pages are judged."""
     example = load_example("E")
-    judgments = {**example.judgments_for("e1"), **R4_USEFUL}
-    unseen = {f"unseen-{n}": 1.0 for n in range(1, UNSEEN_USEFUL + 1)}
-    worked = worked_recall(example.ranking("lab", "e1"), metrics.relevant_ids({**judgments, **unseen}), k=3)
-    shown_by_the_lab = metrics.recall_at_k(example.ranking("lab", "e1"), metrics.relevant_ids(judgments), 3)
-    before_the_click = recall3_with_unseen()
+    ranked, opening = example.ranking("lab", "e1"), example.judgments_for("e1")
+    judgments = {**opening, **R4_USEFUL}
+    worked = worked_recall(ranked, metrics.relevant_ids(with_unseen(judgments)), k=3)
+    shown_by_the_lab = metrics.recall_at_k(ranked, metrics.relevant_ids(judgments), 3)
+    before_the_click = metrics.recall_at_k(ranked, metrics.relevant_ids(with_unseen(opening)), 3)
     return with_slips(worked, (("before-the-change",), shown_by_the_lab), (("before-the-change",), before_the_click))
 
 
@@ -80,8 +79,7 @@ def swap_top_two_ndcg3() -> Worked:
     worked = worked_ndcg(grades, judged, k=3, gain="exponential")
     shown_by_the_lab = (("before-the-change",), lab_ndcg(3, "exponential", swapped=True))
     opening = (("before-the-change",), lab_ndcg(3, "exponential", R1_PERFECT))
-    opening_ideal = metrics.ideal_dcg(lab_grades()[1], 3, "exponential")
-    stale = (("stale-ideal",), metrics.dcg(grades, 3, "exponential") / opening_ideal)
+    stale = (("stale-ideal",), graded_slips.ndcg_stale_ideal(grades, lab_grades()[1], 3, "exponential"))
     earlier = (("lab-earlier-state",), lab_ndcg(3, "exponential", {**R4_USEFUL, **R1_PERFECT}, swapped=True))
     return with_slips(worked, shown_by_the_lab, opening, stale, earlier)
 
@@ -115,21 +113,16 @@ def ndcg5_linear() -> Worked:
     """lab-ndcg5-linear: how much nDCG@5 of the lab's list gains when the gain turns linear."""
     grades, judged = lab_grades()
     linear, exponential = worked_ndcg(grades, judged, k=5), worked_ndcg(grades, judged, k=5, gain="exponential")
-    value = linear.value - exponential.value
     steps = (
         *linear.steps,
         *exponential.steps[-2:],
-        f"linear minus exponential: {linear.value:.4f} - {exponential.value:.4f} = {value:.4f}",
+        f"linear minus exponential: {linear.value:.4f} - {exponential.value:.4f} = "
+        f"{linear.value - exponential.value:.4f}",
     )
-    slips = [
-        (("one-side-of-a-gap",), linear.value),
-        (("one-side-of-a-gap",), exponential.value),
-        (("a-minus-b",), -value),
-        (("before-the-change",), lab_ndcg(3, "linear") - lab_ndcg(3, "exponential")),  # K left at 3
-        *((("lab-earlier-state",), gain_gap5(changes, swapped)) for changes, swapped in
-          [(R4_USEFUL, False), ({}, True), (R4_USEFUL, True), (R1_PERFECT, True)]),
-    ]
-    return Worked(value, steps, tuple(slips), "ndcg-gain-gap", dict(grades=grades, judged=judged, k=5))
+    k_left_at_3 = (("before-the-change",), lab_ndcg(3, "linear") - lab_ndcg(3, "exponential"))
+    earlier = [(("lab-earlier-state",), gain_gap5(changes, swapped)) for changes, swapped in
+               [(R4_USEFUL, False), ({}, True), (R4_USEFUL, True), (R1_PERFECT, True)]]
+    return with_slips(worked_difference(linear, exponential, steps), k_left_at_3, *earlier)
 
 
 register(
