@@ -19,11 +19,14 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 BIN = Path(sys.executable).parent
+# the repository's JupyterLab settings, which the README's open command points JupyterLab at
+REPOSITORY_LAB_CONFIG = Path(__file__).resolve().parents[2] / "jupyter-config"
 
 
 def free_port() -> int:
@@ -36,8 +39,8 @@ def free_port() -> int:
 def isolated_env(home: Path) -> dict[str, str]:
     """Environment for a server whose Jupyter and IPython state lives under ``home``.
 
-    The JupyterLab user settings switch off the news pop-up and render every
-    cell of a notebook (no windowing), so the widgets are in the page to click.
+    The JupyterLab user settings render every cell of a notebook (no windowing),
+    so the widgets are in the page to click.
     """
     folders = {
         "JUPYTERLAB_SETTINGS_DIR": home / "lab-settings",
@@ -51,7 +54,6 @@ def isolated_env(home: Path) -> dict[str, str]:
         folder.mkdir(parents=True, exist_ok=True)
     settings = folders["JUPYTERLAB_SETTINGS_DIR"] / "@jupyterlab"
     user_settings = {
-        "apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false"},
         "notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
     }
     for name, value in user_settings.items():
@@ -117,11 +119,13 @@ def start_jupyterlab(root: Path, home: Path, extra: Sequence[str] = ()) -> Serve
         "--allow-root",
         *extra,
     ]
+    # the repository's settings, as the README's open command gives them (no news pop-up, ...)
+    env = {**isolated_env(home), "JUPYTER_CONFIG_PATH": str(REPOSITORY_LAB_CONFIG)}
     server = start(
         "jupyterlab",
         command,
         root,
-        isolated_env(home),
+        env,
         home / "jupyterlab.log",
         f"http://127.0.0.1:{port}",
         token,
@@ -175,6 +179,19 @@ def launch_classroom(lesson: str, cwd: Path, home: Path, cull: int = 10, pool: i
 def preheated(server: Server) -> int:
     """How many times the classroom server has filled its pool of preheated kernels so far."""
     return server.log_text().count("is filled with")
+
+
+@contextmanager
+def classrooms(lessons: Sequence[str], cwd: Path, home_of: Callable[[str], Path], **launch) -> Iterator[dict]:
+    """The classroom command for each lesson, started at once, preheated, and stopped at the end."""
+    started = {lesson: launch_classroom(lesson, cwd, home_of(lesson), **launch) for lesson in lessons}
+    try:
+        for server in started.values():
+            wait_for_preheat(server)
+        yield started
+    finally:
+        for server in started.values():
+            stop(server)
 
 
 def wait_for_preheat(server: Server, times: int = 1, timeout: float = 180) -> None:

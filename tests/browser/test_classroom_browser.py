@@ -150,19 +150,13 @@ def repository_files():
 @pytest.fixture(scope="module")
 def classrooms(tmp_path_factory, repository_files, shots):
     """The classroom command for each lesson, run from the repository root (all started at once)."""
-    started = {
-        lesson: servers.launch_classroom(
-            lesson, ROOT, tmp_path_factory.mktemp(f"classroom-{lesson}"), CULL_SECONDS, pool=TEST_POOL
-        )
-        for lesson in LESSONS
-    }
+    def home_of(lesson: str):
+        return tmp_path_factory.mktemp(f"classroom-{lesson}")
+
     try:
-        for server in started.values():
-            servers.wait_for_preheat(server)
-        yield started
+        with servers.classrooms(LESSONS, ROOT, home_of, cull=CULL_SECONDS, pool=TEST_POOL) as started:
+            yield started
     finally:
-        for server in started.values():
-            servers.stop(server)
         (shots / "classroom_measurements.json").write_text(json.dumps(MEASURED, indent=2), encoding="utf-8")
 
 

@@ -47,17 +47,9 @@ BOX = "(e) => { const r = e.getBoundingClientRect(); return [r.top, r.bottom, r.
 @pytest.fixture(scope="module")
 def classrooms(tmp_path_factory):
     """The classroom command for lessons 05 and 03, run from the repository root (started together)."""
-    started = {
-        lesson: servers.launch_classroom(lesson, ROOT, tmp_path_factory.mktemp(f"reveal-{lesson}"), cull=60, pool=1)
-        for lesson in LESSONS
-    }
-    try:
-        for server in started.values():
-            servers.wait_for_preheat(server)
+    with servers.classrooms(LESSONS, ROOT, lambda lesson: tmp_path_factory.mktemp(f"reveal-{lesson}"),
+                            cull=60, pool=1) as started:
         yield started
-    finally:
-        for server in started.values():
-            servers.stop(server)
 
 
 def shown_grades(page, lesson: str) -> list[int]:

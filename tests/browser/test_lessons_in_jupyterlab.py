@@ -156,6 +156,10 @@ def test_the_readme_command_opens_lesson_00_with_the_repository_root_in_the_file
     for entry in ("notebooks", "data", "README.md"):
         expect(listing.filter(has_text=entry).first).to_be_visible()
     expect(listing.filter(has_text="00_start_here.ipynb")).to_have_count(0)
+    # the repository's settings (JUPYTER_CONFIG_PATH, as the command sets it) keep the news pop-up away;
+    # without them JupyterLab asks within seconds of opening
+    lab_page.wait_for_timeout(3_000)
+    assert "official Jupyter news" not in lab_page.inner_text("body")
     close_lesson(lab_page, readme_lab)
 
 
