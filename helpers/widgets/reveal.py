@@ -202,6 +202,10 @@ class PredictThenReveal(StateView[RevealSetup, RevealState, RevealResult]):
         return compute(self.setup, state)
 
     def render(self, result: RevealResult) -> None:
+        if result.value is None:  # the old answer goes first, so no screen shows it beside the new numbers
+            wait = f"<span class='reveal-wait' style='{QUIET}'>predict it, then reveal</span>"
+            self.steps_box.value = ""
+            self.value_box.value = f"<b>= ?</b> {wait}"
         if self.question_toggle is not None:
             self.question_toggle.value = result.exercise
         self.heading.value = (f"<b>Predict, then reveal</b> · work the number out by hand, then reveal it "
@@ -209,9 +213,6 @@ class PredictThenReveal(StateView[RevealSetup, RevealState, RevealResult]):
         self.question_box.value = text(result.question)
         self.data_box.value = result.data_html
         if result.value is None:
-            wait = f"<span class='reveal-wait' style='{QUIET}'>predict it, then reveal</span>"
-            self.value_box.value = f"<b>= ?</b> {wait}"
-            self.steps_box.value = ""
             return
         self.value_box.value = f"<b>{text(result.name)} = {text(result.value_text)}</b>"
         items = "".join(f"<li>{text(step)}</li>" for step in result.steps)
