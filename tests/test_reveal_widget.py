@@ -17,18 +17,22 @@ from helpers import metrics
 from helpers.exercises import LOG_ENV, REGISTRY
 from helpers.widgets import PredictThenReveal, predict_then_reveal
 
-LESSON_05 = {"nDCG@3, exponential gain": "lab-swap-ndcg3", "nDCG@K, linear gain": "lab-ndcg5-linear"}
+LESSON_05 = {"nDCG@3, swapped and regraded": "lab-swap-ndcg3", "nDCG@K, linear minus exponential": "lab-ndcg5-linear"}
 LESSON_03 = {"NDCG@k, another cut-off": "sheet-ndcg3", "NDCG@5 after a regrade": "kb04-graded-2"}
 EXERCISES = [*LESSON_05.values(), *LESSON_03.values()]
 
 
 def expected_from_the_data(exercise: str, grades: list[int], question: str) -> float:
     """The value of a dealt question, from the grades shown and what its question states, by helpers.metrics."""
-    if exercise == "lab-swap-ndcg3":
-        return metrics.ndcg(grades, 3, ideal=grades, gain="exponential")
-    if exercise == "lab-ndcg5-linear":
-        k = int(re.search(r"nDCG@(\d+)", question).group(1))
-        return metrics.ndcg(grades, k, ideal=grades, gain="linear")
+    if exercise == "lab-swap-ndcg3":  # the table shows the lab's list; the question swaps two and regrades one
+        to, up = map(int, re.search(r"Swap the results at ranks (\d) and (\d)", question).groups())
+        perfect = int(re.search(r"grade it 'perfect', (\d)", question).group(1))
+        changed = grades.copy()
+        changed[to - 1], changed[up - 1] = perfect, grades[to - 1]
+        return metrics.ndcg(changed, 3, ideal=changed, gain="exponential")
+    if exercise == "lab-ndcg5-linear":  # the gap between the two gains on the same list
+        k = int(re.search(r"Move K to (\d+)", question).group(1))
+        return metrics.ndcg(grades, k, ideal=grades) - metrics.ndcg(grades, k, ideal=grades, gain="exponential")
     if exercise == "sheet-ndcg3":
         k = int(re.search(r"NDCG@(\d+)", question).group(1))
         missed = [int(g) for g in re.search(r"have grades ([\d, ]+)\.", question).group(1).split(",")]
@@ -128,7 +132,7 @@ def test_before_reveal_no_widget_holds_the_answer_after_it_the_value_of_the_data
         expected = expected_from_the_data(exercise, shown_grades(control), shown_question(control))
         assert control.result.value == pytest.approx(expected, abs=1e-12)
         decimals = REGISTRY[exercise].decimals
-        shown = re.search(r"= (\d+\.\d+)</b>", control.value_box.value).group(1)
+        shown = re.search(r"= (-?\d+\.\d+)</b>", control.value_box.value).group(1)
         assert len(shown.split(".")[1]) == decimals
         assert float(shown) == pytest.approx(expected, abs=0.5 * 10**-decimals + 1e-12)
         assert leaks(control, exercise, seed) != []  # the check can fail: the answer is now there to find
@@ -166,6 +170,26 @@ def test_lesson_03_shows_the_worksheet_and_lesson_05_the_ranked_list():
     assert len(shown_grades(ranked)) == 6 and all(0 <= g <= 2 for g in shown_grades(ranked))
     # the precision sentence of the exercise is not the room's business
     assert "decimals" not in shown_question(sheet) + shown_question(ranked)
+
+
+def test_lesson_05_deals_its_own_questions_a_swap_with_a_regrade_and_the_gap_between_the_gains():
+    control = predict_then_reveal(LESSON_05, seed=11)
+    assert "Swap the results at ranks" in shown_question(control) and "'perfect', 3" in shown_question(control)
+    control.reveal_button.click()
+    assert re.search(r"<b>nDCG@3 = \d\.\d{4}</b>", control.value_box.value)
+
+    control.question_toggle.value = "lab-ndcg5-linear"
+    assert "exceed" in shown_question(control) and "negative if it is lower" in shown_question(control)
+    html, grades = control.data_box.value, shown_grades(control)
+
+    def row(name: str) -> list[int]:
+        cells = re.search(rf"<tr class='reveal-{name}'>(.*?)</tr>", html).group(1)
+        return [int(cell) for cell in re.findall(r"<td[^>]*>(\d+)</td>", cells)]
+
+    # both sides of the gap on the screen: the gain of each result, linear and exponential
+    assert row("linear-gain") == grades and row("exponential-gain") == [2**grade - 1 for grade in grades]
+    control.reveal_button.click()
+    assert re.search(r"<b>nDCG@\d gap = -?\d\.\d{4}</b>", control.value_box.value)
 
 
 def test_only_the_reveal_is_recorded_as_help(tmp_path, monkeypatch):

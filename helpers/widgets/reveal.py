@@ -142,13 +142,18 @@ def value_name(last_step: str) -> str:
 
 
 def list_html(data: pd.DataFrame) -> str:
-    """A ranked list as one table on its side: the ranks in the first row, each result's grade under its rank."""
+    """A ranked list as one table on its side: the ranks in the first row, each result's grade (and gains) under it."""
     rows = []
     for column in data.columns:
         cells = "".join(f"<td style='{CELL_STYLE}'>{text(str(value))}</td>" for value in data[column])
         head = f"<th scope='row' style='{HEAD_STYLE}'>{text(str(column))}</th>"
-        rows.append(f"<tr class='reveal-{text(str(column))}'>{head}{cells}</tr>")
+        rows.append(f"<tr class='reveal-{css_name(column)}'>{head}{cells}</tr>")
     return f"<table class='reveal-list' style='border-collapse:collapse'><tbody>{''.join(rows)}</tbody></table>"
+
+
+def css_name(column: object) -> str:
+    """A column's name as one CSS class name: 'exponential gain' -> 'exponential-gain'."""
+    return re.sub(r"[^a-z0-9]+", "-", str(column).lower()).strip("-")
 
 
 def sheet_html(data: pd.DataFrame) -> str:

@@ -118,8 +118,8 @@ def test_deal_predict_and_reveal_from_the_keyboard_at_1280x720(lesson, classroom
         assert '"reveal"' in what and style != "none" and width >= 3
         assert contrast(rgb(colour), (255, 255, 255)) >= 3
         page.keyboard.press("Space")
-        expect(page.locator(".reveal-value")).to_have_text(re.compile(r"= \d\.\d{3}"), timeout=KERNEL)
-        shown = float(re.search(r"= (\d+\.\d+)", page.locator(".reveal-value").inner_text()).group(1))
+        expect(page.locator(".reveal-value")).to_have_text(re.compile(r"= -?\d\.\d{3}"), timeout=KERNEL)
+        shown = float(re.search(r"= (-?\d+\.\d+)", page.locator(".reveal-value").inner_text()).group(1))
         assert shown == pytest.approx(expected, abs=0.5e-4 if lesson == "05" else 0.5e-3)
         assert len(page.locator(".reveal-steps li").all_inner_texts()) >= 4
         assert any(secret in texts(frames) for secret in secrets)  # the check above could find it
@@ -136,9 +136,33 @@ def test_deal_predict_and_reveal_from_the_keyboard_at_1280x720(lesson, classroom
         expect(page.locator(".reveal-heading")).not_to_have_text(dealt, timeout=KERNEL)
         expect(page.locator(".reveal-value")).not_to_contain_text(".", timeout=KERNEL)
         assert page.locator(".reveal-steps").inner_text().strip() == ""
+        if lesson == "05":
+            the_gap_on_one_screen(page, folder)
     finally:
         page.screenshot(path=str(folder / f"{lesson}_reveal_1280x720_last.png"))  # the state a failure left
         context.close()
+
+
+def the_gap_on_one_screen(page, folder) -> None:
+    """Lesson 05's second question, linear minus exponential nDCG@K: both gains of each result shown, on one screen."""
+    dealt = page.locator(".reveal-heading").inner_text()
+    page.locator(".reveal-question button", has_text="linear minus exponential").click()
+    expect(page.locator(".reveal-heading")).not_to_have_text(dealt, timeout=KERNEL)
+    expect(page.locator(".reveal-question-text")).to_contain_text("exceed", timeout=KERNEL)
+    page.wait_for_timeout(300)
+    grades = shown_grades(page, "05")
+    gains = [int(cell) for cell in page.locator(".reveal-data .reveal-exponential-gain td").all_inner_texts()]
+    assert gains == [2**grade - 1 for grade in grades]
+    assert [int(c) for c in page.locator(".reveal-data .reveal-linear-gain td").all_inner_texts()] == grades
+    expected = expected_from_the_data("lab-ndcg5-linear", grades, page.locator(".reveal-question-text").inner_text())
+    page.locator(".classroom-reveal").evaluate("e => (e.previousElementSibling || e).scrollIntoView()")
+    in_screen(page)
+    page.locator(REVEAL).click()
+    expect(page.locator(".reveal-value")).to_have_text(re.compile(r"gap = -?\d\.\d{4}"), timeout=KERNEL)
+    shown = float(re.search(r"= (-?\d+\.\d+)", page.locator(".reveal-value").inner_text()).group(1))
+    assert shown == pytest.approx(expected, abs=0.5e-4)
+    in_screen(page)
+    page.screenshot(path=str(folder / "05_reveal_1280x720_gap_revealed.png"))
 
 
 def in_screen(page) -> None:

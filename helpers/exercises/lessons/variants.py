@@ -14,9 +14,11 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable
+from dataclasses import replace
 
 import pandas as pd
 
+from helpers import metrics
 from helpers.exercises.answers import correctly_rounded
 from helpers.exercises.fresh import Variant, variant_of
 from helpers.exercises.registry import REGISTRY, Exercise
@@ -25,9 +27,11 @@ from helpers.exercises.worked import (
     with_slips,
     worked_average_precision,
     worked_dcg,
+    worked_difference,
     worked_mrr,
     worked_ndcg,
 )
+from helpers.slips import graded as graded_slips
 
 TRIES = 200
 
@@ -188,23 +192,76 @@ def mrr4_with_unanswerable(rng: random.Random) -> Variant:
 # --- lesson 05 ---------------------------------------------------------------------------
 
 
+PERFECT = 3  # lesson 05's grade beyond the lab's three (gain 2^3 - 1 = 7)
+LAB_OPENS_AT = 3  # the lab's K when it opens
+
+
+def _grades_text(grades: list[int]) -> str:
+    return ", ".join(map(str, grades))
+
+
 @variant_of("lab-swap-ndcg3")
-def lab_exponential_ndcg3(rng: random.Random) -> Variant:
+def ndcg3_after_a_swap_and_a_regrade(rng: random.Random) -> Variant:
     def make(rng: random.Random) -> Variant:
         grades = graded(rng, 6, 2)
-        return Variant("The lab shows six results with the grades in the table (0 none, 1 useful, 2 answers it). "
-                       "What is nDCG@3 with exponential gain (ideal from all six grades)? Give 4 decimals "
-                       "(3 are accepted).", grades_table(grades), worked_ndcg(grades, grades, k=3, gain="exponential"))
+        up = rng.randint(2, 4)  # the result that moves up, to a rank in the top 3
+        to = rng.randint(1, up - 1)
+        while grades[up - 1] == grades[to - 1]:  # a swap that changes the list
+            grades = graded(rng, 6, 2)
+        swapped = grades.copy()
+        swapped[to - 1], swapped[up - 1] = grades[up - 1], grades[to - 1]
+        new, in_place = swapped.copy(), grades.copy()
+        new[to - 1] = in_place[up - 1] = PERFECT
+        worked = worked_ndcg(new, new, k=3, gain="exponential")
+        steps = (f"the swap: {_grades_text(swapped)}; rank {to} graded {PERFECT}: {_grades_text(new)}", *worked.steps)
+        worked = with_slips(
+            replace(worked, steps=steps),
+            (("before-the-change",), metrics.ndcg(swapped, 3, ideal=grades, gain="exponential")),  # the lab's value
+            (("before-the-change",), metrics.ndcg(in_place, 3, ideal=in_place, gain="exponential")),  # not swapped
+            (("stale-ideal",), graded_slips.ndcg_stale_ideal(new, grades, 3, "exponential")),
+        )
+        question = (
+            f"The lab shows six results with the grades in the table (0 none, 1 useful, 2 answers it). "
+            f"Swap the results at ranks {to} and {up}, so the one at rank {up} comes to rank {to}; then the "
+            f"judges grade it 'perfect', {PERFECT}, which the lab does not offer (its gain is 2^{PERFECT} - 1 "
+            f"= {2**PERFECT - 1}). What is nDCG@3 then (exponential gain, ideal from all six grades, the new "
+            "one included)? Give 4 decimals (3 are accepted)."
+        )
+        return Variant(question, grades_table(grades), worked)
+
     return well_made("lab-swap-ndcg3", rng, make)
 
 
 @variant_of("lab-ndcg5-linear")
-def lab_linear_ndcg(rng: random.Random) -> Variant:
+def ndcg_gain_gap(rng: random.Random) -> Variant:
     def make(rng: random.Random) -> Variant:
-        grades, k = graded(rng, 6, 2), rng.randint(4, 6)
-        return Variant(f"The lab shows six results with the grades in the table. Flip the gain to linear and move "
-                       f"K to {k}: what is nDCG@{k} (ideal from all six grades)? Give 4 decimals (3 are accepted).",
-                       grades_table(grades), worked_ndcg(grades, grades, k=k, gain="linear"))
+        while True:  # a list whose two gains give two values (grades 0 and 1 alone have the same gains)
+            grades, k = graded(rng, 6, 2), rng.randint(4, 6)
+            linear, exponential = worked_ndcg(grades, grades, k=k), worked_ndcg(grades, grades, k=k, gain="exponential")
+            if round(linear.value - exponential.value, 4):
+                break
+        gap = linear.value - exponential.value
+        steps = (
+            linear.steps[0],
+            *(f"linear gain: {step}" for step in linear.steps[1:]),
+            *(f"exponential gain: {step}" for step in exponential.steps[1:]),
+            f"nDCG@{k} gap = linear - exponential = {linear.value:.4f} - {exponential.value:.4f} = {gap:.4f}",
+        )
+        at_open = (
+            worked_ndcg(grades, grades, k=LAB_OPENS_AT).value
+            - worked_ndcg(grades, grades, k=LAB_OPENS_AT, gain="exponential").value
+        )
+        worked = with_slips(worked_difference(linear, exponential, steps), (("before-the-change",), at_open))
+        data = grades_table(grades).assign(**{"linear gain": grades, "exponential gain": [2**g - 1 for g in grades]})
+        question = (
+            f"The lab shows six results with the grades in the table (each result's gain both ways under "
+            f"it), K at {LAB_OPENS_AT}. Move K to {k} and read nDCG@{k} with exponential gain; then flip the "
+            f"gain to linear and read it again (ideal from all six grades both times). By how much does "
+            f"nDCG@{k} with linear gain exceed nDCG@{k} with exponential gain (negative if it is lower)? Give 4 "
+            "decimals (3 are accepted)."
+        )
+        return Variant(question, data, worked)
+
     return well_made("lab-ndcg5-linear", rng, make)
 
 
