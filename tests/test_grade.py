@@ -277,7 +277,7 @@ def test_typical_wrong_answers_score_0_with_the_right_mistake_names(lessons):
         answer = lessons["answers"][("wrong", exercise_id)]
         mistake = WRONG_FUNCTIONS[exercise_id][1] if exercise_id in WRONG_FUNCTIONS else slip_of(exercise_id)[1]
         assert (answer["correct"], answer["points"], answer["mistake"]) == ("0", "0", mistake), answer
-        assert answer["mistake_title"] == mistake_title(mistake.split("+"))
+        assert answer["mistake_title"] == mistake_title(mistake)
 
 
 def test_feedback_names_the_mistake_and_a_hint_never_the_answer(lessons):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import html
 import json
 import math
 import os
@@ -15,6 +16,8 @@ from pathlib import Path
 import pytest
 
 from helpers.exercises import REGISTRY, check, checking
+from helpers.exercises.checking import mistake_code
+from helpers.slips import describe as describe_slip
 from helpers.teacher import grade, reports, sandbox
 from helpers.teacher.judging import AnswerKey, judge_notebook, mistake_title, read_points
 from helpers.teacher.logbook import read_log
@@ -89,6 +92,50 @@ def test_the_last_answer_counts_and_slips_are_named(key):
     assert judged["mrr-function"].verdict == "not checked"
 
 
+def slip_value(exercise_id: str, codes: tuple[str, ...]) -> str:
+    """The answer one slip gives on an exercise, at its precision."""
+    found = REGISTRY[exercise_id]
+    value = next(value for slip, value in found.worked().slips if slip == codes)
+    return f"{value:.{found.decimals}f}"
+
+
+def test_two_different_slips_that_give_the_answer_are_alternatives_and_a_combination_is_one_slip(key):
+    def title(code: str) -> str:
+        return describe_slip(code).title
+
+    alternative, combined = ("no-discount",), ("exponential-for-linear", "retrieved-only-ideal")
+    assert slip_value("sheet-ndcg3", alternative) == slip_value("sheet-ndcg3", combined), "the two coincide here"
+    both = slip_value("sheet-ndcg3", alternative)
+    alone = slip_value("sheet-ndcg3", ("exponential-for-linear", "exp-without-minus-one"))
+    assert check("sheet-ndcg3", both).slip_groups == (alternative, combined)
+    assert check("sheet-ndcg3", alone).slip_groups == (("exponential-for-linear", "exp-without-minus-one"),)
+
+    def graded(answer: str) -> Judged:
+        return next(a for a in judge_notebook(["03"], [check_event("sheet-ndcg3", answer)], key)
+                    if a.exercise == "sheet-ndcg3")
+
+    two = graded(both)
+    assert two.mistake == "no-discount|exponential-for-linear+retrieved-only-ideal"
+    assert two.mistake_title == (f"(1) {title('no-discount')}; or (2) {title('exponential-for-linear')} together "
+                                 f"with {title('retrieved-only-ideal')}")
+    assert "2 different slips" in two.message
+    one = graded(alone)
+    assert one.mistake == "exponential-for-linear+exp-without-minus-one"
+    assert one.mistake_title == f"{title('exponential-for-linear')} together with {title('exp-without-minus-one')}"
+
+    # the learner's page names both as alternatives; the record reads back, and so does an older one
+    result = NotebookResult("dana", "dana/03.ipynb", "03", answers=[two])
+    page = reports.feedback_html("dana", [result])
+    assert f"Named mistake: (1) {title('no-discount')}; or (2)" in html.unescape(page)
+    assert NotebookResult.from_json(result.to_json()).answers == [two]
+    older = json.loads(result.to_json())
+    older["answers"][0].update(mistake="no-discount+exponential-for-linear+retrieved-only-ideal",
+                               mistake_title="no discount together with exponential gain")  # as graded before
+    assert NotebookResult.from_json(json.dumps(older)).answers[0].mistake_title.startswith("no discount together")
+    assert mistake_title("no-discount+natural-log") == f"{title('no-discount')} together with {title('natural-log')}"
+    assert mistake_title(["no-discount", "natural-log"]) == mistake_title("no-discount+natural-log")
+
+
 def test_a_recorded_answer_gets_the_verdict_check_gives(key):
     for answer in ("0.5667", "0,567", "56.67%", "0.57", "0.5666", "17/30", "abc"):
         events = [check_event("explain-rr-mean", answer)]
@@ -156,12 +203,12 @@ def judged(exercise_id: str, answer: str, points: float | None = None, **extra) 
     found = REGISTRY[exercise_id]
     result = checking.judge(found, answer, found.worked())
     return Judged(exercise_id, found.lesson, found.kind, result.answer, result.verdict.value, result.correct,
-                  points if points is not None else float(result.correct), 1.0, "+".join(result.slips),
-                  mistake_title(result.slips), result.message, **extra)
+                  points if points is not None else float(result.correct), 1.0, mistake_code(result.slip_groups),
+                  mistake_title(result.slip_groups), result.message, **extra)
 
 
 SLIP = next(value for codes, value in REGISTRY["sheet-ndcg3"].worked().slips if codes == ("no-discount",))
-SLIP_CODES = check("sheet-ndcg3", f"{SLIP:.3f}").mistake  # every slip that gives this number
+SLIP_CODES = check("sheet-ndcg3", f"{SLIP:.3f}").mistake  # every slip that gives this number, kept apart
 
 
 @pytest.fixture()
@@ -294,7 +341,7 @@ def test_item_analysis_and_the_class_report(results):
     assert items["kb04-graded-2"].wrong == 1 and items["helpdesk-mean-ndcg5"].not_answered == 2
     page = reports.class_report_html(results, "sandbox: test")
     assert page.count("<svg") == 2 and "sandbox: test" in page
-    title = mistake_title(SLIP_CODES.split("+"))
+    title = mistake_title(SLIP_CODES)
     assert f"<li>67 % {title}" in page  # 2 of the 3 learners graded on sheet-ndcg3
     assert "src=" not in page and "<link" not in page, "standalone: nothing fetched"
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import html
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 from numbers import Real
@@ -70,6 +71,8 @@ class CheckResult:
 
     ``.answer`` is the answer as read (its text) and ``.question`` the exercise's
     question from the register; the expected value is never part of it.
+    ``.slip_groups`` keeps the slips apart: each the codes of one slip (two codes,
+    a combination); several when different slips give the same number.
     """
 
     exercise: str
@@ -78,6 +81,7 @@ class CheckResult:
     answer: str = ""
     slips: tuple[str, ...] = ()
     question: str = ""
+    slip_groups: tuple[tuple[str, ...], ...] = ()
 
     @property
     def correct(self) -> bool:
@@ -85,8 +89,8 @@ class CheckResult:
 
     @property
     def mistake(self) -> str | None:
-        """The slip codes joined by '+', or None."""
-        return "+".join(self.slips) or None
+        """The slip codes, '+' within a combination and '|' between different slips (:func:`mistake_code`), or None."""
+        return mistake_code(self.slip_groups or ((self.slips,) if self.slips else ())) or None
 
     def __repr__(self) -> str:
         question = f"{self.exercise}: {self.question}\n" if self.question else ""
@@ -161,8 +165,7 @@ def diagnose(exercise: Exercise, given: Answer, worked: Worked) -> CheckResult:
         return CheckResult(exercise.id, Verdict.TOO_FEW_DECIMALS, message, given.text)
     slips = slips or matching_slips(exercise, given, worked, exact=False)
     if slips:
-        codes = tuple(dict.fromkeys(code for group in slips for code in group))
-        return CheckResult(exercise.id, Verdict.SLIP, slip_message(given, slips), given.text, codes)
+        return _slip_result(exercise, given, slips)
     return CheckResult(exercise.id, *_number_message(verdict, given, exercise), given.text)
 
 
@@ -197,9 +200,29 @@ def _undefined(exercise: Exercise, given: Answer, worked: Worked) -> CheckResult
         )
     slips = matching_slips(exercise, given, worked, exact=True)
     if slips:
-        codes = tuple(dict.fromkeys(code for group in slips for code in group))
-        return CheckResult(exercise.id, Verdict.SLIP, slip_message(given, slips), given.text, codes)
+        return _slip_result(exercise, given, slips)
     return CheckResult(exercise.id, Verdict.WRONG, f"{given.text} is not right yet.", given.text)
+
+
+def _slip_result(exercise: Exercise, given: Answer, slips: list[tuple[str, ...]]) -> CheckResult:
+    """The answer is what these slips give: each named, kept apart (``slip_groups``), and their codes together."""
+    codes = tuple(dict.fromkeys(code for group in slips for code in group))
+    message = slip_message(given, slips)
+    return CheckResult(exercise.id, Verdict.SLIP, message, given.text, codes, slip_groups=tuple(slips))
+
+
+def mistake_code(slips: Iterable[Sequence[str]]) -> str:
+    """Slips as one code: '+' joins the codes of a combination, '|' different slips that give the same number.
+
+    >>> mistake_code([("no-discount",), ("exponential-for-linear", "retrieved-only-ideal")])
+    'no-discount|exponential-for-linear+retrieved-only-ideal'
+    """
+    return "|".join("+".join(codes) for codes in slips if codes)
+
+
+def read_mistake_code(code: str) -> tuple[tuple[str, ...], ...]:
+    """The slips of a code :func:`mistake_code` wrote ('' none); an older code, codes joined by '+' alone, is one."""
+    return tuple(tuple(part for part in group.split("+") if part) for group in code.split("|") if group.strip("+"))
 
 
 def distinct_slips(exercise: Exercise, worked: Worked) -> list[Slip]:

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import csv
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from helpers._checks import check_number
 from helpers.exercises import REGISTRY, Exercise, FunctionExercise, Verdict, exercises_of, judge
+from helpers.exercises.checking import mistake_code, read_mistake_code
 from helpers.exercises.runner import Case, judge_outputs, outcome_from_record
 from helpers.exercises.worked import Worked
 from helpers.slips import describe as describe_slip
@@ -139,7 +140,7 @@ def judge_exercise(exercise_id: str, events: list[dict], key: AnswerKey) -> Judg
         correct=correct,
         points=points,
         max_points=key.points[exercise_id],
-        mistake="+".join(slips),
+        mistake=mistake_code(slips),
         mistake_title=mistake_title(slips),
         message=message,
         hint="" if correct else next_hint(exercise.hints, own),
@@ -147,7 +148,8 @@ def judge_exercise(exercise_id: str, events: list[dict], key: AnswerKey) -> Judg
     )
 
 
-Outcome = tuple[str, bool, str, str, tuple[str, ...]]  # verdict, correct, answer as text, message, slip codes
+Slips = tuple[tuple[str, ...], ...]  # the slips an answer matched, each its codes (two or more: a combination)
+Outcome = tuple[str, bool, str, str, Slips]  # verdict, correct, answer as text, message, the slips matched
 
 
 def _judge_answer(exercise: Exercise, last: dict | None, worked: Worked) -> Outcome:
@@ -161,7 +163,8 @@ def _judge_answer(exercise: Exercise, last: dict | None, worked: Worked) -> Outc
         message = f"Could not read your answer: a {kind} is not a number. Give one number such as 0.125."
         return Verdict.UNREADABLE.value, False, f"({kind})", message, ()
     result = judge(exercise, text, worked)
-    return result.verdict.value, result.correct, result.answer, result.message, result.slips
+    slips = result.slip_groups or ((result.slips,) if result.slips else ())
+    return result.verdict.value, result.correct, result.answer, result.message, slips
 
 
 def _judge_function(exercise: FunctionExercise, own: list[dict], cases: list[Case]) -> Outcome:
@@ -183,7 +186,8 @@ def _judge_function(exercise: FunctionExercise, own: list[dict], cases: list[Cas
     if not report.answered:
         return Verdict.NOT_ANSWERED.value, False, "", report.message, ()
     verdict = Verdict.RIGHT if report.correct else (Verdict.SLIP if report.slips else Verdict.WRONG)
-    return verdict.value, report.correct, _outputs_text(outcomes), report.message, report.slips
+    slips = (report.slips,) if report.slips else ()  # one slip explains every case, or none
+    return verdict.value, report.correct, _outputs_text(outcomes), report.message, slips
 
 
 def _outputs_text(outcomes: list) -> str:
@@ -199,15 +203,36 @@ def _outputs_text(outcomes: list) -> str:
     return "; ".join(shown)
 
 
-def mistake_title(codes: Iterable[str]) -> str:
-    """The titles of slip codes, joined ('' for none; the code itself when the catalogue does not know it)."""
-    titles = []
-    for code in codes:
-        try:
-            titles.append(describe_slip(code).title)
-        except (KeyError, ValueError):
-            titles.append(code)
-    return " together with ".join(titles)
+def mistake_title(slips: str | Iterable[str] | Iterable[Sequence[str]]) -> str:
+    """The titles of the slips an answer matched ('' for none; a code itself where the catalogue does not know it).
+
+    The codes of one slip (a combination, both made at once) are joined with
+    "together with"; different slips that give the same number are
+    alternatives, numbered and joined with "or", as ``check`` lists them.
+    ``slips``: the slips, each its codes; or a stored mistake (``'a+b|c'``);
+    or plain codes, read as one combination (as before the slips were kept apart).
+    """
+    groups: tuple[tuple[str, ...], ...]
+    if isinstance(slips, str):
+        groups = read_mistake_code(slips)
+    else:
+        items = list(slips)
+        codes = [item for item in items if isinstance(item, str)]
+        if len(codes) == len(items):
+            groups = (tuple(codes),) if codes else ()
+        else:
+            groups = tuple((item,) if isinstance(item, str) else tuple(item) for item in items)
+    titles = [" together with ".join(_title(code) for code in codes) for codes in groups if codes]
+    if len(titles) < 2:
+        return "".join(titles)
+    return "; or ".join(f"({number}) {title}" for number, title in enumerate(titles, start=1))
+
+
+def _title(code: str) -> str:
+    try:
+        return describe_slip(code).title
+    except (KeyError, ValueError):
+        return code
 
 
 def next_hint(hints: tuple[str, ...], events: list[dict]) -> str:
