@@ -18,10 +18,21 @@ def new_ranks_d8_first() -> list[int]:
     return ranks
 
 
+SHOWN_TO_A_READER = 2  # exercise 1: MRR@2, a cut-off the control does not have (it shows MRR without one)
+
+
 def new_mrr_d8_first() -> Worked:
-    """new-mrr-d8-first: NEW's MRR after the move (NEW's MRR before it, printed in the lesson, is a slip)."""
-    before, _ = first_ranks("A", "NEW")
-    return with_slips(worked_mrr(new_ranks_d8_first()), (("before-the-change",), metrics.mean_reciprocal_rank(before)))
+    """new-mrr-d8-first: NEW's MRR@2 once D8 is moved to rank 1 for q1.
+
+    The control can make that move, but it shows MRR without a cut-off: its reading there (NEW's MRR after the
+    move) and NEW's MRR@2 before the move (printed in the lesson's MRR@k table) are the values before the change.
+    """
+    after, before = new_ranks_d8_first(), first_ranks("A", "NEW")[0]
+    worked = worked_mrr(after, k=SHOWN_TO_A_READER)
+    shown_by_the_control = (("before-the-change",), metrics.mean_reciprocal_rank(after))
+    table_before = (("before-the-change",), metrics.mean_reciprocal_rank(before, SHOWN_TO_A_READER))
+    plain_before = (("before-the-change", "ignored-cutoff"), metrics.mean_reciprocal_rank(before))
+    return with_slips(worked, shown_by_the_control, table_before, plain_before)
 
 
 register(
@@ -29,12 +40,15 @@ register(
         id="new-mrr-d8-first",
         lesson=LESSON,
         question="Example A: in NEW's list for question q1, move D8 to rank 1 (the other passages keep their "
-        "order). What is NEW's MRR over the five questions now? Give 3 decimals.",
+        f"order). The control can make that move, but it shows MRR with no cut-off. Only the top "
+        f"{SHOWN_TO_A_READER} passages of each list are shown to a reader: what is NEW's MRR@{SHOWN_TO_A_READER} "
+        "over the five questions now? Give 3 decimals.",
         answer=new_mrr_d8_first,
         hints=(
-            "Only one question changes, and only its reciprocal rank.",
-            "q1's first relevant rank becomes 1, so its reciprocal rank becomes 1; the other four stay. "
-            "Add the five reciprocal ranks and divide by 5, misses included.",
+            "Two things happen: q1's first relevant rank becomes 1, and every first hit below rank "
+            f"{SHOWN_TO_A_READER} now scores 0.",
+            "Take NEW's five first relevant ranks with q1's set to 1; a rank of 1 scores 1, a rank of 2 scores "
+            f"1/2, a rank above {SHOWN_TO_A_READER} or a miss scores 0. Add the five and divide by 5.",
         ),
         code="""example = load_example("A")
 ranks = []
@@ -43,7 +57,7 @@ for q in example.query_ids:
     if q == "q1":
         ranked = ["D8"] + [doc for doc in ranked if doc != "D8"]
     ranks.append(metrics.first_relevant_rank(ranked, example.relevant_for(q)))
-metrics.mean_reciprocal_rank(ranks)""",
+metrics.mean_reciprocal_rank(ranks, k=2)""",
     )
 )
 
