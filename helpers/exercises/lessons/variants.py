@@ -78,12 +78,26 @@ def graded(rng: random.Random, length: int, top: int) -> list[int]:
 
 
 @variant_of("new-mrr-d8-first")
-def mrr_of_five(rng: random.Random) -> Variant:
+def mrr_at_k_after_a_move(rng: random.Random) -> Variant:
     def make(rng: random.Random) -> Variant:
-        ranks = [rng.choice([0, 1, 1, 2, 2, 3, 4, 5, 6]) for _ in range(5)]
-        return Variant("Five questions; the table gives each one's first relevant rank (none: no relevant "
-                       "passage in the list). What is MRR over the five? Give 3 decimals.",
-                       ranks_table(ranks), worked_mrr(ranks))
+        ranks = [rng.choice([0, 1, 1, 2, 2, 3, 4, 5, 6]) for _ in range(rng.randint(4, 7))]
+        moved = rng.randrange(len(ranks))
+        ranks[moved] = rng.randint(2, 6)  # a first hit below the top that the change brings to rank 1
+        after, k = [1 if i == moved else rank for i, rank in enumerate(ranks)], rng.randint(2, 4)
+        worked = with_slips(
+            worked_mrr(after, k=k),
+            (("before-the-change",), metrics.mean_reciprocal_rank(after)),  # what the control shows after the move
+            (("before-the-change",), metrics.mean_reciprocal_rank(ranks, k)),
+            (("before-the-change", "ignored-cutoff"), metrics.mean_reciprocal_rank(ranks)),
+        )
+        question = (
+            f"{len(ranks)} questions; the table gives each one's first relevant rank (none: no relevant passage "
+            f"in the list). The search is changed so that q{moved + 1}'s relevant passage comes first (rank 1); "
+            f"the other questions keep their ranks. Only the top {k} passages are shown to a reader: what is "
+            f"MRR@{k} over the {len(ranks)} questions now? Give 3 decimals."
+        )
+        return Variant(question, ranks_table(ranks), worked)
+
     return well_made("new-mrr-d8-first", rng, make)
 
 
@@ -133,36 +147,59 @@ def ndcg_of_a_short_list(rng: random.Random) -> Variant:
 # --- lesson 03 ---------------------------------------------------------------------------
 
 
+SHEET_TOP = 3  # the worksheet's yellow cells take grades 0..3
+ABOVE_THE_SHEET = 4  # lesson 03, exercise 1: the missed article's grade, one the worksheet cannot take
+
+
 def worksheet_question(k: int, missed: list[int]) -> str:
-    return (f"A worksheet: the relevance of each rank is in the table; the judged articles never returned have "
-            f"grades {', '.join(map(str, missed)) or 'none'}. Set the cut-off k to {k}: what is NDCG@{k} (linear "
-            "gain, the ideal from every judged article)? Give 3 decimals.")
+    """The question of a sheet-ndcg3 variant: ``missed[0]`` is the grade above the sheet, any other is 0..3."""
+    others = "".join(f"; another article it never returned has grade {grade}" for grade in missed[1:])
+    return (
+        f"A worksheet: the relevance of each rank is in the table (grades 0-{SHEET_TOP}). The judges give an "
+        f"article the search never returned a grade of {missed[0]}, above what the worksheet's cells take"
+        f"{others}. What is NDCG@{k} (linear gain, the ideal from every judged article)? Give 3 decimals."
+    )
 
 
 @variant_of("sheet-ndcg3")
 def sheet_ndcg_at_k(rng: random.Random) -> Variant:
     def make(rng: random.Random) -> Variant:
-        grades, missed, k = graded(rng, 6, 3), [rng.randint(1, 3)], rng.randint(2, 4)
-        worked = with_slips(worked_ndcg(grades, grades + missed, k=k),
-                            (("before-the-change",), worked_ndcg(grades, grades + missed, k=5).value))
+        grades, k = graded(rng, 6, SHEET_TOP), rng.randint(2, 4)
+        missed = [ABOVE_THE_SHEET] + [rng.randint(1, SHEET_TOP) for _ in range(rng.randint(0, 1))]
+        capped = [min(grade, SHEET_TOP) for grade in missed]  # the most the worksheet can show
+        worked = with_slips(
+            worked_ndcg(grades, grades + missed, k=k),
+            (("before-the-change",), metrics.ndcg(grades, k, ideal=grades + capped)),
+            (("before-the-change",), metrics.ndcg(grades, 5, ideal=grades + capped)),
+        )
         return Variant(worksheet_question(k, missed), grades_table(grades), worked)
+
     return well_made("sheet-ndcg3", rng, make)
 
 
 @variant_of("kb04-graded-2")
 def sheet_after_a_regrade(rng: random.Random) -> Variant:
     def make(rng: random.Random) -> Variant:
-        grades, missed = graded(rng, 6, 3), [rng.randint(1, 3)]
-        rank = rng.choice([i for i, g in enumerate(grades, start=1) if g == 0] or [6])
+        grades, missed = graded(rng, 6, SHEET_TOP), [rng.randint(1, SHEET_TOP)]
+        rank = rng.choice([i for i, g in enumerate(grades[:5], start=1) if g < SHEET_TOP] or [5])
         new = grades.copy()
-        new[rank - 1] = rng.randint(1, 3)
-        worked = with_slips(worked_ndcg(new, new + missed, k=5),
-                            (("before-the-change",), worked_ndcg(grades, grades + missed, k=5).value))
-        question = (f"A worksheet (table: the relevance of each rank; a judged article never returned has grade "
-                    f"{missed[0]}). A second judge changes rank {rank}'s grade from {grades[rank - 1]} to "
-                    f"{new[rank - 1]}: what is NDCG@5 now (linear gain, the ideal from every judged article)? "
-                    "Give 3 decimals.")
+        new[rank - 1] = rng.choice([g for g in range(SHEET_TOP + 1) if g != grades[rank - 1]])
+        before, after = worked_ndcg(grades, grades + missed, k=5), worked_ndcg(new, new + missed, k=5)
+        rise = after.value - before.value
+        steps = (*after.steps, f"NDCG@5 rise = {after.value:.4f} - {before.value:.4f} = {rise:.4f}")
+        worked = with_slips(
+            worked_difference(after, before, steps),
+            (("stale-ideal",), graded_slips.ndcg_stale_ideal(new, grades + missed, k=5) - before.value),
+            (("rounded-early",), round(after.value, 3) - round(before.value, 3)),  # two 3-decimal readings
+        )
+        question = (
+            f"A worksheet (table: the relevance of each rank; a judged article never returned has grade "
+            f"{missed[0]}). A second judge changes rank {rank}'s grade from {grades[rank - 1]} to "
+            f"{new[rank - 1]}: by how much does NDCG@5 rise (linear gain, the ideal from every judged article; "
+            "negative if it falls)? Give 4 decimals (3 are accepted)."
+        )
         return Variant(question, grades_table(grades), worked)
+
     return well_made("kb04-graded-2", rng, make)
 
 
