@@ -30,34 +30,75 @@ def at(exercise_id: str, value: float) -> str:
 def cases() -> list[tuple[str, str, str]]:
     """(exercise, a wrong answer, the slip code check must name)."""
     sheet, judged = query_grades("C", "search", "reset-password")
+    _, judged_kb21_at_4 = query_grades("C", "search", "reset-password", changes={"kb21": 4.0})  # exercise 1's grade
+    kb04_at_2, _ = query_grades("C", "search", "reset-password", changes={"kb04": 2.0})
     lab_grades, lab_judged = query_grades("E", "lab", "e1")
-    old_ranks = [metrics.first_relevant_rank(load_example("A").ranking("NEW", q), load_example("A").relevant_for(q))
-                 for q in load_example("A").query_ids]
+    new_ranks = [
+        metrics.first_relevant_rank(load_example("A").ranking("NEW", q), load_example("A").relevant_for(q))
+        for q in load_example("A").query_ids
+    ]
+    d8_first = [1 if q == "q1" else r for q, r in zip(load_example("A").query_ids, new_ranks, strict=True)]
+    ndcg5_before, ndcg5_after = metrics.ndcg(sheet, 5, ideal=judged), metrics.ndcg(kb04_at_2, 5, ideal=[*judged, 2.0])
     found = []
-    for exercise_id in ("sheet-ndcg3", "kb04-graded-2", "new-hit-rate-at-2", "lab-r4-useful-recall3",
-                        "helpdesk-mean-ndcg5"):
+    for exercise_id in (
+        "sheet-ndcg3",
+        "kb04-graded-2",
+        "new-hit-rate-at-2",
+        "lab-r4-useful-recall3",
+        "helpdesk-mean-ndcg5",
+    ):
         found.append((exercise_id, f"{100 * value_of(exercise_id):.1f}", "percent-without-sign"))
     found += [
         # ln for log2 cancels in nDCG (every discount scaled alike): the slip shows in DCG alone
         ("fresh-dcg4", at("fresh-dcg4", graded_slips.dcg_natural_log([3, 0, 2, 1], 4)), "natural-log"),
         ("reset-dcg6-exp", at("reset-dcg6-exp", graded_slips.dcg_natural_log(sheet, 6, "exponential")), "natural-log"),
-        ("fresh-dcg4", at("fresh-dcg4", graded_slips.dcg_exp_without_minus_one([3, 0, 2, 1], 4)),
-         "exp-without-minus-one"),
-        ("lab-ndcg5-linear", at("lab-ndcg5-linear", metrics.ndcg(lab_grades, 5, ideal=lab_judged)),
-         "one-side-of-a-gap"),
-        ("lab-swap-ndcg3", at("lab-swap-ndcg3", metrics.ndcg(lab_grades[1::-1] + lab_grades[2:], 3, ideal=lab_judged,
-                                                            gain="exponential")), "before-the-change"),
-        ("sheet-ndcg3", at("sheet-ndcg3", graded_slips.ndcg_exp_without_minus_one(sheet, 3, judged)),
-         "exp-without-minus-one"),
-        ("kb04-graded-2", "0.826", "retrieved-only-ideal"),
+        (
+            "fresh-dcg4",
+            at("fresh-dcg4", graded_slips.dcg_exp_without_minus_one([3, 0, 2, 1], 4)),
+            "exp-without-minus-one",
+        ),
+        (
+            "lab-ndcg5-linear",
+            at("lab-ndcg5-linear", metrics.ndcg(lab_grades, 5, ideal=lab_judged)),
+            "one-side-of-a-gap",
+        ),
+        (
+            "lab-swap-ndcg3",
+            at(
+                "lab-swap-ndcg3",
+                metrics.ndcg(lab_grades[1::-1] + lab_grades[2:], 3, ideal=lab_judged, gain="exponential"),
+            ),
+            "before-the-change",
+        ),
+        (
+            "sheet-ndcg3",
+            at("sheet-ndcg3", graded_slips.ndcg_exp_without_minus_one(sheet, 3, judged_kb21_at_4)),
+            "exp-without-minus-one",
+        ),
+        (
+            "kb04-graded-2",
+            at("kb04-graded-2", metrics.ndcg(kb04_at_2, 5, ideal=kb04_at_2) - metrics.ndcg(sheet, 5, ideal=sheet)),
+            "retrieved-only-ideal",
+        ),
+        (
+            "kb04-graded-2",
+            at("kb04-graded-2", metrics.dcg(kb04_at_2, 5) / metrics.ideal_dcg(judged, 5) - ndcg5_before),
+            "stale-ideal",
+        ),
         ("sheet-ndcg3", "0.55", "before-the-change"),
-        ("kb04-graded-2", "0.550", "before-the-change"),
-        ("new-mrr-d8-first", at("new-mrr-d8-first", metrics.mean_reciprocal_rank(old_ranks)), "before-the-change"),
+        ("sheet-ndcg3", at("sheet-ndcg3", metrics.ndcg(sheet, 3, ideal=judged)), "before-the-change"),
+        ("kb04-graded-2", f"{ndcg5_before:.3f}", "one-side-of-a-gap"),
+        ("kb04-graded-2", f"{ndcg5_after:.3f}", "one-side-of-a-gap"),
+        ("kb04-graded-2", at("kb04-graded-2", ndcg5_before - ndcg5_after), "a-minus-b"),
+        ("kb04-graded-2", f"{round(ndcg5_after, 3) - round(ndcg5_before, 3):.3f}", "rounded-early"),
+        ("new-mrr-d8-first", at("new-mrr-d8-first", metrics.mean_reciprocal_rank(d8_first)), "before-the-change"),
+        ("new-mrr-d8-first", at("new-mrr-d8-first", metrics.mean_reciprocal_rank(d8_first)), "ignored-cutoff"),
+        ("new-mrr-d8-first", at("new-mrr-d8-first", metrics.mean_reciprocal_rank(new_ranks, 2)), "before-the-change"),
+        ("new-mrr-d8-first", at("new-mrr-d8-first", metrics.mean_reciprocal_rank(d8_first, 3)), "cutoff-off-by-one"),
         ("sheet-ndcg3", at("sheet-ndcg3", metrics.dcg(sheet, 3)), "dcg-for-ndcg"),
         ("sheet-ndcg3", at("sheet-ndcg3", metrics.ndcg(sheet, 3, ideal=sheet)), "retrieved-only-ideal"),
     ]
-    ranks = [1 if q == "q1" else r for q, r in zip(load_example("A").query_ids, old_ranks, strict=True)]
-    early = sum(round(1 / r, 2) if r else 0 for r in ranks) / len(ranks)
+    early = sum(round(metrics.reciprocal_rank_of(r, 2), 2) for r in d8_first) / len(d8_first)
     if at("new-mrr-d8-first", early) != at("new-mrr-d8-first", value_of("new-mrr-d8-first")):
         found.append(("new-mrr-d8-first", at("new-mrr-d8-first", early), "rounded-early"))
     return found
@@ -186,3 +227,68 @@ def test_the_controls_of_lessons_01_and_02_do_not_show_these_answers():
         assert check(exercise_id, at(exercise_id, value_of(exercise_id))).correct
         for reading in shown:
             assert not check(exercise_id, at(exercise_id, reading)).correct, (exercise_id, reading)
+
+
+def numbers_on(sheet) -> list[float]:
+    """Every number a worksheet shows (a grade, a discounted gain, k, DCG@k, IDCG@k, NDCG@k, ...)."""
+    cells = (
+        sheet.at(row, column).value for row in range(1, sheet.n_rows + 1) for column in range(1, sheet.n_columns + 1)
+    )
+    return [float(value) for value in cells if isinstance(value, int | float) and not isinstance(value, bool)]
+
+
+def test_the_controls_of_lessons_01_and_03_do_not_show_these_answers():
+    """In the state each exercise names (or the nearest the control reaches), every number shown is judged wrong."""
+    from helpers.sheet import ndcg_worksheet
+    from helpers.widgets import mrr_model, worksheet_model
+
+    readings: dict[str, list[float]] = {}
+    # lesson 01, exercise 1: D8 moved to rank 1 in NEW's q1; the control has no cut-off for MRR, only for hit rate
+    mrr = mrr_model.mrr_setup(load_example("A"))
+    moved = mrr_model.move(mrr, mrr.opening, 1, key=("NEW", "q1"))
+    assert mrr.moved["NEW", "q1"] == "D8" and mrr_model.ranking(mrr, moved, ("NEW", "q1"))[0] == "D8"
+    readings["new-mrr-d8-first"] = []
+    for k in range(1, mrr.longest + 1):
+        shown = mrr_model.compute(mrr, mrr_model.with_hit_k(mrr, moved, k))
+        for numbers in shown.systems.values():
+            readings["new-mrr-d8-first"] += [
+                numbers.mrr,
+                numbers.hit_rate,
+                *numbers.reciprocal_ranks,
+                *numbers.first_ranks,
+            ]
+    # no picker can make q2 a miss in NEW: a second relevant passage (D6) stays at rank 3 at most
+    q2_ranks = {
+        mrr_model.compute(mrr, mrr_model.move(mrr, moved, rank, key=("NEW", "q2"))).queries["NEW", "q2"].first_rank
+        for rank in range(0, mrr.longest + 1)
+    }
+    assert 0 not in q2_ranks and max(q2_ranks) > 2, q2_ranks
+
+    # lesson 03: the worksheet's yellow cells take grades 0..3 and k 1..6
+    sheet = worksheet_model.worksheet_setup(load_example("C"))
+    assert sheet.missed_ids == ("kb21",) and sheet.ids[4] == "kb04"
+    with pytest.raises(ValueError):
+        worksheet_model.with_missed_grade(sheet, sheet.opening, 4, number=1)  # exercise 1's grade: out of reach
+
+    def shown_by_the_worksheet(state) -> list[float]:
+        result = worksheet_model.compute(sheet, state)
+        drawn = ndcg_worksheet(
+            [float(g) for g in result.grades], [float(g) for g in result.missed_grades], k=result.k, gain=result.gain
+        )
+        values = [result.dcg, result.idcg, result.ndcg, result.ndcg_returned_only]
+        return [value for value in values if value is not None] + numbers_on(drawn)
+
+    at_3 = worksheet_model.with_k(sheet, worksheet_model.with_missed_grade(sheet, sheet.opening, 3, number=1), 3)
+    readings["sheet-ndcg3"] = [
+        *shown_by_the_worksheet(sheet.opening),
+        *shown_by_the_worksheet(at_3),
+        *shown_by_the_worksheet(worksheet_model.with_gain(sheet, at_3, "exponential")),
+    ]
+    regraded = worksheet_model.with_grade(sheet, sheet.opening, 2, rank=5)  # kb04 typed 2, k at 5
+    readings["kb04-graded-2"] = [*shown_by_the_worksheet(sheet.opening), *shown_by_the_worksheet(regraded)]
+
+    for exercise_id, shown in readings.items():
+        assert check(exercise_id, at(exercise_id, value_of(exercise_id))).correct
+        for reading in shown:
+            assert not check(exercise_id, at(exercise_id, reading)).correct, (exercise_id, reading)
+            assert not check(exercise_id, f"{reading:.3f}").correct, (exercise_id, reading)
