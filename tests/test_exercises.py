@@ -131,9 +131,10 @@ def test_the_solution_shows_the_steps_with_the_real_numbers():
     text = "\n".join(shown.lines)
     grades, judged = metrics.grades_in_rank_order, load_example("C").judgments_for("reset-password")
     ranked = load_example("C").ranking("search", "reset-password")
-    expected = metrics.ndcg(grades(ranked, judged), 3, ideal=judged.values())
+    regraded = {**judged, "kb21": 4}  # the question's grade for the missed article, above the worksheet's 3
+    expected = metrics.ndcg(grades(ranked, regraded), 3, ideal=regraded.values())
     assert f"answer: {expected:.3f}" in text
-    assert "IDCG@3" in text and "3, 3, 2, 2, 1, 0, 0" in text
+    assert "IDCG@3" in text and "4, 3, 2, 2, 1, 0, 0" in text
 
 
 def test_reveal_is_the_short_form():
@@ -287,15 +288,16 @@ def test_truncated_rounded_wrongly_and_too_few_decimals_are_told_apart_in_words(
     value = value_of("lab-swap-ndcg3")  # 0.93851...: rounding gives 0.939 at 3 decimals, 0.9385 at 4
     assert check("lab-swap-ndcg3", f"{value:.3f}").correct
     assert check("lab-swap-ndcg3", f"{value:.2f}").verdict is Verdict.TOO_FEW_DECIMALS
-    value = value_of("new-mrr-d8-first")  # 0.51666...: cutting gives 0.516, rounding 0.517
-    early = check("new-mrr-d8-first", 0.516)  # also each 1/rank rounded to 2 decimals first: that slip is named
+    before = metrics.ndcg(C_GRADES, 5, ideal=C_JUDGED)  # NDCG@5 before kb04 (rank 5) is graded 2
+    after = metrics.ndcg([*C_GRADES[:4], 2, *C_GRADES[5:]], 5, ideal=[*C_JUDGED[:4], 2, *C_JUDGED[5:]])
+    early = check("kb04-graded-2", f"{round(after, 3) - round(before, 3):.3f}")  # the worksheet's readings subtracted
     assert early.verdict is Verdict.SLIP and "rounded-early" in early.slips and "round only the final" in early.message
-    cut = check("sheet-ndcg3", "0.593")  # 0.59394...: cut to 0.593, rounded to 0.594
+    cut = check("kb04-graded-2", "0.0744")  # cut to 0.0744, rounded to 0.0745
     assert cut.verdict is Verdict.TRUNCATED and "round instead" in cut.message
-    assert check("sheet-ndcg3", 0.593).verdict is Verdict.TRUNCATED
+    assert check("kb04-graded-2", 0.0744).verdict is Verdict.TRUNCATED
     wrong_way = check("d4-grade-1-swapped", 0.1328)  # 0.132709...: rounds down to 0.1327
     assert wrong_way.verdict is Verdict.ROUNDED_WRONGLY and "wrong way" in wrong_way.message
-    assert "cut" not in check("new-mrr-d8-first", "0.52").message
+    assert "cut" not in check("new-hit-rate-at-2", "0.67").message  # 0.6666...: too few decimals, not a cut
 
 
 def test_an_unanswered_exercise_says_so_and_nothing_more():
@@ -332,16 +334,18 @@ def a_first_ranks():
                      for q in example.query_ids] for system in example.systems}
 
 
-NEW_D8 = [1, 3, 2, 4, 2]  # NEW with D8 moved to rank 1 for q1
+NEW_D8 = [1, 3, 2, 4, 2]  # NEW with D8 moved to rank 1 for q1 (lesson 01, exercise 1 asks MRR@2 of these)
 C_GRADES, C_JUDGED = [2, 0, 3, 1, 0, 2], [2, 0, 3, 1, 0, 2, 3]  # example C, listed order of the judgments
+C_JUDGED_KB21_AT_4 = [*C_JUDGED[:-1], 4]  # lesson 03, exercise 1: the missed kb21 graded 4
 E_SWAPPED, E_JUDGED = [3, 1, 0, 0, 1, 1], [3, 1, 1, 0, 1, 0]  # lesson 05, exercise 2: r1 first, graded 3
 
 SLIPS = [
     # MRR
-    ("new-mrr-d8-first", rank_slips.mrr_mean_of_ranks(NEW_D8), "mean-of-ranks"),
-    ("new-mrr-d8-first", rank_slips.mrr_one_over_mean_rank(NEW_D8), "one-over-mean-rank"),
-    ("new-mrr-d8-first", rank_slips.hit_rate_instead_of_mrr(NEW_D8), "hit-rate-for-mrr"),
-    ("new-mrr-d8-first", rank_slips.mrr_ranks_from_zero(NEW_D8), "ranks-from-zero"),
+    ("new-mrr-d8-first", rank_slips.mrr_mean_of_ranks(NEW_D8, 2), "mean-of-ranks"),
+    ("new-mrr-d8-first", rank_slips.mrr_one_over_mean_rank(NEW_D8, 2), "one-over-mean-rank"),
+    ("new-mrr-d8-first", rank_slips.hit_rate_instead_of_mrr(NEW_D8, 2), "hit-rate-for-mrr"),
+    ("new-mrr-d8-first", rank_slips.mrr_ranks_from_zero(NEW_D8, 2), "ranks-from-zero"),
+    ("new-mrr-d8-first", rank_slips.mrr_ignoring_cutoff(NEW_D8), "ignored-cutoff"),
     ("fresh-mrr-unanswerable", rank_slips.mrr_dropping_misses([2, 0, 4]), "dropped-misses"),
     ("fresh-mrr-unanswerable", rank_slips.mrr_keeping_unanswerable([2, 0, 4], 1), "kept-unanswerable"),
     ("advisor-mrr2", rank_slips.mrr_ignoring_cutoff([1, 3, 5]), "ignored-cutoff"),
@@ -359,12 +363,13 @@ SLIPS = [
     ("fresh-dcg4", metrics.dcg([3, 0, 2, 1], 4, "exponential"), "exponential-for-linear"),
     ("reset-dcg6-exp", graded_slips.dcg_exp_without_minus_one(C_GRADES, 6), "exp-without-minus-one"),
     ("reset-dcg6-exp", metrics.dcg(C_GRADES, 6), "linear-for-exponential"),
-    ("sheet-ndcg3", graded_slips.ndcg_rank_discount(C_GRADES, 3, C_JUDGED), "rank-as-discount"),
+    ("sheet-ndcg3", graded_slips.ndcg_rank_discount(C_GRADES, 3, C_JUDGED_KB21_AT_4), "rank-as-discount"),
     ("sheet-ndcg3", graded_slips.ndcg_retrieved_only_ideal(C_GRADES, 3), "retrieved-only-ideal"),
-    ("sheet-ndcg3", graded_slips.ndcg_unsorted_ideal(C_GRADES, C_JUDGED, 3), "unsorted-ideal"),
-    ("sheet-ndcg3", metrics.ndcg(C_GRADES, 4, ideal=C_JUDGED), "cutoff-off-by-one"),
-    ("sheet-ndcg3", metrics.ndcg(C_GRADES, None, ideal=C_JUDGED), "ignored-cutoff"),
-    ("sheet-ndcg3", metrics.ndcg(C_GRADES, 3, ideal=C_JUDGED, gain="exponential"), "exponential-for-linear"),
+    ("sheet-ndcg3", graded_slips.ndcg_unsorted_ideal(C_GRADES, C_JUDGED_KB21_AT_4, 3), "unsorted-ideal"),
+    ("sheet-ndcg3", metrics.ndcg(C_GRADES, 4, ideal=C_JUDGED_KB21_AT_4), "cutoff-off-by-one"),
+    ("sheet-ndcg3", metrics.ndcg(C_GRADES, None, ideal=C_JUDGED_KB21_AT_4), "ignored-cutoff"),
+    ("sheet-ndcg3", metrics.ndcg(C_GRADES, 3, ideal=C_JUDGED_KB21_AT_4, gain="exponential"), "exponential-for-linear"),
+    ("sheet-ndcg3", metrics.ndcg(C_GRADES, 3, ideal=C_JUDGED), "before-the-change"),
     ("lab-swap-ndcg3", graded_slips.ndcg_exp_without_minus_one(E_SWAPPED, 3, E_JUDGED), "exp-without-minus-one"),
     ("lab-swap-ndcg3", metrics.ndcg(E_SWAPPED, 3, ideal=E_JUDGED), "linear-for-exponential"),
     ("fresh-ndcg3", graded_slips.ndcg_retrieved_only_ideal([0, 3, 1], 3), "retrieved-only-ideal"),
@@ -397,7 +402,7 @@ def test_a_wrong_answer_names_its_slip(exercise_id, wrong, slip):
 
 
 def test_dividing_by_the_rank_is_named_not_called_a_rounding_problem():
-    result = check("sheet-ndcg3", f"{graded_slips.ndcg_rank_discount(C_GRADES, 3, C_JUDGED):.3f}")
+    result = check("sheet-ndcg3", f"{graded_slips.ndcg_rank_discount(C_GRADES, 3, C_JUDGED_KB21_AT_4):.3f}")
     assert result.slips == ("rank-as-discount",) and "round" not in result.message.lower()
 
 

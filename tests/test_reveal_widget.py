@@ -18,7 +18,7 @@ from helpers.exercises import LOG_ENV, REGISTRY
 from helpers.widgets import PredictThenReveal, predict_then_reveal
 
 LESSON_05 = {"nDCG@3, swapped and regraded": "lab-swap-ndcg3", "nDCG@K, linear minus exponential": "lab-ndcg5-linear"}
-LESSON_03 = {"NDCG@k, another cut-off": "sheet-ndcg3", "NDCG@5 after a regrade": "kb04-graded-2"}
+LESSON_03 = {"NDCG@k, a grade beyond the sheet": "sheet-ndcg3", "NDCG@5, the rise after a regrade": "kb04-graded-2"}
 EXERCISES = [*LESSON_05.values(), *LESSON_03.values()]
 
 
@@ -33,16 +33,18 @@ def expected_from_the_data(exercise: str, grades: list[int], question: str) -> f
     if exercise == "lab-ndcg5-linear":  # the gap between the two gains on the same list
         k = int(re.search(r"Move K to (\d+)", question).group(1))
         return metrics.ndcg(grades, k, ideal=grades) - metrics.ndcg(grades, k, ideal=grades, gain="exponential")
-    if exercise == "sheet-ndcg3":
+    if exercise == "sheet-ndcg3":  # a missed article graded above the sheet's 0-3, perhaps another one
         k = int(re.search(r"NDCG@(\d+)", question).group(1))
-        missed = [int(g) for g in re.search(r"have grades ([\d, ]+)\.", question).group(1).split(",")]
-        return metrics.ndcg(grades, k, ideal=grades + missed)
+        above = int(re.search(r"never returned a grade of (\d+), above", question).group(1))
+        others = [int(g) for g in re.findall(r"another article it never returned has grade (\d)", question)]
+        assert above > 3 and max(grades) <= 3, "the table stays on the sheet's scale, the question leaves it"
+        return metrics.ndcg(grades, k, ideal=[*grades, above, *others])
     if exercise == "kb04-graded-2":
         missed = int(re.search(r"has grade (\d)\)", question).group(1))
         rank, old, new = map(int, re.search(r"changes rank (\d)'s grade from (\d) to (\d)", question).groups())
         assert grades[rank - 1] == old, "the table shows the grades before the change"
-        regraded = [*grades[: rank - 1], new, *grades[rank:]]
-        return metrics.ndcg(regraded, 5, ideal=regraded + [missed])
+        regraded = [*grades[: rank - 1], new, *grades[rank:]]  # the rise: NDCG@5 after minus before
+        return metrics.ndcg(regraded, 5, ideal=regraded + [missed]) - metrics.ndcg(grades, 5, ideal=grades + [missed])
     raise AssertionError(f"no reference computation for {exercise}")
 
 

@@ -238,7 +238,6 @@ def simple_fraction(value: float) -> bool:
 # against its own exercises only); on a website every lesson is one click away, so each is named here.
 PRINTED_ELSEWHERE = {
     ("explain-rr-mean", "notebooks/08_how_libraries_compute_it.html"): "lesson 08's MRR of example C, 0.5667",
-    ("kb04-graded-2", "notebooks/09_from_golden_set_to_benchmark.html"): "an AP of 0.625 (5/8) in lesson 09",
     ("advisor-fifth-question-mrr4", "notebooks/01_hit_rate_and_mrr.html"): "NEW's MRR@3 with the miss dropped",
 }
 
