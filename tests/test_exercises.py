@@ -240,6 +240,8 @@ def test_a_truncation_is_named_as_one_and_a_short_key_never_is(exercise_id):
         return
     result = check(exercise_id, str(cut))
     assert result.verdict in (Verdict.TRUNCATED, Verdict.SLIP), (str(cut), result.message)
+    if result.verdict is Verdict.SLIP:  # a slip gives the truncated value too: the truncation is named beside it
+        assert ("digits-cut-off",) in result.slip_groups, result.message
 
 
 def test_a_float_reads_its_digits_from_its_shortest_repr():

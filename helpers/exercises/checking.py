@@ -165,6 +165,8 @@ def diagnose(exercise: Exercise, given: Answer, worked: Worked) -> CheckResult:
         return CheckResult(exercise.id, Verdict.TOO_FEW_DECIMALS, message, given.text)
     slips = slips or matching_slips(exercise, given, worked, exact=False)
     if slips:
+        if verdict is NumberVerdict.TRUNCATED:  # the truncated key is also a slip's value: name both
+            slips = [*slips, ("digits-cut-off",)]
         return _slip_result(exercise, given, slips)
     return CheckResult(exercise.id, *_number_message(verdict, given, exercise), given.text)
 

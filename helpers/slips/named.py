@@ -15,6 +15,11 @@ declare(
     'Keep full precision in every step (each 1/rank, each gain / discount) and round only the final answer.',
 )
 declare(
+    "digits-cut-off",
+    "the digits cut off instead of rounded",
+    "Round the final answer: look at the next digit (5 or more rounds up) instead of dropping it.",
+)
+declare(
     "percent-without-sign",
     'a percentage written without its % sign',
     '12.5 means twelve and a half, not 0.125: write the share (0.125) or add the sign (12.5%).',
