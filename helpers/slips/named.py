@@ -54,7 +54,8 @@ declare(
 declare(
     "a-minus-b",
     'the difference taken the other way round',
-    'The question asks for B - A: a positive number means B scores higher.',
+    'Subtract in the order the question asks: B - A when it compares A with B, after minus before for a rise, '
+    'before minus after for a fall.',
 )
 declare(
     "one-sided-p",
