@@ -20,7 +20,10 @@ widgets from it. Measured:
   for the pool to refill; the kernel processes and their resident memory (from
   /proc) after each, and once the pool has refilled;
 - **five pages at once**: ``--together`` new browser pages opened at the same
-  moment (a class opening the link), the pool full, each timed to usable.
+  moment (a class opening the link), the pool full, each timed to usable, and
+  the CPU seconds Chromium, Voila and the kernels used meanwhile (from /proc);
+  then once more with browsers that have opened the page before (their caches
+  warm), which tells the download from the page's own work.
 
 Prints a table (median, 90th percentile, min, max) and the load average, since
 other work on the machine moves every figure. Nothing is asserted.
@@ -183,10 +186,32 @@ def summary(values: list[float]) -> str:
     )
 
 
-def open_together(browser, url: str, numbers: str, first_input: str, pages: int) -> list[float]:
-    """Open ``pages`` new pages at the same moment (one browser context each); the seconds each took to usable."""
-    contexts = [browser.new_context(viewport={"width": 1280, "height": 720}) for _ in range(pages)]
+def cpu_by_kind() -> dict[str, float]:
+    """CPU seconds used so far by every running Chromium, Voila and kernel process on the machine (from /proc)."""
+    used = {"chromium": 0.0, "voila": 0.0, "kernels": 0.0}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        kind = (
+            "kernels" if b"ipykernel_launcher" in command
+            else "voila" if b"voila" in command
+            else "chromium" if b"chrom" in command
+            else None
+        )  # fmt: skip
+        if kind:
+            used[kind] += cpu_ticks(int(entry.name)) / os.sysconf("SC_CLK_TCK")
+    return used
+
+
+def open_together(contexts, url: str, numbers: str, first_input: str) -> tuple[list[float], dict[str, float]]:
+    """Open a new page in each browser context at the same moment: the seconds each took to usable, and the CPU
+    seconds Chromium, Voila and the kernels used until the last was usable."""
     opened = [context.new_page() for context in contexts]
+    before = cpu_by_kind()
     start = time.monotonic()
     for page in opened:
         page.goto(url, wait_until="commit")
@@ -196,10 +221,10 @@ def open_together(browser, url: str, numbers: str, first_input: str, pages: int)
         page.locator(numbers).first.wait_for(state="visible", timeout=180_000)
         page.wait_for_function(enabled, arg=first_input, timeout=180_000)
         seconds.append(time.monotonic() - start)
-    for page, context in zip(opened, contexts, strict=True):
+    after = cpu_by_kind()
+    for page in opened:
         page.close(run_before_unload=True)
-        context.close()
-    return seconds
+    return seconds, {kind: after[kind] - before[kind] for kind in after}
 
 
 def main(argv=None) -> int:
@@ -215,6 +240,7 @@ def main(argv=None) -> int:
     numbers, first_input, number_changed = CONTROLS[args.lesson]
     results: dict[str, list[float]] = {
         "warm, new browser": [], "warm, reload": [], "first click": [], "reloads 1 s apart": [], "pages at once": [],
+        "pages at once, seen before": [],
     }  # fmt: skip
     with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
@@ -259,16 +285,26 @@ def main(argv=None) -> int:
             time.sleep(15)  # the closed pages' kernels are gone
             settled = classroom.kernels()
             classroom.wait_until_heated(0)  # a class opens the link with the pool full, as the warm loads above
-            results["pages at once"] = open_together(browser, classroom.url, numbers, first_input, args.together)
+            contexts = [browser.new_context(viewport={"width": 1280, "height": 720}) for _ in range(args.together)]
+            results["pages at once"], cpu_new = open_together(contexts, classroom.url, numbers, first_input)
+            time.sleep(5)  # the closed pages' kernels are gone; the same browsers, their caches warm, open it again
+            classroom.wait_until_heated(0)
+            results["pages at once, seen before"], cpu_seen = open_together(
+                contexts, classroom.url, numbers, first_input
+            )
+            for context in contexts:
+                context.close()
         finally:
             classroom.stop()
             browser.close()
     print(f"classroom view of lesson {args.lesson}, 1280x720, load average {os.getloadavg()[0]:.2f} at the end")
     for name, values in results.items():
         if values:
-            print(f"  {name:<22} {summary(values)}")
+            print(f"  {name:<27} {summary(values)}")
     print("  kernels after each reload: " + ", ".join(f"{count} ({mib:.0f} MiB)" for count, mib in counts))
     print(f"  settled: {len(settled)} kernels, {sum(settled.values()) / 1024:.0f} MiB")
+    for name, used in (("pages at once", cpu_new), ("pages at once, seen before", cpu_seen)):
+        print(f"  CPU seconds, {name}: " + ", ".join(f"{kind} {seconds:.1f}" for kind, seconds in used.items()))
     return 0
 
 
