@@ -90,7 +90,7 @@ class CheckResult:
     @property
     def mistake(self) -> str | None:
         """The slip codes, '+' within a combination and '|' between different slips (:func:`mistake_code`), or None."""
-        return mistake_code(self.slip_groups or ((self.slips,) if self.slips else ())) or None
+        return mistake_code(self.slip_groups) or None
 
     def __repr__(self) -> str:
         question = f"{self.exercise}: {self.question}\n" if self.question else ""

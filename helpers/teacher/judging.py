@@ -163,8 +163,7 @@ def _judge_answer(exercise: Exercise, last: dict | None, worked: Worked) -> Outc
         message = f"Could not read your answer: a {kind} is not a number. Give one number such as 0.125."
         return Verdict.UNREADABLE.value, False, f"({kind})", message, ()
     result = judge(exercise, text, worked)
-    slips = result.slip_groups or ((result.slips,) if result.slips else ())
-    return result.verdict.value, result.correct, result.answer, result.message, slips
+    return result.verdict.value, result.correct, result.answer, result.message, result.slip_groups
 
 
 def _judge_function(exercise: FunctionExercise, own: list[dict], cases: list[Case]) -> Outcome:
