@@ -62,6 +62,12 @@ def texts(frames: list) -> str:
     return "\n".join(frame if isinstance(frame, str) else frame.decode("utf-8", "replace") for frame in frames)
 
 
+def found(secrets: set[str], text: str) -> list[str]:
+    """The secrets in text as numbers of their own: 0.625 in '0.6250' or '-0.625', not in a message's
+    timestamp '16:33:40.625123Z' (a digit before it), which made this test fail about one run in a few hundred."""
+    return sorted(secret for secret in secrets if re.search(r"(?<!\d)" + re.escape(secret), text))
+
+
 @pytest.mark.parametrize("lesson", list(LESSONS))
 def test_deal_predict_and_reveal_from_the_keyboard_at_1280x720(lesson, classrooms, browser, shots):
     exercise, numbers = LESSONS[lesson]
@@ -105,9 +111,9 @@ def test_deal_predict_and_reveal_from_the_keyboard_at_1280x720(lesson, classroom
         assert not re.search(r"\d", page.locator(".reveal-value").inner_text())
         assert page.locator(".reveal-steps").inner_text().strip() == ""
         reveal_html = page.locator(".reveal-control").evaluate("e => e.outerHTML")
-        assert [secret for secret in secrets if secret in reveal_html] == []
+        assert found(secrets, reveal_html) == []
         assert frames, "the deal's new numbers reached the page"
-        assert [secret for secret in secrets if secret in texts(frames)] == []
+        assert found(secrets, texts(frames)) == []
         page.locator(".classroom-reveal").evaluate("e => (e.previousElementSibling || e).scrollIntoView()")
         in_screen(page)
         page.screenshot(path=str(folder / f"{lesson}_reveal_1280x720_predict.png"))
@@ -122,7 +128,7 @@ def test_deal_predict_and_reveal_from_the_keyboard_at_1280x720(lesson, classroom
         shown = float(re.search(r"= (-?\d+\.\d+)", page.locator(".reveal-value").inner_text()).group(1))
         assert shown == pytest.approx(expected, abs=0.5e-4 if lesson == "05" else 0.5e-3)
         assert len(page.locator(".reveal-steps li").all_inner_texts()) >= 4
-        assert any(secret in texts(frames) for secret in secrets)  # the check above could find it
+        assert found(secrets, texts(frames))  # the check above could find it
         assert NOT_SHOWN.findall(page.locator(".classroom-reveal").inner_text()) == []
         page.locator(".classroom-reveal").evaluate("e => (e.previousElementSibling || e).scrollIntoView()")
         in_screen(page)
