@@ -47,13 +47,17 @@ def with_slips(worked: Worked, *slips: Slip) -> Worked:
     return replace(worked, slips=worked.slips + tuple(slips))
 
 
-def worked_difference(first: Worked, second: Worked, steps: Sequence[str]) -> Worked:
+def worked_difference(first: Worked, second: Worked, steps: Sequence[str], label: str) -> Worked:
     """first - second, e.g. how far one change moves nDCG@5: either side alone, or the sign flipped, is a slip.
 
-    >>> worked_difference(Worked(0.8, ()), Worked(0.5, ()), ()).slips[2]
-    (('a-minus-b',), -0.30000000000000004)
+    ``steps`` are the steps to both sides; the last step, ``label = first - second = value``, is added here.
+
+    >>> difference = worked_difference(Worked(0.8, ()), Worked(0.5, ()), (), "the rise")
+    >>> difference.steps[-1], difference.slips[2]
+    ('the rise = 0.8000 - 0.5000 = 0.3000', (('a-minus-b',), -0.30000000000000004))
     """
     value = first.value - second.value
+    steps = (*steps, f"{label} = {first.value:.4f} - {second.value:.4f} = {value:.4f}")
     slips: tuple[Slip, ...] = (
         (("one-side-of-a-gap",), first.value),
         (("one-side-of-a-gap",), second.value),

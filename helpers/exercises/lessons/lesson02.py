@@ -19,9 +19,8 @@ def d4_grade_1_swapped() -> Worked:
     grades, judged = query_grades("B", "swapped", "b1", changes={"D4": 1.0})
     old_grades, old_judged = query_grades("B", "swapped", "b1")
     before, after = worked_ndcg(old_grades, old_judged, k=5), worked_ndcg(grades, judged, k=5)
-    steps = (*after.steps, f"the fall: {before.value:.4f} - {after.value:.4f} = {before.value - after.value:.4f}")
     stale = (("stale-ideal",), before.value - graded_slips.ndcg_stale_ideal(grades, old_judged, k=5))
-    return with_slips(worked_difference(before, after, steps), stale)
+    return with_slips(worked_difference(before, after, after.steps, "nDCG@5 fall"), stale)
 
 
 register(
@@ -54,13 +53,9 @@ def d11_removed_swapped() -> Worked:
     full, judged = query_grades("B", "swapped", "b1")
     left, _ = query_grades("B", "swapped", "b1", drop=("D11",))
     with_d11, without = worked_ndcg(full, judged, k=5), worked_ndcg(left, judged, k=5)
-    steps = (
-        *with_d11.steps[-2:],
-        *without.steps,
-        f"what missing D11 costs: {with_d11.value:.4f} - {without.value:.4f} = {with_d11.value - without.value:.4f}",
-    )
+    steps = (*with_d11.steps[-2:], *without.steps)
     forgot_the_ideal = (("retrieved-only-ideal",), with_d11.value - metrics.ndcg(left, 5, ideal=left))
-    return with_slips(worked_difference(with_d11, without, steps), forgot_the_ideal)
+    return with_slips(worked_difference(with_d11, without, steps, "what missing D11 costs"), forgot_the_ideal)
 
 
 register(
@@ -98,9 +93,7 @@ def d11_second_swapped() -> Worked:
     moved = metrics.grades_in_rank_order(move_to(ranked, "D11", 2), judgments)
     before = worked_ndcg(metrics.grades_in_rank_order(ranked, judgments), judged, k=5)
     after = worked_ndcg(moved, judged, k=5)
-    steps = (*after.steps, f"the gain of the move: {after.value:.4f} - {before.value:.4f} = "
-             f"{after.value - before.value:.4f}")
-    return worked_difference(after, before, steps)
+    return worked_difference(after, before, after.steps, "the gain of the move")
 
 
 register(

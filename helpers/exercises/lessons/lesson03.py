@@ -75,14 +75,13 @@ def kb04_graded_2() -> Worked:
     grades, judged = query_grades("C", "search", QUERY, changes={"kb04": 2.0})
     old_grades, old_judged = query_grades("C", "search", QUERY)
     before, after = worked_ndcg(old_grades, old_judged, k=5), worked_ndcg(grades, judged, k=5)
-    steps = (*after.steps, f"NDCG@5 rise = {after.value:.4f} - {before.value:.4f} = {after.value - before.value:.4f}")
     stale = (("stale-ideal",), graded_slips.ndcg_stale_ideal(grades, old_judged, k=5) - before.value)
     returned_only = (
         ("retrieved-only-ideal",),
         metrics.ndcg(grades, 5, ideal=grades) - metrics.ndcg(old_grades, 5, ideal=old_grades),
     )
     read_off = (("rounded-early",), round(after.value, 3) - round(before.value, 3))  # the sheet's 3 decimals
-    return with_slips(worked_difference(after, before, steps), stale, returned_only, read_off)
+    return with_slips(worked_difference(after, before, after.steps, "NDCG@5 rise"), stale, returned_only, read_off)
 
 
 register(

@@ -113,16 +113,11 @@ def ndcg5_linear() -> Worked:
     """lab-ndcg5-linear: how much nDCG@5 of the lab's list gains when the gain turns linear."""
     grades, judged = lab_grades()
     linear, exponential = worked_ndcg(grades, judged, k=5), worked_ndcg(grades, judged, k=5, gain="exponential")
-    steps = (
-        *linear.steps,
-        *exponential.steps[-2:],
-        f"linear minus exponential: {linear.value:.4f} - {exponential.value:.4f} = "
-        f"{linear.value - exponential.value:.4f}",
-    )
+    steps = (*linear.steps, *exponential.steps[-2:])
     k_left_at_3 = (("before-the-change",), lab_ndcg(3, "linear") - lab_ndcg(3, "exponential"))
     earlier = [(("lab-earlier-state",), gain_gap5(changes, swapped)) for changes, swapped in
                [(R4_USEFUL, False), ({}, True), (R4_USEFUL, True), (R1_PERFECT, True)]]
-    return with_slips(worked_difference(linear, exponential, steps), k_left_at_3, *earlier)
+    return with_slips(worked_difference(linear, exponential, steps, "linear minus exponential"), k_left_at_3, *earlier)
 
 
 register(

@@ -23,7 +23,6 @@ from helpers.exercises.answers import correctly_rounded
 from helpers.exercises.fresh import Variant, variant_of
 from helpers.exercises.registry import REGISTRY, Exercise
 from helpers.exercises.worked import (
-    Worked,
     with_slips,
     worked_average_precision,
     worked_dcg,
@@ -123,14 +122,11 @@ def ndcg5_change_after_a_regrade(rng: random.Random) -> Variant:
         grades[rank - 1] = rng.choice([g for g in range(4) if g != old])
         old_grades = [*grades[: rank - 1], old, *grades[rank:]]
         after, before = worked_ndcg(grades, grades + missed, k=5), worked_ndcg(old_grades, old_grades + missed, k=5)
-        fall = before.value - after.value
-        steps = (*after.steps, f"the fall: {before.value:.4f} - {after.value:.4f} = {fall:.4f}")
-        slips = ((("one-side-of-a-gap",), after.value), (("one-side-of-a-gap",), before.value))
         return Variant(f"The judges change the grade at rank {rank} from {old} to {grades[rank - 1]} (the table "
                        f"shows the new grades); the judged documents never returned have grades "
                        f"{', '.join(map(str, missed))}. By how much does nDCG@5 fall (linear gain, the ideal from "
                        "every judged document; negative if it rises)? Give 4 decimals (3 are accepted).",
-                       grades_table(grades), Worked(fall, steps, slips))
+                       grades_table(grades), worked_difference(before, after, after.steps, "nDCG@5 fall"))
     return well_made("d4-grade-1-swapped", rng, make)
 
 
@@ -185,10 +181,8 @@ def sheet_after_a_regrade(rng: random.Random) -> Variant:
         new = grades.copy()
         new[rank - 1] = rng.choice([g for g in range(SHEET_TOP + 1) if g != grades[rank - 1]])
         before, after = worked_ndcg(grades, grades + missed, k=5), worked_ndcg(new, new + missed, k=5)
-        rise = after.value - before.value
-        steps = (*after.steps, f"NDCG@5 rise = {after.value:.4f} - {before.value:.4f} = {rise:.4f}")
         worked = with_slips(
-            worked_difference(after, before, steps),
+            worked_difference(after, before, after.steps, "NDCG@5 rise"),
             (("stale-ideal",), graded_slips.ndcg_stale_ideal(new, grades + missed, k=5) - before.value),
             (("rounded-early",), round(after.value, 3) - round(before.value, 3)),  # two 3-decimal readings
         )
@@ -277,18 +271,17 @@ def ndcg_gain_gap(rng: random.Random) -> Variant:
             linear, exponential = worked_ndcg(grades, grades, k=k), worked_ndcg(grades, grades, k=k, gain="exponential")
             if round(linear.value - exponential.value, 4):
                 break
-        gap = linear.value - exponential.value
         steps = (
             linear.steps[0],
             *(f"linear gain: {step}" for step in linear.steps[1:]),
             *(f"exponential gain: {step}" for step in exponential.steps[1:]),
-            f"nDCG@{k} gap = linear - exponential = {linear.value:.4f} - {exponential.value:.4f} = {gap:.4f}",
         )
         at_open = (
             worked_ndcg(grades, grades, k=LAB_OPENS_AT).value
             - worked_ndcg(grades, grades, k=LAB_OPENS_AT, gain="exponential").value
         )
-        worked = with_slips(worked_difference(linear, exponential, steps), (("before-the-change",), at_open))
+        gap = worked_difference(linear, exponential, steps, f"nDCG@{k} gap = linear - exponential")
+        worked = with_slips(gap, (("before-the-change",), at_open))
         data = grades_table(grades).assign(**{"linear gain": grades, "exponential gain": [2**g - 1 for g in grades]})
         question = (
             f"The lab shows six results with the grades in the table (each result's gain both ways under "
