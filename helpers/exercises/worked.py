@@ -52,9 +52,9 @@ def worked_difference(first: Worked, second: Worked, steps: Sequence[str], label
 
     ``steps`` are the steps to both sides; the last step, ``label = first - second = value``, is added here.
 
-    >>> difference = worked_difference(Worked(0.8, ()), Worked(0.5, ()), (), "the rise")
+    >>> difference = worked_difference(Worked(0.75, ()), Worked(0.5, ()), (), "the rise")
     >>> difference.steps[-1], difference.slips[2]
-    ('the rise = 0.8000 - 0.5000 = 0.3000', (('a-minus-b',), -0.30000000000000004))
+    ('the rise = 0.7500 - 0.5000 = 0.2500', (('a-minus-b',), -0.25))
     """
     value = first.value - second.value
     steps = (*steps, f"{label} = {first.value:.4f} - {second.value:.4f} = {value:.4f}")
