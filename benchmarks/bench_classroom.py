@@ -41,6 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -84,6 +85,15 @@ class Classroom:
                 start_new_session=True,
             )  # fmt: skip
         self.url = f"http://127.0.0.1:{self.port}/"
+
+    def wait_for_port(self) -> None:
+        """Wait until the server listens: its port opens a few seconds after the command starts."""
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                return
+            except OSError:
+                time.sleep(0.1)
 
     def preheated(self) -> int:
         return self.log.read_text(errors="replace").count("is filled with")
@@ -186,9 +196,19 @@ def summary(values: list[float]) -> str:
     )
 
 
-def cpu_by_kind() -> dict[str, float]:
-    """CPU seconds used so far by every running Chromium, Voila and kernel process on the machine (from /proc)."""
-    used = {"chromium": 0.0, "voila": 0.0, "kernels": 0.0}
+def server_or_browser(command: bytes) -> str | None:
+    """The kind of a process by its command line: "kernels", "voila", "chromium", or None for any other."""
+    return (
+        "kernels" if b"ipykernel_launcher" in command
+        else "voila" if b"voila" in command
+        else "chromium" if b"chrom" in command
+        else None
+    )  # fmt: skip
+
+
+def cpu_by_kind(kind_of: Callable[[bytes], str | None] = server_or_browser) -> dict[str, float]:
+    """CPU seconds used so far by the running processes of each kind ``kind_of`` names (from /proc)."""
+    used: dict[str, float] = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -196,14 +216,9 @@ def cpu_by_kind() -> dict[str, float]:
             command = (entry / "cmdline").read_bytes()
         except OSError:
             continue
-        kind = (
-            "kernels" if b"ipykernel_launcher" in command
-            else "voila" if b"voila" in command
-            else "chromium" if b"chrom" in command
-            else None
-        )  # fmt: skip
+        kind = kind_of(command)
         if kind:
-            used[kind] += cpu_ticks(int(entry.name)) / os.sysconf("SC_CLK_TCK")
+            used[kind] = used.get(kind, 0.0) + cpu_ticks(int(entry.name)) / os.sysconf("SC_CLK_TCK")
     return used
 
 
@@ -224,7 +239,7 @@ def open_together(contexts, url: str, numbers: str, first_input: str) -> tuple[l
     after = cpu_by_kind()
     for page in opened:
         page.close(run_before_unload=True)
-    return seconds, {kind: after[kind] - before[kind] for kind in after}
+    return seconds, {kind: after[kind] - before.get(kind, 0.0) for kind in after}
 
 
 def main(argv=None) -> int:
@@ -247,12 +262,7 @@ def main(argv=None) -> int:
         started = time.monotonic()
         classroom = Classroom(args.lesson, Path(folder), args.cull)
         try:
-            while True:  # the port opens a few seconds after the command starts
-                try:
-                    socket.create_connection(("127.0.0.1", classroom.port), timeout=1).close()
-                    break
-                except OSError:
-                    time.sleep(0.1)
+            classroom.wait_for_port()
             context = browser.new_context(viewport={"width": 1280, "height": 720})
             page = context.new_page()
             open_usable(page, classroom.url, numbers, first_input)

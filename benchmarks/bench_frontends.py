@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import functools
 import re
-import socket
 import statistics
 import subprocess
 import sys
@@ -37,7 +36,7 @@ from nbconvert import HTMLExporter
 from nbconvert.preprocessors import ExecutePreprocessor
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_classroom import CHROMIUM, CHROMIUM_ARGS, CONTROLS, ROOT, Classroom  # noqa: E402 (its folder first)
+from bench_classroom import CHROMIUM, CHROMIUM_ARGS, CONTROLS, ROOT, Classroom, cpu_by_kind  # noqa: E402
 
 from helpers.teacher.classroom import classroom_notebook, lesson_path  # noqa: E402
 
@@ -45,20 +44,16 @@ NPM_PACKAGES = {"@jupyter-widgets/html-manager@1.0.15": "dist/embed-amd.js", "re
 VIEWPORT = {"width": 1280, "height": 720}
 
 
+def renderer_or_other(command: bytes) -> str | None:
+    """Chromium's renderers apart from its other processes (browser, GPU, network); None for any other program."""
+    if b"chrom" not in command:
+        return None
+    return "renderer" if b"--type=renderer" in command else "other"
+
+
 def chromium_cpu() -> dict[str, float]:
     """CPU seconds used so far by Chromium's processes, the renderers apart from the rest (from /proc)."""
-    used = {"renderer": 0.0, "other": 0.0}
-    ticks = 100  # USER_HZ
-    for entry in Path("/proc").iterdir():
-        try:
-            command = (entry / "cmdline").read_bytes() if entry.name.isdigit() else b""
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split() if b"chrom" in command else None
-        except OSError:
-            continue
-        if fields:
-            kind = "renderer" if b"--type=renderer" in command else "other"
-            used[kind] += (int(fields[11]) + int(fields[12])) / ticks
-    return used
+    return {"renderer": 0.0, "other": 0.0} | cpu_by_kind(renderer_or_other)
 
 
 def fetch_scripts(folder: Path) -> list[str]:
@@ -139,12 +134,7 @@ def main(argv=None) -> int:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         classroom = Classroom(args.lesson, folder, cull=120)
         try:
-            while True:
-                try:
-                    socket.create_connection(("127.0.0.1", classroom.port), timeout=1).close()
-                    break
-                except OSError:
-                    time.sleep(0.2)
+            classroom.wait_for_port()
             classroom.wait_for_preheat(1)
 
             def voila_ready(page):

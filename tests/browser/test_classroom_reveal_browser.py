@@ -64,7 +64,7 @@ def texts(frames: list) -> str:
 
 def found(secrets: set[str], text: str) -> list[str]:
     """The secrets in text as numbers of their own: 0.625 in '0.6250' or '-0.625', not in a message's
-    timestamp '16:33:40.625123Z' (a digit before it), which made this test fail about one run in a few hundred."""
+    timestamp '16:33:40.625123Z' (a digit before it), which once failed this test in CI with no answer sent."""
     return sorted(secret for secret in secrets if re.search(r"(?<!\d)" + re.escape(secret), text))
 
 
