@@ -145,6 +145,8 @@ def test_voila_runs_the_copy_with_the_classroom_template_a_preheated_kernel_and_
     assert int(options["MappingKernelManager.cull_interval"]) <= 30
     assert options["MappingKernelManager.cull_connected"] == "False"  # a projected page keeps its kernel
     assert options["Voila.tornado_settings"] == "disable_check_xsrf=True"  # the page's shutdown request works
+    if os.name == "posix":  # kernels on local sockets: no port picked in advance that another kernel could take
+        assert options["KernelManager.transport"] == "ipc"
     module, name = options["VoilaConfiguration.multi_kernel_manager_class"].rsplit(".", 1)
     assert getattr(import_module(module), name) is ClassroomKernelManager
     assert json.loads(options["VoilaConfiguration.resources"]) == {"classroom": {"scale": 1.0}}

@@ -197,6 +197,13 @@ def _cpu_ticks(pid: int) -> int:
     return int(fields[11]) + int(fields[12])  # utime + stime
 
 
+# The kernels speak to Voila over local sockets, not TCP ports, where the system has them. A TCP kernel's ports are
+# picked before it binds them, so another Jupyter starting kernels at that moment can take one; jupyter_client then
+# restarts the kernel on the same ports, it never answers, and the page stays on "Running..." (seen with six
+# classroom servers started at once; jupyter/jupyter_client#276). Windows has no such sockets: TCP there.
+KERNEL_SOCKETS = ["--KernelManager.transport=ipc"] if os.name == "posix" else []
+
+
 def voila_command(
     notebook: Path, port: int, cull_seconds: int, open_browser: bool, scale: float = 1.0, pool: int = POOL_SIZE
 ) -> list[str]:
@@ -212,6 +219,7 @@ def voila_command(
         "--VoilaConfiguration.multi_kernel_manager_class=helpers.teacher.classroom.ClassroomKernelManager",
         # the next kernel is heated a second after a page takes one (and after the kernels before it are quiet)
         f"--VoilaKernelManager.fill_delay={FILL_DELAY}",
+        *KERNEL_SOCKETS,
         f"--MappingKernelManager.cull_idle_timeout={cull_seconds}",
         f"--MappingKernelManager.cull_interval={max(5, cull_seconds // 4)}",
         "--MappingKernelManager.cull_connected=False",

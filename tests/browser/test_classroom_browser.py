@@ -19,7 +19,9 @@ from __future__ import annotations
 import json
 import re
 import time
+from pathlib import Path
 
+import psutil
 import pytest
 from playwright.sync_api import expect
 
@@ -198,6 +200,20 @@ def test_reloads_keep_kernel_memory_flat(reloads_of_05):
     # takes a moment on a busy machine); a leak would give one more per reload, 10 + TEST_POOL after ten
     assert max(sample["kernels"] for sample in samples) <= TEST_POOL + 3
     assert len(settled) <= TEST_POOL + 1
+
+
+def test_the_kernels_speak_to_voila_over_local_sockets_not_tcp_ports(classrooms):
+    """Six servers heat kernels at once: on ports picked in advance, one kernel could find its port taken by another
+    and never start (see classroom.py). Each kernel's five channels are local sockets instead."""
+    for lesson, server in classrooms.items():
+        running = servers.kernels(server)
+        assert running, f"no kernel in classroom {lesson}"
+        for pid in running:
+            connection_file = Path(psutil.Process(pid).cmdline()[-1])  # ipykernel_launcher -f <connection file>
+            channels = json.loads(connection_file.read_text(encoding="utf-8"))
+            assert channels["transport"] == "ipc", f"classroom {lesson}: kernel {pid}"
+            for name in ("shell", "iopub", "stdin", "control", "hb"):
+                assert Path(f"{channels['ip']}-{channels[name + '_port']}").is_socket(), (lesson, name)
 
 
 def open_usable(page, url: str, lesson: Lesson) -> float:
