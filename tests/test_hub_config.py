@@ -124,3 +124,30 @@ def test_ci_installs_the_pinned_proxy_before_running_the_tests():
     proxy = next(number for number, line in enumerate(lines) if "configurable-http-proxy@5.3.0" in line)
     tests = next(number for number, line in enumerate(lines) if "python -m pytest" in line)
     assert lines[proxy].startswith("npm install -g") and proxy < tests
+
+
+def test_a_learners_kernel_that_lost_its_ports_restarts_on_new_ones(shipped):
+    """A kernel whose port another server took is restarted by Jupyter: with the servers' arguments, on new ports."""
+    import asyncio
+
+    from jupyter_client.manager import AsyncKernelManager
+    from traitlets.config.loader import KVArgParseConfigLoader
+
+    config, _, _ = shipped
+    server_config = KVArgParseConfigLoader(argv=config.Spawner.args).load_config()
+
+    async def ports_before_and_after_a_restart(**settings) -> tuple[list[int], list[int]]:
+        manager = AsyncKernelManager(**settings)
+        await manager.start_kernel()
+        try:
+            before = list(manager.ports)
+            await manager.restart_kernel(now=True, newports=True)  # what the restarter does for a kernel that died
+            return before, list(manager.ports)
+        finally:
+            await manager.shutdown_kernel(now=True)
+
+    before, after = asyncio.run(ports_before_and_after_a_restart(config=server_config))
+    assert set(before).isdisjoint(after)
+    # Jupyter's default, for contrast: the restart takes the same ports, one of which is now another kernel's
+    before, after = asyncio.run(ports_before_and_after_a_restart())
+    assert before == after

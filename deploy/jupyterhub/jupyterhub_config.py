@@ -76,6 +76,11 @@ c.Spawner.environment = {
     "HELPERS_EXERCISES": teacher_exercise_files,
 }
 c.Spawner.mem_limit = MEMORY_LIMIT
+# Learners' servers on one machine start kernels at the same minute, and a kernel's TCP ports are picked before it
+# binds them: now and then another server's kernel takes one first. Jupyter then restarts the kernel, but with its
+# ports cached it restarts on the same ports and never comes up ("Kernel does not exist" in the lab). Uncached, each
+# restart picks new ones, so the learner sees one restart. (Kubernetes gives each server its own ports: no race.)
+c.Spawner.args = ["--KernelManager.cache_ports=False"]
 # a class starting at the same minute: servers queue for the CPU, so allow them time to come up
 c.Spawner.start_timeout = 180
 c.Spawner.http_timeout = 180

@@ -64,7 +64,7 @@ c.JupyterHub.cookie_secret_file = "{folder}/jupyterhub_cookie_secret"
 c.JupyterHub.authenticator_class = "dummy"
 c.JupyterHub.spawner_class = "simple"
 c.SimpleLocalProcessSpawner.home_dir_template = "{homes}/{{username}}"
-c.Spawner.args = ["--allow-root"]
+c.Spawner.args.append("--allow-root")
 c.Spawner.environment["PYTHONPATH"] = {site!r}  # helpers as installed, never the project's own folder
 
 # The test's client (an admin token), and a second idle culler that holds the shipped culler's role.
