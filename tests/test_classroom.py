@@ -272,7 +272,7 @@ def test_the_command_stops_cleanly(signals, tmp_path):
 
     from tests.browser import servers
 
-    server = servers.launch_classroom("00", tmp_path, tmp_path / "home", cull=30)
+    server = servers.launch_classroom("00", tmp_path, tmp_path / "home", cull=30, pool=2)  # two kernels to end
     try:
         servers.wait_for_preheat(server)
         kernels = servers.descendants(server.process.pid)
