@@ -151,3 +151,17 @@ def test_a_learners_kernel_that_lost_its_ports_restarts_on_new_ones(shipped):
     # Jupyter's default, for contrast: the restart takes the same ports, one of which is now another kernel's
     before, after = asyncio.run(ports_before_and_after_a_restart())
     assert before == after
+
+
+def test_learners_starting_at_the_same_moment_are_given_different_ports(shipped, monkeypatch):
+    """The system can offer one free port twice in a row (no server holds it yet): the second server gets another."""
+    from types import SimpleNamespace
+
+    config, names, _ = shipped
+    assert config.Spawner.pre_spawn_hook is names["a_port_of_its_own"]
+    offered = iter([40001, 40001, 40002, 40001, 40002, 40003])
+    monkeypatch.setitem(names, "random_port", lambda: next(offered))
+    starting = [SimpleNamespace(port=0) for _ in range(3)]
+    for spawner in starting:
+        config.Spawner.pre_spawn_hook(spawner)
+    assert [spawner.port for spawner in starting] == [40001, 40002, 40003]

@@ -26,7 +26,10 @@ use those two for a class.
 import os
 import subprocess
 import sys
+from collections import deque
 from pathlib import Path
+
+from jupyterhub.utils import random_port
 
 c = get_config()  # noqa: F821 (JupyterHub provides get_config while it reads this file)
 
@@ -67,6 +70,24 @@ def teacher_exercise_files(spawner) -> str:
     return os.pathsep.join(str(path) for path in sorted(EXERCISES_DIR.glob("*.py")))
 
 
+# Ports handed to servers that may not have bound them yet. JupyterHub finds a free port for each server and lets
+# go of it before the server binds it, so two learners starting at the same moment can be handed the same port: the
+# second server cannot start, and the hub takes the first learner's server for the second's (seen with ten learners
+# at once; jupyterhub/jupyterhub#3005). A port handed out in the last RECENT_PORTS starts is not handed out again.
+RECENT_PORTS = 512
+handed_out: deque[int] = deque(maxlen=RECENT_PORTS)
+
+
+def a_port_of_its_own(spawner) -> None:
+    """Give a server that is about to start a free port that no other starting server was given."""
+    port = random_port()
+    while port in handed_out:
+        port = random_port()
+    handed_out.append(port)
+    spawner.port = port
+
+
+c.Spawner.pre_spawn_hook = a_port_of_its_own
 c.Spawner.cmd = [str(SHARED_ENV / "bin" / "jupyterhub-singleuser")]
 c.Spawner.notebook_dir = "~"  # each learner sees their own home, where nbgitpuller puts the lessons
 c.Spawner.default_url = "/lab"
