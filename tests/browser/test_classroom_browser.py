@@ -9,7 +9,7 @@ solution or narrative about them, and axe-core's serious and critical findings. 
 state goes to test-output/browser/classroom/ (gitignored) for a person to look at. The time from the URL to a
 usable control is reported in test-output/browser/classroom_measurements.json, never asserted. On the first view
 (1280x720, scale 1) each control is also driven with keys only. Pages are closed as tabs are (their kernels end
-at once). The reload tests check that a morning of reloads keeps the kernels' memory flat and that a page left
+at once). The reload tests check that back-to-back reloads keep the kernels' memory flat and that a page left
 without a goodbye loses its kernel to the culler (left first, checked last, so the other tests run meanwhile).
 Nothing may be written into the repository meanwhile.
 """
@@ -33,6 +33,7 @@ pytestmark = pytest.mark.browser
 
 VIEWPORT = {"width": 1280, "height": 720}
 TEST_POOL = 1  # one preheated kernel per lesson: six servers share two cores (the command's default is 3)
+RELOADS = 5  # each runs lesson 05 in a new kernel (the one preheated kernel is taken by the first): 10 s apiece
 CULL_SECONDS = 30  # short for the test; long enough for a page to connect on a busy machine
 AXE = ROOT / ".venv" / "axe" / "node_modules" / "axe-core" / "axe.min.js"
 
@@ -164,7 +165,7 @@ def classrooms(tmp_path_factory, repository_files, shots):
 
 @pytest.fixture(scope="module")
 def reloads_of_05(classrooms, browser):
-    """Ten reloads of lesson 05, then the page left without a goodbye (a crashed or sleeping laptop).
+    """RELOADS reloads of lesson 05, then the page left without a goodbye (a crashed or sleeping laptop).
 
     Returns the kernels after each reload and once settled, the left page's kernel id and when it was left. The
     culler's verdict on that kernel is read at the end of the module (test_an_abandoned_page_is_culled), so the
@@ -174,7 +175,7 @@ def reloads_of_05(classrooms, browser):
     context = browser.new_context(viewport=VIEWPORT)
     page = context.new_page()
     samples = []
-    for _ in range(10):
+    for _ in range(RELOADS):
         open_usable(page, server.page(""), lesson)
         running = servers.kernels(server)
         samples.append({"kernels": len(running), "MiB": round(sum(running.values()) / 1024)})
@@ -194,10 +195,10 @@ def reloads_of_05(classrooms, browser):
 
 
 def test_reloads_keep_kernel_memory_flat(reloads_of_05):
-    """Ten reloads of lesson 05: each closed page shuts its kernel down, so kernels and memory stay flat."""
+    """Reloads of lesson 05: each closed page shuts its kernel down, so kernels and memory stay flat."""
     samples, settled = reloads_of_05["samples"], reloads_of_05["settled"]
     # flat: the page's kernel, the preheated ones and at most two still closing down (shutting a kernel down
-    # takes a moment on a busy machine); a leak would give one more per reload, 10 + TEST_POOL after ten
+    # takes a moment on a busy machine); a leak would give one more per reload, RELOADS + TEST_POOL in all
     assert max(sample["kernels"] for sample in samples) <= TEST_POOL + 3
     assert len(settled) <= TEST_POOL + 1
 
