@@ -29,11 +29,22 @@ BIN = Path(sys.executable).parent
 REPOSITORY_LAB_CONFIG = Path(__file__).resolve().parents[2] / "jupyter-config"
 
 
+HANDED_OUT: set[int] = set()  # the ports free_port gave this test run
+
+
 def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+    """A TCP port on 127.0.0.1 that nothing listens on right now, and that this test run has not handed out before.
+
+    The system can offer a port again as long as nothing binds it, so servers started together (six classrooms,
+    a hub and its proxy) could otherwise be given the same one.
+    """
+    while True:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        if port not in HANDED_OUT:
+            HANDED_OUT.add(port)
+            return port
 
 
 def isolated_env(home: Path) -> dict[str, str]:

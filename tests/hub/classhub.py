@@ -22,7 +22,6 @@ import os
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -36,6 +35,7 @@ import nbformat
 import psutil
 import requests
 
+from tests.browser.servers import free_port
 from tests.hub.kernel import Execution, Kernel
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -80,13 +80,6 @@ next(role for role in c.JupyterHub.load_roles if role["name"] == "idle-culler")[
 def proxy_command() -> str | None:
     """The configurable-http-proxy program (npm install -g configurable-http-proxy), or None."""
     return shutil.which("configurable-http-proxy")
-
-
-def free_port() -> int:
-    """A TCP port free on 127.0.0.1 right now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def run(command: Sequence[str | Path], **kwargs) -> subprocess.CompletedProcess:
