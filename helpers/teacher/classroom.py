@@ -200,7 +200,7 @@ def _cpu_ticks(pid: int) -> int:
 # The kernels speak to Voila over local sockets, not TCP ports, where the system has them. A TCP kernel's ports are
 # picked before it binds them, so another Jupyter starting kernels at that moment can take one; jupyter_client then
 # restarts the kernel on the same ports, it never answers, and the page stays on "Running..." (seen with six
-# classroom servers started at once; jupyter/jupyter_client#276). Windows has no such sockets: TCP there.
+# classroom servers started at once; jupyter/jupyter_client#276). Jupyter has them on Linux and macOS: TCP elsewhere.
 KERNEL_SOCKETS = ["--KernelManager.transport=ipc"] if os.name == "posix" else []
 
 
