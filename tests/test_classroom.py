@@ -11,6 +11,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 import time
 from datetime import timedelta
 from importlib import import_module
@@ -116,7 +117,7 @@ def test_pool_kernels_after_the_first_heat_at_a_lower_priority_and_a_pages_own_k
         return None
 
     monkeypatch.setattr(AsyncMappingKernelManager, "start_kernel", start_a_process)
-    monkeypatch.setattr(ClassroomKernelManager, "_until_kernels_quiet", quiet_at_once)
+    monkeypatch.setattr(ClassroomKernelManager, "_until_quiet", quiet_at_once)
     manager, pool = ClassroomKernelManager(), {"env": {"VOILA_PREHEAT": "True"}}
 
     async def start_three() -> None:
@@ -133,6 +134,32 @@ def test_pool_kernels_after_the_first_heat_at_a_lower_priority_and_a_pages_own_k
         for process in started:
             process.kill()
             process.wait()
+
+
+def test_the_pool_refills_only_once_voila_has_served_the_pages_being_opened():
+    manager = ClassroomKernelManager()  # runs inside Voila: this test's process plays Voila
+
+    def seconds_waited() -> float:
+        start = time.monotonic()
+        asyncio.run(manager._until_quiet(timeout=2, window=0.2))
+        return time.monotonic() - start
+
+    serving = threading.Event()
+    serving.set()
+
+    def serve_pages() -> None:  # Voila busy sending pages and files: a core's work
+        while serving.is_set():
+            sum(range(1000))
+
+    server = threading.Thread(target=serve_pages)
+    server.start()
+    try:
+        waited_while_serving = seconds_waited()
+    finally:
+        serving.clear()
+        server.join()
+    assert waited_while_serving >= 2  # busy all along: it waits until its timeout
+    assert seconds_waited() < 1.5  # quiet: two quiet windows of 0.2 s
 
 
 def test_voila_runs_the_copy_with_the_classroom_template_a_preheated_kernel_and_culling(tmp_path):

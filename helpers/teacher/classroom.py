@@ -128,15 +128,18 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         self._starting: asyncio.Lock | None = None
 
     async def start_kernel(self, *args: Any, **kwargs: Any) -> str:  # type: ignore[override]  # async, as in Jupyter Server
-        """Start the pool's kernels one at a time, each once the kernels before it have run the lesson (are quiet).
+        """Start the pool's kernels one at a time, each once the kernels before it have run the lesson and Voila has
+        served the pages being opened (all are quiet).
 
         Voila heats the whole pool at once; on two cores the kernels would then
         share the processors and the first would be ready last. One at a time,
         the first page's kernel is ready first and a page that loads meanwhile
-        keeps a core for itself. Every pool kernel but the first (which the
-        first page waits for) runs the lesson at a lower priority
-        (HEAT_NICENESS): the pages opened while it heats, Voila serving them
-        and their browsers, get the processors first.
+        keeps a core for itself. A class opening the link takes several kernels
+        at once: the refill waits until Voila has sent them their pages and
+        files, so it does not take a core from them. Every pool kernel but the
+        first (which the first page waits for) runs the lesson at a lower
+        priority (HEAT_NICENESS): the pages opened while it heats, Voila serving
+        them and their browsers, get the processors first.
         """
         if (kwargs.get("env") or {}).get("VOILA_PREHEAT") != "True":
             return await super().start_kernel(*args, **kwargs)  # a page's own kernel (the pool was empty): at once
@@ -145,17 +148,18 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         async with self._starting:
             others = bool(self._kernels)
             if others:
-                await self._until_kernels_quiet()
+                await self._until_quiet()
             kernel_id = await super().start_kernel(*args, **kwargs)
             if others:  # the first kernel is the one the first page waits for: it heats at full speed
                 _lower_priority(_kernel_pid(self._kernels.get(kernel_id)), HEAT_NICENESS)
             return kernel_id
 
-    async def _until_kernels_quiet(self, timeout: float = 20, window: float = 0.4) -> None:
-        """Wait (at most ``timeout`` seconds) until no kernel used over 5 % of a core in two windows running."""
+    async def _until_quiet(self, timeout: float = 20, window: float = 0.4) -> None:
+        """Wait (at most ``timeout`` seconds) until neither a kernel nor Voila (this process) used over 5 % of a core
+        in two windows running."""
         deadline, quiet = time.monotonic() + timeout, 0
         while quiet < 2 and time.monotonic() < deadline:
-            pids = [pid for kernel in list(self._kernels.values()) if (pid := _kernel_pid(kernel))]
+            pids = [pid for kernel in list(self._kernels.values()) if (pid := _kernel_pid(kernel))] + [os.getpid()]
             before = {pid: _cpu_ticks(pid) for pid in pids}
             await asyncio.sleep(window)
             limit = 0.05 * window * os.sysconf("SC_CLK_TCK")
