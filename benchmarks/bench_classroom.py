@@ -9,7 +9,8 @@ input is enabled: the page has connected to its kernel and rendered the
 widgets from it. Measured:
 
 - **cold start**: from the command to the first usable page (Voila starts,
-  heats a kernel by running the lesson, the browser has nothing cached);
+  heats a kernel by running the lesson, the browser has nothing cached), at
+  the start and ``--colds`` - 1 times more at the end, each a new server;
 - **warm, new browser**: a preheated kernel waiting, a browser profile with
   an empty cache (a pupil's laptop, a new projector PC);
 - **warm, reload**: a preheated kernel waiting, the same browser reloading
@@ -23,15 +24,28 @@ widgets from it. Measured:
   moment (a class opening the link), the pool full, each timed to usable, and
   the CPU seconds Chromium, Voila and the kernels used meanwhile (from /proc);
   then once more with browsers that have opened the page before (their caches
-  warm), which tells the download from the page's own work.
+  warm), which tells the download from the page's own work;
+- **five pupils at once, each on a device of their own**: one new browser page
+  and ``--together`` - 1 pupils' page loads replayed from Python
+  (``benchmarks/pupils.py``: the page, its scripts, its kernel and its
+  websocket messages, as recorded from a real page) at the same moment,
+  ``--rounds`` times. In a class each pupil's browser draws its page on its
+  own device; here only the real page's browser shares the server's two
+  cores, so its time is the pupil's view with the server under a class's
+  load (and still pays for its own drawing on the server's cores); a replayed
+  pupil is timed to the moment the widgets' states have come from its kernel.
 
-Prints a table (median, 90th percentile, min, max) and the load average, since
-other work on the machine moves every figure. Nothing is asserted.
+Prints a table (median, 90th percentile, min, max), the load average, and the
+CPU seconds the virtual machine's host took from it ("stolen", from
+/proc/stat) while pages were opened together, since other work on the machine
+or its host moves every figure. Nothing is asserted.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import math
 import os
 import re
 import signal
@@ -40,12 +54,15 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from pupils import Traffic, Visit, leave, record, replay  # noqa: E402 (beside this script, which Python puts on the path)
 
 from helpers.teacher.classroom import FILL_DELAY, POOL_SIZE  # noqa: E402 (the project's folder is put on the path first)
 from tests.browser.servers import cpu_ticks  # noqa: E402
@@ -167,8 +184,7 @@ def open_usable(page, url: str, numbers: str, first_input: str) -> float:
     """Seconds from asking for the URL to the control's numbers shown and its first input enabled."""
     start = time.monotonic()
     page.goto(url, wait_until="commit")
-    page.locator(numbers).first.wait_for(state="visible", timeout=120_000)
-    page.wait_for_function("s => { const e = document.querySelector(s); return e && !e.disabled; }", arg=first_input)
+    usable(page, numbers, first_input, timeout=120_000)
     return time.monotonic() - start
 
 
@@ -186,7 +202,7 @@ def first_click(page, button: str, number: str) -> float:
 def percentile(values: list[float], share: float) -> float:
     """The value below which ``share`` of the values lie (nearest rank)."""
     ordered = sorted(values)
-    return ordered[max(0, min(len(ordered) - 1, round(share * len(ordered) + 0.5) - 1))]
+    return ordered[max(0, min(len(ordered) - 1, math.ceil(share * len(ordered)) - 1))]
 
 
 def summary(values: list[float]) -> str:
@@ -222,24 +238,89 @@ def cpu_by_kind(kind_of: Callable[[bytes], str | None] = server_or_browser) -> d
     return used
 
 
+def stolen_seconds() -> float:
+    """CPU seconds the host of this virtual machine has taken from it so far, all cores (/proc/stat's steal)."""
+    with open("/proc/stat") as stat:
+        return int(stat.readline().split()[8]) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_used() -> dict[str, float]:
+    """What cpu_by_kind() gives, and the seconds "stolen" by the host: a busy host moves every figure here."""
+    return cpu_by_kind() | {"stolen": stolen_seconds()}
+
+
 def open_together(contexts, url: str, numbers: str, first_input: str) -> tuple[list[float], dict[str, float]]:
     """Open a new page in each browser context at the same moment: the seconds each took to usable, and the CPU
     seconds Chromium, Voila and the kernels used until the last was usable."""
     opened = [context.new_page() for context in contexts]
-    before = cpu_by_kind()
+    before = cpu_used()
     start = time.monotonic()
     for page in opened:
         page.goto(url, wait_until="commit")
     seconds = []
-    enabled = "s => { const e = document.querySelector(s); return e && !e.disabled; }"
     for page in opened:  # each is timed from the common start
-        page.locator(numbers).first.wait_for(state="visible", timeout=180_000)
-        page.wait_for_function(enabled, arg=first_input, timeout=180_000)
+        usable(page, numbers, first_input)
         seconds.append(time.monotonic() - start)
-    after = cpu_by_kind()
+    after = cpu_used()
     for page in opened:
         page.close(run_before_unload=True)
     return seconds, {kind: after[kind] - before.get(kind, 0.0) for kind in after}
+
+
+def usable(page, numbers: str, first_input: str, timeout: float = 180_000) -> None:
+    """Wait until the control's numbers are shown and its first input is enabled."""
+    page.locator(numbers).first.wait_for(state="visible", timeout=timeout)
+    page.wait_for_function("s => { const e = document.querySelector(s); return e && !e.disabled; }", arg=first_input,
+                           timeout=timeout)  # fmt: skip
+
+
+def open_with_pupils(browser, url: str, control: tuple[str, str], traffic: Traffic, pupils: int):
+    """A new browser page and ``pupils`` replayed page loads at the same moment: the page's seconds to usable, each
+    pupil's Visit, and the CPU seconds Chromium, Voila and the kernels used until the last was ready. The pupils
+    leave once the page is usable and they all are."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    visits: list[Visit] = []
+    all_ready, page_usable = threading.Event(), threading.Event()
+
+    async def visit_and_leave() -> None:
+        visits.extend(await asyncio.gather(*(replay(url, traffic, start) for _ in range(pupils))))
+        all_ready.set()
+        await asyncio.get_running_loop().run_in_executor(None, page_usable.wait)
+        await asyncio.gather(*(leave(url, visit) for visit in visits))
+
+    others = threading.Thread(target=asyncio.run, args=(visit_and_leave(),))  # Playwright's loop has the main thread
+    before = cpu_used()
+    start = time.monotonic()
+    others.start()
+    page.goto(url, wait_until="commit")
+    usable(page, *control)
+    page_seconds = time.monotonic() - start
+    all_ready.wait(180)
+    after = cpu_used()
+    page_usable.set()
+    others.join()
+    page.close(run_before_unload=True)
+    context.close()
+    if len(visits) != pupils:
+        raise RuntimeError("a replayed pupil failed (its error is printed above)")
+    return page_seconds, visits, {kind: after[kind] - before.get(kind, 0.0) for kind in after}
+
+
+def cold_start(browser, lesson: str, cull: int, control: tuple[str, str]) -> float:
+    """Seconds from the classroom command to its first page usable in a new browser context (a new server)."""
+    with tempfile.TemporaryDirectory() as folder:
+        started = time.monotonic()
+        classroom = Classroom(lesson, Path(folder), cull)
+        try:
+            classroom.wait_for_port()
+            context = browser.new_context(viewport={"width": 1280, "height": 720})
+            open_usable(context.new_page(), classroom.url, *control)
+            seconds = time.monotonic() - started
+            context.close()
+        finally:
+            classroom.stop()
+    return seconds
 
 
 def main(argv=None) -> int:
@@ -248,6 +329,8 @@ def main(argv=None) -> int:
     parser.add_argument("--loads", type=int, default=5, help="warm loads of each kind (default 5)")
     parser.add_argument("--reloads", type=int, default=10, help="reloads 1 s apart (default 10)")
     parser.add_argument("--together", type=int, default=5, help="pages opened at once (default 5)")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of pupils on devices of their own (default 3)")
+    parser.add_argument("--colds", type=int, default=3, help="cold starts, each a new server (default 3)")
     parser.add_argument("--cull", type=int, default=120, help="the classroom's --cull (default 120)")
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright
@@ -255,8 +338,10 @@ def main(argv=None) -> int:
     numbers, first_input, number_changed = CONTROLS[args.lesson]
     results: dict[str, list[float]] = {
         "warm, new browser": [], "warm, reload": [], "first click": [], "reloads 1 s apart": [], "pages at once": [],
-        "pages at once, seen before": [],
+        "pages at once, seen before": [], "with pupils, the page": [], "with pupils, each pupil": [],
+        "with pupils, a pupil's files": [],
     }  # fmt: skip
+    cpu_pupils: list[dict[str, float]] = []
     with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         started = time.monotonic()
@@ -285,6 +370,7 @@ def main(argv=None) -> int:
             page = context.new_page()
             counts = []
             classroom.wait_until_heated(0)
+            open_usable(page, classroom.url, numbers, first_input)  # the page first, so that each of these reloads it
             for _ in range(args.reloads):
                 time.sleep(1)
                 results["reloads 1 s apart"].append(open_usable(page, classroom.url, numbers, first_input))
@@ -304,9 +390,28 @@ def main(argv=None) -> int:
             )
             for context in contexts:
                 context.close()
+            time.sleep(5)
+            classroom.wait_until_heated(0)
+            context = browser.new_context(viewport={"width": 1280, "height": 720})
+            page = context.new_page()
+            traffic = record(page, classroom.url, lambda: usable(page, numbers, first_input))
+            page.close(run_before_unload=True)
+            context.close()
+            for _ in range(args.rounds):
+                time.sleep(5)
+                classroom.wait_until_heated(0)
+                page_seconds, visits, cpu = open_with_pupils(
+                    browser, classroom.url, (numbers, first_input), traffic, args.together - 1
+                )
+                results["with pupils, the page"].append(page_seconds)
+                results["with pupils, each pupil"].extend(visit.seconds for visit in visits)
+                results["with pupils, a pupil's files"].extend(visit.files for visit in visits)
+                cpu_pupils.append(cpu)
         finally:
             classroom.stop()
-            browser.close()
+        for _ in range(args.colds - 1):
+            results["cold start"].append(cold_start(browser, args.lesson, args.cull, (numbers, first_input)))
+        browser.close()
     print(f"classroom view of lesson {args.lesson}, 1280x720, load average {os.getloadavg()[0]:.2f} at the end")
     for name, values in results.items():
         if values:
@@ -315,6 +420,8 @@ def main(argv=None) -> int:
     print(f"  settled: {len(settled)} kernels, {sum(settled.values()) / 1024:.0f} MiB")
     for name, used in (("pages at once", cpu_new), ("pages at once, seen before", cpu_seen)):
         print(f"  CPU seconds, {name}: " + ", ".join(f"{kind} {seconds:.1f}" for kind, seconds in used.items()))
+    for used in cpu_pupils:
+        print("  CPU seconds, with pupils: " + ", ".join(f"{kind} {seconds:.1f}" for kind, seconds in used.items()))
     return 0
 
 
