@@ -172,12 +172,19 @@ class Classroom:
             if b"ipykernel_launcher" in command and started_by_server(pid) and pid in memory
         }
 
-    def stop(self) -> None:
-        try:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            self.process.wait(30)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            os.killpg(self.process.pid, signal.SIGKILL)
+    def stop(self, timeout: float = 30) -> None:
+        """Stop the command as a teacher's Ctrl-C does and wait until it and its kernels are gone, so that the next
+        measurement (a cold start) does not share the processors with them; SIGKILL after ``timeout`` seconds."""
+        self.process.send_signal(signal.SIGINT)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            self.process.poll()  # reaps the command once it has ended
+            try:
+                os.killpg(self.process.pid, 0)
+            except ProcessLookupError:
+                return
+            time.sleep(0.1)
+        os.killpg(self.process.pid, signal.SIGKILL)
 
 
 def open_usable(page, url: str, numbers: str, first_input: str) -> float:
