@@ -219,9 +219,10 @@ class PredictThenReveal(StateView[RevealSetup, RevealState, RevealResult]):
         self.data_box.value = result.data_html
         if result.value is None:
             return
-        self.value_box.value = f"<b>{text(result.name)} = {text(result.value_text)}</b>"
+        # the steps go first, so the value never shows without its arithmetic (each box is its own message)
         items = "".join(f"<li>{text(step)}</li>" for step in result.steps)
         self.steps_box.value = f"<ol class='reveal-step-list'>{items}</ol>"
+        self.value_box.value = f"<b>{text(result.name)} = {text(result.value_text)}</b>"
 
 
 def _button(label: str, css: str, tooltip: str) -> widgets.Button:
