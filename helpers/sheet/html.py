@@ -1,7 +1,9 @@
 """A worksheet as HTML for the notebooks and the widgets (lessons 02, 03, 05).
 
 Column letters on top, row numbers on the left, yellow input cells, and on
-demand each formula under its value. The outermost element carries the
+demand each formula under its value. Borders, letters, row numbers and
+header cells take the notebook theme's colours (light or dark); the yellow
+input cells keep dark text in either. The outermost element carries the
 classes ``tex2jax_ignore`` and ``mathjax_ignore``: JupyterLab's MathJax would
 otherwise read the dollar signs of ``=LARGE($B$2:$B$8,A2)`` as maths.
 """
@@ -18,18 +20,20 @@ STYLE = (
     "<style>"
     ".sheet-view table{border-collapse:collapse;table-layout:auto;width:auto;margin:0}"
     ".sheet-view caption{text-align:left;font-weight:bold;padding:2px 0}"
-    ".sheet-view td,.sheet-view th{border:1px solid #ccc;padding:2px 8px;vertical-align:top;"
+    ".sheet-view td,.sheet-view th{border:1px solid var(--jp-border-color1,#ccc);padding:2px 8px;vertical-align:top;"
     "font-family:monospace;line-height:1.4}"
-    ".sheet-view th{background:#eee;color:#555;text-align:center;font-weight:normal}"
+    ".sheet-view th{background:var(--jp-layout-color2,#eee);color:var(--jp-ui-font-color1,#555);"
+    "text-align:center;font-weight:normal}"
     ".sheet-view td.number{text-align:right;white-space:nowrap}"
     ".sheet-view td.text{text-align:left;white-space:normal;overflow-wrap:anywhere;max-width:32em}"
-    ".sheet-view td.header{font-weight:bold;background:#f6f6f6;color:#1a1a1a}"
+    ".sheet-view td.header{font-weight:bold;background:var(--jp-layout-color2,#f6f6f6);"
+    "color:var(--jp-content-font-color1,#1a1a1a)}"
     ".sheet-view td.label,.sheet-view td.title{font-weight:bold}"
     f".sheet-view td.input{{background:{INPUT_COLOUR};color:#1a1a1a}}"
     ".sheet-view tr.block-start td,.sheet-view tr.block-start th{border-top:2px solid #888}"
     ".sheet-view .formula{color:var(--jp-content-font-color2,#555);font-size:85%;text-align:left;"
     "white-space:nowrap}"
-    ".sheet-view td.input .formula,.sheet-view td.header .formula{color:#555}"
+    ".sheet-view td.input .formula{color:#555}"
     "</style>"
 )
 
