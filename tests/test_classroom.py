@@ -291,6 +291,37 @@ def test_the_classroom_draws_the_lessons_plots_with_text_of_20_px():
 
 
 @pytest.mark.notebook
+def test_a_kernel_still_running_code_is_ended_at_once_without_a_traceback(tmp_path):
+    """A stop while the pool refills: Voila's shutdown_all meets a kernel that is running the lesson."""
+
+    async def stop_while_busy(log) -> tuple[subprocess.Popen, float]:
+        manager = ClassroomKernelManager()
+        kernel_id = await manager.start_kernel(stderr=log)
+        process = manager.get_kernel(kernel_id).provisioner.process
+        client = manager.get_kernel(kernel_id).client()
+        client.start_channels()
+        try:
+            await client.wait_for_ready(timeout=60)
+            client.execute("import time; time.sleep(1.5)")  # still running when the stop comes
+            await asyncio.sleep(0.5)
+            start = time.monotonic()
+            await manager.shutdown_all()
+            seconds = time.monotonic() - start
+            await asyncio.sleep(2)  # past the sleep: a kernel left running would write its traceback now
+        finally:
+            client.stop_channels()
+        return process, seconds
+
+    with open(tmp_path / "kernel.log", "w+") as log:
+        process, seconds = asyncio.run(stop_while_busy(log))
+        log.seek(0)
+        written = log.read()
+    assert "Traceback" not in written, written[-2000:]
+    assert process.poll() is not None  # the kernel's process has ended
+    assert seconds < 1  # killed at once, not asked and waited for
+
+
+@pytest.mark.notebook
 @pytest.mark.parametrize("signals", [("SIGINT", "SIGINT"), ("SIGTERM",)], ids=["ctrl-c-twice", "sigterm"])
 def test_the_command_stops_cleanly(signals, tmp_path):
     import os

@@ -112,7 +112,9 @@ def classroom_notebook(path: Path) -> nbformat.NotebookNode:
 
 
 class ClassroomKernelManager(AsyncMappingKernelManager):
-    """Jupyter's kernel culling, with a preheated kernel's idle time counted from when a page took it.
+    """Jupyter's kernel manager for the classroom: a pool heated one kernel at a time (``start_kernel``), every kernel
+    killed at once when the classroom stops (``shutdown_all``), and culling with a preheated kernel's idle time
+    counted from when a page took it.
 
     A preheated kernel ran the lesson when it was heated, maybe an hour before
     anyone opened the page; Jupyter's culler would count all that time as idle
@@ -173,6 +175,16 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         for gone in [known for known in self._taken_at if known not in self._kernels]:
             del self._taken_at[gone]
         await super().cull_kernel_if_idle(kernel_id)
+
+    async def shutdown_all(self, now: bool = False) -> None:  # type: ignore[override]  # async, as in Jupyter Server
+        """End every kernel at once: Voila calls this when the classroom stops (Ctrl-C or SIGTERM).
+
+        A kernel asked to shut down while it runs the lesson (a pool refill
+        heating) closes its sockets before its code has finished, then prints a
+        traceback when it fails to send the reply. Nothing in a classroom
+        kernel needs a graceful goodbye, so each is killed, idle or not.
+        """
+        await super().shutdown_all(now=True)
 
 
 def _kernel_pid(kernel: Any) -> int | None:
