@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import base64
+import copy
+import subprocess
 
 import nbformat
+import pytest
+import yaml
 
 from website import build
 from website.snapshot import image_sources, snapshot
@@ -17,28 +21,119 @@ def test_a_solution_cell_is_left_out_before_the_lesson_runs():
         nbformat.v4.new_code_cell("print('THE ANSWER 0.6181')", metadata={"tags": ["solution"]}),
         nbformat.v4.new_code_cell("x = 1"),
     ])
-    kept = build.site_copy(lesson, "notebooks/01_hit_rate_and_mrr.ipynb").cells
+    kept = build.site_copy(lesson).cells
     assert [cell.source for cell in kept] == ["Step 1", "check('x', answer)", "x = 1"]
 
 
-def test_links_to_pages_of_the_site_stay_and_other_files_point_at_the_repository():
-    staged = {"notebooks/02_dcg_and_ndcg_by_hand.ipynb", "docs/learners.md", "README.md"}
-    text = ("[next](02_dcg_and_ndcg_by_hand.ipynb) [code](../helpers/metrics.py#L3) [data](../data/) "
-            "[set up](../README.md#set-up-two-commands) [web](https://example.org/a) [here](#step-1)")
-    rewritten = build.rewrite_links(text, "notebooks/01_hit_rate_and_mrr.ipynb", staged)
-    repository = build.repository_url()
+ADDRESS = "https://github.com/example-owner/ranking-metrics-by-hand"
+
+
+@pytest.mark.parametrize("remote", [
+    "https://github.com/example-owner/ranking-metrics-by-hand",
+    "https://github.com/example-owner/ranking-metrics-by-hand.git",
+    "git@github.com:example-owner/ranking-metrics-by-hand.git",
+    "ssh://git@github.com/example-owner/ranking-metrics-by-hand.git\n",
+])
+def test_a_public_github_remote_gives_the_repository_s_web_address(remote):
+    assert build.public_address(remote) == ADDRESS
+
+
+@pytest.mark.parametrize("remote", [
+    "", "/work/main", "../upstream.git", "file:///srv/git/ranking.git", "https://gitlab.example.org/o/n.git",
+    "https://user:secret-token@github.com/example-owner/ranking-metrics-by-hand.git",
+    "https://github.com/example-owner", "git@example.org:o/n.git",
+])
+def test_any_other_remote_gives_no_address(remote):
+    assert build.public_address(remote) is None
+
+
+def test_the_checkout_s_address_comes_from_its_origin_remote_if_public(tmp_path, monkeypatch):
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    monkeypatch.setattr(build, "ROOT", tmp_path)
+    assert build.address_of_checkout() is None  # no remote
+    subprocess.run(["git", "-C", str(tmp_path), "remote", "add", "origin", "/srv/git/copy.git"], check=True)
+    assert build.address_of_checkout() is None  # a local path is not a public address
+    subprocess.run(["git", "-C", str(tmp_path), "remote", "set-url", "origin",
+                    "git@github.com:example-owner/ranking-metrics-by-hand.git"], check=True)
+    assert build.address_of_checkout() == ADDRESS
+
+
+LINKS = ("[next](02_dcg_and_ndcg_by_hand.ipynb) [code](../helpers/metrics.py#L3) [data](../data/) "
+         "[`helpers/mistakes.py`](../helpers/mistakes.py) [set up](../README.md#set-up-two-commands) "
+         "[web](https://example.org/a) [here](#step-1)")
+STAGED = {"notebooks/02_dcg_and_ndcg_by_hand.ipynb", "docs/learners.md", "README.md"}
+
+
+def test_with_an_address_links_to_other_files_point_at_the_repository():
+    rewritten = build.rewrite_links(LINKS, "notebooks/01_hit_rate_and_mrr.ipynb", STAGED, ADDRESS)
     assert rewritten == (
-        f"[next](02_dcg_and_ndcg_by_hand.ipynb) [code]({repository}/blob/main/helpers/metrics.py#L3) "
-        f"[data]({repository}/tree/main/data) [set up](../index.md#set-up-two-commands) "
-        "[web](https://example.org/a) [here](#step-1)"
+        f"[next](02_dcg_and_ndcg_by_hand.ipynb) [code]({ADDRESS}/blob/HEAD/helpers/metrics.py#L3) "
+        f"[data]({ADDRESS}/tree/HEAD/data) [`helpers/mistakes.py`]({ADDRESS}/blob/HEAD/helpers/mistakes.py) "
+        "[set up](../index.md#set-up-two-commands) [web](https://example.org/a) [here](#step-1)"
     )
 
 
-def test_the_binder_link_opens_the_lesson_in_jupyterlab_from_the_configured_repository():
-    owner_and_name = build.repository_url().removeprefix("https://github.com/")
-    assert build.binder_url("notebooks/05_metrics_lab.ipynb") == (
-        f"https://mybinder.org/v2/gh/{owner_and_name}/HEAD?labpath=notebooks%2F05_metrics_lab.ipynb"
+def test_without_an_address_links_to_other_files_become_their_names_and_links_to_pages_stay():
+    rewritten = build.rewrite_links(LINKS, "notebooks/01_hit_rate_and_mrr.ipynb", STAGED, None)
+    assert rewritten == (
+        "[next](02_dcg_and_ndcg_by_hand.ipynb) code (`helpers/metrics.py`) `data/` `helpers/mistakes.py` "
+        "[set up](../index.md#set-up-two-commands) [web](https://example.org/a) [here](#step-1)"
     )
+
+
+def test_the_binder_link_opens_the_lesson_in_jupyterlab_from_the_repository():
+    assert build.binder_url(ADDRESS, "notebooks/05_metrics_lab.ipynb") == (
+        "https://mybinder.org/v2/gh/example-owner/ranking-metrics-by-hand/HEAD?labpath=notebooks%2F05_metrics_lab.ipynb"
+    )
+
+
+def test_a_control_s_note_links_to_binder_only_with_an_address():
+    drawn = nbformat.v4.new_output("display_data", data={"text/html": f"<div>plot{build.LIVE_NOTE}</div>"})
+    lesson = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("lab()", outputs=[drawn])])
+    with_binder = build.with_address(copy.deepcopy(lesson), "notebooks/05_metrics_lab.ipynb", ADDRESS)
+    note = with_binder.cells[0].outputs[0]["data"]["text/html"]
+    assert build.binder_url(ADDRESS, "notebooks/05_metrics_lab.ipynb") in note and "set up the collection" in note
+    without = build.with_address(copy.deepcopy(lesson), "notebooks/05_metrics_lab.ipynb", None)
+    note = without.cells[0].outputs[0]["data"]["text/html"]
+    assert "Binder" not in note and "http" not in note and "set up the collection" in note
+
+
+def test_the_home_page_says_how_to_get_the_code_with_and_without_an_address():
+    readme = "# Title\n\n*One line.*\n\nIntro.\n\n## Set-up: two commands\n\nrun this\n"
+    with_address = build.home_page(readme, ADDRESS)
+    assert with_address.index("**Get the code.**") < with_address.index("## Set-up")
+    assert f"git clone {ADDRESS}.git" in with_address and "mybinder.org/v2/gh/example-owner/" in with_address
+    without = build.home_page(readme, None)
+    assert "**Get the code.**" in without and "github" not in without.lower() and "binder" not in without.lower()
+    assert without.startswith("# Title\n\n*One line.*\n\nIntro.")
+
+
+def test_the_book_names_a_repository_and_has_binder_buttons_only_with_an_address():
+    bare = yaml.safe_load(build.book_config(None))
+    assert "repository" not in bare and not bare.get("launch_buttons", {}).get("binderhub_url")
+    assert bare["html"]["use_repository_button"] is False
+    assert bare["author"] == "the Ranking metrics by hand contributors"
+    full = yaml.safe_load(build.book_config(ADDRESS))
+    assert full["repository"]["url"] == ADDRESS and full["launch_buttons"]["binderhub_url"] == "https://mybinder.org"
+    assert full["html"]["use_repository_button"] is True
+    assert f"{ADDRESS}/blob/HEAD/LICENSE" in full["html"]["extra_footer"]
+    assert "sphinx_thebe" not in full["sphinx"]["config"]["extensions"]  # its script threw on every page
+
+
+def test_a_lesson_run_is_reused_only_while_its_inputs_are_unchanged(tmp_path, monkeypatch):
+    root = tmp_path / "repo"
+    for name, text in {"notebooks/00_a.ipynb": "{}", "helpers/m.py": "x = 1", "data/d.csv": "1",
+                       "website/build.py": "", "website/snapshot.py": ""}.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    monkeypatch.setattr(build, "ROOT", root)
+    before = build.fingerprint("notebooks/00_a.ipynb")
+    assert build.fingerprint("notebooks/00_a.ipynb") == before
+    (root / "helpers" / "__pycache__").mkdir()
+    (root / "helpers" / "__pycache__" / "m.pyc").write_bytes(b"compiled")
+    assert build.fingerprint("notebooks/00_a.ipynb") == before
+    (root / "data" / "d.csv").write_text("2")
+    assert build.fingerprint("notebooks/00_a.ipynb") != before
 
 
 def test_a_control_is_drawn_from_its_widget_state_with_its_values_and_picture():

@@ -2,23 +2,31 @@
 
 What it does, in a temporary folder (nothing in the repository is changed):
 
-1. copies the README (the home page: what the collection is, the set-up, the
-   lesson map), the guides in ``docs/`` and ``benchmarks/README.md``;
+1. copies the README (the home page: what the collection is, how to get the
+   code, the set-up, the lesson map), the guides in ``docs/`` and
+   ``benchmarks/README.md``;
 2. runs every lesson once, top to bottom, as the repository has it (a practice
    copy: every exercise 'not answered yet'), with its ``solution`` cells left
    out before the run (``helpers.teacher.roles``), two lessons at a time;
 3. replaces each ipywidgets control by a static drawing of its state after
    the cell that shows it (``website/snapshot.py``), with a note saying where to
    run it live (the set-up commands, or Binder);
-4. turns links to files the site does not hold (``../helpers/metrics.py``) into
-   links to the repository (``repository.url`` in ``website/_config.yml``);
+4. takes the repository's public address from ``--repository``, or else from
+   ``git remote get-url origin`` when that is a public GitHub address. With one,
+   links to files the site does not hold (``../helpers/metrics.py``) lead there,
+   and the lessons have Binder buttons; without one, those links become the
+   file's name as text and there is no Binder or repository button;
 5. builds the pages with Jupyter Book 1.x (``website/_config.yml``), maths as
-   MathML, and copies them to ``site/`` (or ``--out``).
+   MathML, writes the pages' text for the search's excerpts
+   (``_static/page-texts.js``, read by ``_static/site.js``) and copies them to
+   ``site/`` (or ``--out``).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import os
 import re
 import shutil
@@ -32,6 +40,8 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 import nbformat
+import yaml
+from bs4 import BeautifulSoup, Comment
 from nbclient import NotebookClient
 
 from helpers.teacher.roles import role_of
@@ -41,7 +51,16 @@ ROOT = Path(__file__).resolve().parent.parent
 HERE = ROOT / "website"
 GUIDES = ("docs/learners.md", "docs/teachers.md", "docs/contributors.md", "benchmarks/README.md")
 LEFT_OUT = ("solution",)  # cell roles the website never shows, nor runs
-LINK = re.compile(r"(\]\()([^)\s]+)(\))")
+LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\(([^)\s]+)\)")
+# a GitHub repository as git names it: https://github.com/o/n(.git), git@github.com:o/n(.git), ssh://git@github.com/o/n
+GITHUB_REMOTE = re.compile(
+    r"^(?:https://github\.com/|git@github\.com:|ssh://git@github\.com/)([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+?)(?:\.git)?/?$"
+)
+BINDERHUB = "https://mybinder.org"
+# where the snapshot of a control gets its note, once the site's repository address is known
+LIVE_NOTE = "<!-- run it live -->"
+# what a run of a lesson depends on besides the lesson itself: a cached run is used only while none of it changed
+RUN_INPUTS = ("helpers", "data", "website/build.py", "website/snapshot.py")
 
 
 def lessons() -> list[str]:
@@ -49,19 +68,31 @@ def lessons() -> list[str]:
     return sorted(f"notebooks/{path.name}" for path in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
 
-def repository_url() -> str:
-    """The repository's address, from ``repository.url`` in ``website/_config.yml``."""
-    text = (HERE / "_config.yml").read_text(encoding="utf-8")
-    found = re.search(r"^repository:\s*\n(?:\s+#.*\n)*\s+url:\s*(\S+)", text, flags=re.M)
-    if not found:
-        raise SystemExit("website/_config.yml names no repository.url")
-    return found.group(1).rstrip("/")
+def public_address(remote: str) -> str | None:
+    """The web address of a public GitHub repository from a git remote, or None for any other remote.
+
+    ``git@github.com:o/n.git`` and ``https://github.com/o/n.git`` both give ``https://github.com/o/n``; a
+    local path, another host or an address with a user name or token in it give None.
+    """
+    found = GITHUB_REMOTE.match(remote.strip())
+    return f"https://github.com/{found.group(1)}/{found.group(2)}" if found else None
 
 
-def binder_url(notebook: str) -> str:
-    """The Binder launch of one lesson (JupyterLab opened on it), from the repository's GitHub address."""
-    owner_and_name = urllib.parse.urlsplit(repository_url()).path.strip("/")
-    return f"https://mybinder.org/v2/gh/{owner_and_name}/HEAD?labpath={urllib.parse.quote(notebook, safe='')}"
+def address_of_checkout() -> str | None:
+    """The repository's public address from ``git remote get-url origin``, or None (no git, no remote, not public)."""
+    try:
+        done = subprocess.run(["git", "-C", str(ROOT), "remote", "get-url", "origin"],
+                              capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return public_address(done.stdout) if done.returncode == 0 else None
+
+
+def binder_url(address: str, notebook: str | None = None) -> str:
+    """The Binder launch of the repository at ``address``: JupyterLab opened on ``notebook``, or on the lessons."""
+    owner_and_name = urllib.parse.urlsplit(address).path.strip("/")
+    opened = notebook or "notebooks/00_start_here.ipynb"
+    return f"{BINDERHUB}/v2/gh/{owner_and_name}/HEAD?labpath={urllib.parse.quote(opened, safe='')}"
 
 
 def page_of(path: str) -> str:
@@ -69,12 +100,21 @@ def page_of(path: str) -> str:
     return "index.md" if path == "README.md" else path
 
 
-def rewrite_links(text: str, source: str, staged: set[str]) -> str:
-    """Markdown links of ``source`` (a repository path): to staged pages kept, to other files made absolute."""
+def staged_pages() -> set[str]:
+    """The repository files that are pages of the site: the README, the lessons and the guides."""
+    return set(lessons()) | set(GUIDES) | {"README.md"}
+
+
+def rewrite_links(text: str, source: str, staged: set[str], address: str | None) -> str:
+    """Markdown links of ``source`` (a repository path): to staged pages kept, to other repository files made absolute.
+
+    Without a repository ``address`` a link to a file the site does not hold becomes its text and the file's
+    path, with no link: ``[the code](../helpers/metrics.py)`` reads "the code (`helpers/metrics.py`)".
+    """
     folder = PurePosixPath(source).parent
 
     def replace(match: re.Match[str]) -> str:
-        target = match.group(2)
+        label, target = match.group(1), match.group(2)
         if re.match(r"^[a-z][a-z0-9+.-]*:", target) or target.startswith("#"):
             return match.group(0)
         path, _, anchor = target.partition("#")
@@ -84,20 +124,45 @@ def rewrite_links(text: str, source: str, staged: set[str]) -> str:
         if resolved in staged:
             here, there = PurePosixPath(page_of(source)).parent, page_of(resolved)
             relative = os.path.relpath(there, here).replace(os.sep, "/")
-            return f"{match.group(1)}{relative}{'#' + anchor if anchor else ''}{match.group(3)}"
-        kind = "tree" if (ROOT / resolved).is_dir() else "blob"
-        address = f"{repository_url()}/{kind}/main/{resolved}{'#' + anchor if anchor else ''}"
-        return f"{match.group(1)}{address}{match.group(3)}"
+            return f"[{label}]({relative}{'#' + anchor if anchor else ''})"
+        is_folder = (ROOT / resolved).is_dir()
+        if address is None:
+            name = resolved + ("/" if is_folder else "")
+            return f"`{name}`" if label.strip("`").rstrip("/") == resolved else f"{label} (`{name}`)"
+        kind = "tree" if is_folder else "blob"
+        return f"[{label}]({address}/{kind}/HEAD/{resolved}{'#' + anchor if anchor else ''})"
 
     return LINK.sub(replace, text)
+
+
+def get_the_code(address: str | None) -> str:
+    """The home page's paragraph on where the code is: the repository's address, or how to get it without one."""
+    if address:
+        return (
+            f"**Get the code.** The lessons, `helpers/` and `data/` are in the repository [{address}]({address}): "
+            f"`git clone {address}.git`, then follow the set-up below from its folder. To try the lessons "
+            f"without installing anything, [open them on Binder]({binder_url(address)}) (the first start takes a "
+            "few minutes).\n"
+        )
+    return (
+        "**Get the code.** This copy of the website was built without the address of its repository. The lessons, "
+        "`helpers/` and `data/` are in the repository it was built from: the folder whose `README.md` is this "
+        "page. Ask whoever gave you the site for that folder (a `git clone` of it, or a copy), then follow the "
+        "set-up below from it.\n"
+    )
+
+
+def home_page(readme: str, address: str | None) -> str:
+    """The README as the home page: with 'Get the code' before its first section."""
+    first_section = readme.index("\n## ")
+    return f"{readme[:first_section]}\n\n{get_the_code(address)}{readme[first_section:]}"
 
 
 class SnapshotClient(NotebookClient):
     """nbclient's runner that draws each control as it is after the cell that shows it, then forgets the widgets."""
 
-    def __init__(self, notebook: Any, live_note: str, **kwargs: Any):
+    def __init__(self, notebook: Any, **kwargs: Any):
         super().__init__(notebook, store_widget_state=True, **kwargs)
-        self.live_note = live_note
 
     async def async_execute_cell(self, cell: Any, cell_index: int, *args: Any, **kwargs: Any) -> Any:
         executed = await super().async_execute_cell(cell, cell_index, *args, **kwargs)
@@ -106,46 +171,79 @@ class SnapshotClient(NotebookClient):
             if view:
                 models = {key: state for key, state in self.widget_state.items() if "_model_name" in state}
                 drawing = snapshot(models, view["model_id"], image_sources(models, self.widget_buffers))
-                output["data"] = {"text/html": f'<div class="widget-snapshot">{drawing}{self.live_note}</div>'}
+                output["data"] = {"text/html": f'<div class="widget-snapshot">{drawing}{LIVE_NOTE}</div>'}
         return executed
 
 
-def live_note(notebook: str) -> str:
+def live_note(notebook: str, address: str | None) -> str:
     """What a control's snapshot says under it: it is a picture; run it live after set-up, or on Binder."""
+    binder = f', or <a href="{binder_url(address, notebook)}">launch it on Binder</a>' if address else ""
     return (
         '<p class="snapshot-note"><strong>A snapshot of the control in its first state:</strong> '
         "nothing here can be clicked. Run it live: "
         '<a href="../index.html#set-up-two-commands">set up the collection</a> (two commands) and open '
-        f"this lesson in JupyterLab, or <a href=\"{binder_url(notebook)}\">launch it on Binder</a>.</p>"
+        f"this lesson in JupyterLab{binder}.</p>"
     )
 
 
-def site_copy(lesson: Any, notebook: str) -> Any:
-    """The lesson as the site runs it: its solution cells left out, its links to repository files made absolute."""
+def site_copy(lesson: Any) -> Any:
+    """The lesson as the site runs it: its solution cells left out."""
     lesson.cells = [cell for cell in lesson.cells if role_of(cell) not in LEFT_OUT]
-    staged = set(lessons()) | set(GUIDES) | {"README.md"}
-    for cell in lesson.cells:
-        if cell.cell_type == "markdown":
-            cell.source = rewrite_links(cell.source, notebook, staged)
     return lesson
 
 
-def run_lesson(notebook: str, staging: str) -> tuple[str, float]:
-    """Run one lesson, solution cells left out, in the staged notebooks folder; write it there with its outputs."""
+def with_address(lesson: Any, notebook: str, address: str | None) -> Any:
+    """A lesson as run, made for a site with or without a repository address: its links, its controls' notes."""
+    staged = staged_pages()
+    for cell in lesson.cells:
+        if cell.cell_type == "markdown":
+            cell.source = rewrite_links(cell.source, notebook, staged, address)
+        for output in cell.get("outputs", []):
+            drawn = output.get("data", {}).get("text/html")
+            if isinstance(drawn, str) and LIVE_NOTE in drawn:
+                output["data"]["text/html"] = drawn.replace(LIVE_NOTE, live_note(notebook, address))
+    return lesson
+
+
+def fingerprint(notebook: str) -> str:
+    """What a run of the lesson depends on, hashed: the lesson, ``helpers/``, ``data/`` and this builder."""
+    digest = hashlib.sha256((ROOT / notebook).read_bytes())
+    for name in RUN_INPUTS:
+        top = ROOT / name
+        for path in sorted([top] if top.is_file() else top.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def run_lesson(notebook: str, runs: str) -> tuple[str, float]:
+    """Run one lesson, solution cells left out, in the folder ``runs``; write it there with its outputs."""
     started = time.monotonic()
-    book = Path(staging)
-    lesson = site_copy(nbformat.read(ROOT / notebook, as_version=4), notebook)
+    target = Path(runs) / notebook
+    lesson = site_copy(nbformat.read(ROOT / notebook, as_version=4))
     client = SnapshotClient(
-        lesson,
-        live_note(notebook),
-        timeout=600,
-        kernel_name="python3",
-        resources={"metadata": {"path": str((book / notebook).parent)}},
+        lesson, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(target.parent)}}
     )
     client.execute()
     lesson.metadata.pop("widgets", None)  # drawn already: no page loads the widget manager from a CDN
-    nbformat.write(lesson, book / notebook)
+    lesson.metadata["website_run"] = fingerprint(notebook)
+    nbformat.write(lesson, target)
     return notebook, time.monotonic() - started
+
+
+def run_lessons(runs: Path, jobs: int) -> None:
+    """Every lesson run into ``runs/notebooks/``, except those already there from a run of the same inputs."""
+    (runs / "notebooks").mkdir(parents=True, exist_ok=True)
+    stale = []
+    for notebook in lessons():
+        kept = runs / notebook
+        if not kept.is_file() or nbformat.read(kept, as_version=4).metadata.get("website_run") != fingerprint(notebook):
+            stale.append(notebook)
+    if len(stale) < len(lessons()):
+        print(f"{len(lessons()) - len(stale)} lessons kept as run before in {runs} (their inputs are unchanged)")
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        for notebook, seconds in pool.map(run_lesson, stale, [str(runs)] * len(stale)):
+            print(f"ran {notebook} in {seconds:.1f} s", flush=True)
 
 
 def toc() -> str:
@@ -157,43 +255,117 @@ def toc() -> str:
     return "\n".join(lines) + "\n"
 
 
-def stage(book: Path, jobs: int) -> None:
-    """Everything Jupyter Book reads, in ``book``: config, contents, home page, guides, and the lessons run."""
-    shutil.copy(HERE / "_config.yml", book / "_config.yml")
+def book_config(address: str | None) -> str:
+    """``website/_config.yml`` with the repository's address, its repository button and Binder buttons, if any."""
+    config = yaml.safe_load((HERE / "_config.yml").read_text(encoding="utf-8"))
+    if address:
+        config["repository"] = {"url": address, "branch": "HEAD", "path_to_book": ""}
+        config["launch_buttons"] = {"binderhub_url": BINDERHUB, "notebook_interface": "jupyterlab"}
+        config["html"]["use_repository_button"] = True
+        licence = f'<a href="{address}/blob/HEAD/LICENSE">LICENSE</a>'
+        config["html"]["extra_footer"] = config["html"]["extra_footer"].replace("LICENSE", licence)
+    return yaml.safe_dump(config, sort_keys=False)
+
+
+def stage(book: Path, runs: Path, address: str | None) -> None:
+    """Everything Jupyter Book reads, in ``book``: config, contents, home page, guides, and the lessons as run."""
+    (book / "_config.yml").write_text(book_config(address), encoding="utf-8")
     shutil.copytree(HERE / "_ext", book / "_ext", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(HERE / "_static", book / "_static")
     (book / "_toc.yml").write_text(toc(), encoding="utf-8")
-    staged = set(lessons()) | set(GUIDES) | {"README.md"}
+    staged = staged_pages()
     for path in ("README.md", *GUIDES):
         target = book / page_of(path)
         target.parent.mkdir(parents=True, exist_ok=True)
-        text = rewrite_links((ROOT / path).read_text(encoding="utf-8"), path, staged)
-        target.write_text(text, encoding="utf-8")
+        text = rewrite_links((ROOT / path).read_text(encoding="utf-8"), path, staged, address)
+        target.write_text(home_page(text, address) if path == "README.md" else text, encoding="utf-8")
     (book / "notebooks").mkdir()
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        for notebook, seconds in pool.map(run_lesson, lessons(), [str(book)] * len(lessons())):
-            print(f"ran {notebook} in {seconds:.1f} s", flush=True)
+    for notebook in lessons():
+        lesson = nbformat.read(runs / notebook, as_version=4)
+        lesson.metadata.pop("website_run", None)
+        nbformat.write(with_address(lesson, notebook, address), book / notebook)
+
+
+def page_texts(html_folder: Path) -> dict[str, str]:
+    """Each page's main text, by its path in the site, as a small HTML page: its sections and their ids, no markup."""
+    blocks = {"p", "div", "li", "pre", "tr", "td", "th", "dt", "dd", "h1", "h2", "h3", "h4", "h5", "h6", "caption"}
+    texts = {}
+    for page in sorted(html_folder.rglob("*.html")):
+        name = page.relative_to(html_folder).as_posix()
+        if name.startswith(("_", "genindex", "search")):
+            continue
+        # the page's own text (its article), not its header's buttons
+        main = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser").select_one('[role="main"] article')
+        if main is None:
+            continue
+        for comment in main.find_all(string=lambda text: isinstance(text, Comment)):
+            comment.extract()
+        for tag in main.find_all(["img", "script", "style", "svg", "nav", "button", "annotation"]):
+            tag.decompose()
+        for tag in main.find_all(class_="headerlink"):
+            tag.decompose()
+        for tag in main.find_all(True):
+            if tag.name == "section" and tag.get("id"):
+                tag.attrs = {"id": tag["id"]}
+                continue
+            if tag.name in blocks:
+                tag.insert_after("\n")
+            tag.unwrap()
+        text = re.sub(r"[ \t]*\n\s*", "\n", re.sub(r"[ \t]+", " ", main.decode_contents()))
+        texts[name] = f'<div role="main">{text.strip()}</div>'
+    return texts
+
+
+def write_page_texts(html_folder: Path) -> None:
+    """``_static/page-texts.js``: the search page's excerpts from disk, where a browser may not read other pages."""
+    script = f"window.SITE_PAGE_TEXTS = {json.dumps(page_texts(html_folder), ensure_ascii=False)};\n"
+    (html_folder / "_static" / "page-texts.js").write_text(script, encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m website.build", description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "site", help="where the pages go (default: site/)")
     parser.add_argument("--jobs", type=int, default=2, help="lessons run at a time (default: 2)")
+    parser.add_argument(
+        "--repository", metavar="ADDRESS",
+        help="the repository's public GitHub address, or 'none' (default: `git remote get-url origin`, if public)",
+    )
+    parser.add_argument(
+        "--runs", type=Path, default=None,
+        help="a folder to keep the lessons as run in; a later build with it runs again only the lessons whose "
+             "inputs (the lesson, helpers/, data/, this builder) changed; empty it after installing other "
+             "versions (default: a temporary folder)",
+    )
     args = parser.parse_args(argv)
+    if args.repository is None:
+        address = address_of_checkout()
+    elif args.repository.lower() == "none":
+        address = None
+    elif not (address := public_address(args.repository)):
+        parser.error(f"--repository {args.repository}: not a public GitHub address (https://github.com/OWNER/NAME)")
+    print(f"repository: {address or 'none (no public address: no Binder or repository links)'}", flush=True)
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="website-") as folder:
+        runs = args.runs or Path(folder) / "runs"
+        run_lessons(runs, args.jobs)
         book = Path(folder) / "book"
         book.mkdir()
-        stage(book, args.jobs)
+        stage(book, runs, address)
         built = Path(folder) / "built"
-        command = [str(Path(sys.executable).parent / "jupyter-book"), "build", str(book), "--path-output", str(built)]
-        done = subprocess.run(command, cwd=folder)
+        command = [str(Path(sys.executable).parent / "jupyter-book"), "build", "--quiet", str(book),
+                   "--path-output", str(built)]
+        # Sphinx's warnings go to stderr as they come; Jupyter Book's closing banner names the temporary folder
+        done = subprocess.run(command, cwd=folder, stdout=subprocess.PIPE, text=True)
         if done.returncode != 0:
+            print(done.stdout)
             return done.returncode
+        html_folder = built / "_build" / "html"
+        write_page_texts(html_folder)
         if args.out.exists():
             shutil.rmtree(args.out)
-        shutil.copytree(built / "_build" / "html", args.out)
-    print(f"wrote {args.out / 'index.html'} in {time.monotonic() - started:.0f} s")
+        shutil.copytree(html_folder, args.out)
+    index = args.out.resolve() / "index.html"
+    print(f"built in {time.monotonic() - started:.0f} s; open {index.as_uri()}")
     return 0
 
 

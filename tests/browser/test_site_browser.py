@@ -1,10 +1,16 @@
 """The website (``python -m website.build``), built once into a temporary folder and opened from disk in Chromium.
 
-Every page of it: each lesson with its worked-example figures, images that
-load, internal links that lead to a page and a heading that exist, spreadsheet
-references left as text (no maths markup ate a ``$B$2:$B$8``), no request
-leaving the disk (no CDN), and axe-core with no serious or critical finding.
-``TEST_SITE=DIR`` tests a site built already instead of building one.
+Every page of it, with every request off the disk blocked: each lesson with
+its worked-example figures, images that load, internal links that lead to a
+page and a heading that exist, spreadsheet references left as text (no maths
+markup ate a ``$B$2:$B$8``), no script error, nothing wider than a 390 px
+phone and every table, plot, snapshot and formula inside its column at 1280 px
+and 390 px, menus that open at both widths, a colour-mode switch, and axe-core
+with no serious or critical finding in light mode (1280 px) and dark mode
+(390 px). The site is built without a repository address (as a clone with no
+public remote builds it) and again with one, reusing the lessons already run:
+no placeholder address in either, and with one, every repository link names
+it. ``TEST_SITE=DIR`` tests a site built already instead of building one.
 Without a browser too: no exercise's expected value, hidden case or solution
 anywhere in the built files, and each control drawn as a still picture with
 its run-it-live note.
@@ -19,7 +25,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 import urllib.parse
 from pathlib import Path
 
@@ -40,24 +45,64 @@ FIGURES = {
 }
 CONTROLS = ("01", "02", "03", "05")  # the lessons with an ipywidgets control
 SPREADSHEET_REFERENCE = re.compile(r"\$[A-Z]+\$\d+")
-BUILD_SECONDS: dict[str, float] = {}
+ADDRESS = "https://github.com/example-owner/ranking-metrics-by-hand"  # a well-formed address no test reaches
+PLACEHOLDERS = ("your-org", "executablebooks", "binder-examples")  # a template's address, Jupyter Book's default
+BUILD_OUTPUT: dict[str, str] = {}
+WIDTHS = {"desktop": 1280, "phone": 390}
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
-    """The website, built once by the README's command (its build step) into a temporary folder."""
-    if os.environ.get("TEST_SITE"):  # a site built already (python -m website.build --out DIR), to look at again
-        return Path(os.environ["TEST_SITE"])
-    pytest.importorskip("jupyter_book", reason="the website's builder: pip install -r requirements-site.txt")
-    out = tmp_path_factory.mktemp("website") / "site"
-    started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "website.build", "--out", str(out)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=1200)
-    BUILD_SECONDS["build"] = time.monotonic() - started
+def build_site(out: Path, runs: Path, repository: str) -> subprocess.CompletedProcess:
+    """The README's build command, into ``out``, keeping the lessons as run in ``runs`` for a second build."""
+    done = subprocess.run(
+        [sys.executable, "-m", "website.build", "--out", str(out), "--runs", str(runs), "--repository", repository],
+        cwd=ROOT, capture_output=True, text=True, timeout=1200,
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     warnings = [line for line in (done.stdout + done.stderr).splitlines() if "WARNING:" in line]  # Sphinx's
     assert warnings == [], "the pages were built with warnings (a broken cross-reference, a missing page)"
-    return out
+    return done
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    """The folder of this module's builds: the lessons as run (``runs/``) and the sites."""
+    pytest.importorskip("jupyter_book", reason="the website's builder: pip install -r requirements-site.txt")
+    return tmp_path_factory.mktemp("website")
+
+
+@pytest.fixture(scope="module")
+def site(request) -> Path:
+    """The website as a clone without a public remote builds it: no repository address."""
+    if os.environ.get("TEST_SITE"):  # a site built already (python -m website.build --out DIR), to look at again
+        return Path(os.environ["TEST_SITE"])
+    folder = request.getfixturevalue("built")
+    done = build_site(folder / "site", folder / "runs", "none")
+    BUILD_OUTPUT["none"] = done.stdout
+    return folder / "site"
+
+
+@pytest.fixture(scope="module")
+def site_with_address(built, site) -> Path:
+    """The website built again with a repository address, from the lessons the first build ran (no lesson runs)."""
+    done = build_site(built / "site-with-address", built / "runs", ADDRESS)
+    BUILD_OUTPUT["address"] = done.stdout
+    assert "ran notebooks/" not in done.stdout, "the second build ran the lessons again"
+    return built / "site-with-address"
+
+
+def offline_page(browser, width: int, mode: str = "light"):
+    """A page of a new context at ``width`` px, every request off the disk aborted, in light or dark mode.
+
+    The mode is the theme's own record in the browser's storage, as another local page of the same
+    theme leaves it (file:// pages share one storage): the site opens light unless it says dark.
+    """
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    context.set_default_timeout(60_000)
+    context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(("file:", "data:"))
+                  else route.abort())
+    if mode == "dark":
+        context.add_init_script("localStorage.setItem('mode', 'dark'); localStorage.setItem('theme', 'dark');")
+    return context.new_page()
 
 
 def page_path(site: Path, source: str) -> Path:
@@ -90,19 +135,42 @@ READ_PAGE = """
 })
 """
 AXE_FINDINGS = """
-async () => (await axe.run(document, {resultTypes: ['violations']})).violations
+async () => (await axe.run(document, {resultTypes: ['violations'], preload: false})).violations
   .filter(v => v.impact === 'serious' || v.impact === 'critical')
   .map(v => `${v.impact} ${v.id}: ${v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', ')}`)
 """
 
 
-@pytest.fixture(scope="module")
-def visits(site, browser) -> dict[str, dict]:
-    """Every page opened once from disk (file://) at 1366x900: what it shows, and every request off the disk."""
-    context = browser.new_context(viewport={"width": 1366, "height": 900})
-    context.set_default_timeout(60_000)
-    page = context.new_page()
-    read = {}
+# What one look at a page at a width finds: its column, and each table, plot, snapshot or formula past it with no
+# scrolling box of its own inside the column; the page's own width; the colour-mode switch.
+READ_LAYOUT = """
+() => {
+  const column = (document.querySelector('.bd-article') || document.querySelector('main')).getBoundingClientRect();
+  const inside = r => r.left >= column.left - 1 && r.right <= column.right + 1;
+  const scroller = el => { for (let p = el.parentElement; p; p = p.parentElement) {
+      if (['auto', 'scroll'].includes(getComputedStyle(p).overflowX)) return p; } return null; };
+  const past = [...document.querySelectorAll(
+      '.bd-article img, .bd-article table, .bd-article .widget-snapshot, .bd-article div.math, .bd-article pre')]
+    .filter(el => el.getBoundingClientRect().width > 0 && !inside(el.getBoundingClientRect()))
+    .filter(el => { const box = ['auto', 'scroll'].includes(getComputedStyle(el).overflowX) ? el : scroller(el);
+                    return !box || !inside(box.getBoundingClientRect()); })
+    .map(el => `${el.tagName.toLowerCase()}.${[...el.classList].join('.')} ends at ${
+                Math.round(el.getBoundingClientRect().right)} px`);
+  const switches = [...document.querySelectorAll('.theme-switch-button')]
+    .filter(b => b.getBoundingClientRect().width > 0 && getComputedStyle(b).visibility === 'visible');
+  return {page_width: document.documentElement.scrollWidth, viewport: window.innerWidth, past,
+          theme: document.documentElement.dataset.theme, switches: switches.length};
+}
+"""
+
+
+def look_at_every_page(site: Path, browser, width: int, mode: str, read: str) -> dict[str, dict]:
+    """Every page opened once from disk at ``width`` in ``mode``: what ``read`` finds, its script errors, axe's."""
+    page = offline_page(browser, width, mode)
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(f"uncaught: {error}"))
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    found = {}
     for path in pages(site):
         requested: list[str] = []
 
@@ -112,14 +180,28 @@ def visits(site, browser) -> dict[str, dict]:
         page.on("request", record)
         page.goto(path.as_uri(), wait_until="load")
         page.remove_listener("request", record)
-        visit = page.evaluate(READ_PAGE)
+        visit = page.evaluate(read)
         visit["off_disk"] = [url for url in requested if not url.startswith(("file:", "data:"))]
+        visit["script_errors"], errors[:] = list(errors), []  # before axe, which reads the stylesheets itself
         if AXE.is_file():
             page.add_script_tag(path=str(AXE))
             visit["axe"] = page.evaluate(AXE_FINDINGS)
-        read[path.relative_to(site).as_posix()] = visit
-    context.close()
-    return read
+        found[path.relative_to(site).as_posix()] = visit
+    page.context.close()
+    return found
+
+
+@pytest.fixture(scope="module")
+def visits(site, browser) -> dict[str, dict]:
+    """Every page at 1280 px in light mode: what it shows, its layout, and every request off the disk."""
+    return look_at_every_page(site, browser, WIDTHS["desktop"], "light",
+                              f"() => Object.assign(({READ_PAGE})(), ({READ_LAYOUT})())")
+
+
+@pytest.fixture(scope="module")
+def phone_visits(site, browser) -> dict[str, dict]:
+    """Every page at 390 px in dark mode (set by another local page): its layout, its switch, axe's findings."""
+    return look_at_every_page(site, browser, WIDTHS["phone"], "dark", READ_LAYOUT)
 
 
 def test_one_page_per_lesson_and_guide_in_order_from_the_home_page(site):
@@ -155,11 +237,33 @@ def test_every_lesson_page_renders_with_its_outputs_and_figures(site, visits, le
     assert "Traceback" not in visit["text"], f"lesson {number} shows an error"
 
 
-def test_images_load_and_no_page_asks_anything_off_the_disk(visits):
+def test_images_load_and_no_page_asks_anything_off_the_disk(visits, phone_visits):
     for name, visit in visits.items():
         assert [src for src, loaded in visit["images"] if not loaded] == [], f"{name}: images that did not load"
-        assert visit["off_disk"] == [], f"{name} asked the network for {visit['off_disk']}"
+        assert visit["off_disk"] == phone_visits[name]["off_disk"] == [], f"{name} asked the network"
     assert sum(len(visit["images"]) for visit in visits.values()) >= 10  # the lessons' plots among them
+
+
+def test_no_page_throws_a_script_error(visits, phone_visits):
+    errors = {f"{width} {name}": visit["script_errors"] for width, looked in (("1280", visits), ("390", phone_visits))
+              for name, visit in looked.items() if visit["script_errors"]}
+    assert errors == {}
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_tables_plots_snapshots_and_formulas_stay_inside_the_column_and_the_page(visits, phone_visits, width):
+    """A wide table scrolls inside itself; nothing pushes the page wider than the screen, not even on a phone."""
+    looked = visits if width == "desktop" else phone_visits
+    for name, visit in looked.items():
+        assert visit["page_width"] <= visit["viewport"], f"{name} is {visit['page_width']} px wide at {width}"
+        assert visit["past"] == [], f"{name} at {WIDTHS[width]} px: past the column {visit['past'][:3]}"
+
+
+def test_the_colour_mode_switch_is_there_wherever_dark_mode_can_be_on(visits, phone_visits):
+    for name in visits:
+        assert visits[name]["theme"] == "light", f"{name} opens light"
+        assert phone_visits[name]["theme"] == "dark", f"{name}: another page's dark mode is taken up"
+        assert visits[name]["switches"] == phone_visits[name]["switches"] == 1, f"{name}: no switch to leave it"
 
 
 def test_spreadsheet_references_stay_text_and_maths_is_drawn_without_a_cdn(visits):
@@ -193,20 +297,86 @@ def test_every_internal_link_leads_to_a_page_and_a_heading_that_exist(site, visi
     assert sum(len(visit["links"]) for visit in visits.values()) > 200
 
 
-def test_the_search_box_finds_a_lesson(site, browser):
+def test_the_search_box_finds_a_lesson_and_quotes_it_from_disk(site, browser):
     home = (site / "index.html").read_text(encoding="utf-8")
     assert 'class="btn search-button-field' in home and (site / "searchindex.js").is_file()
-    page = browser.new_page()
+    page = offline_page(browser, WIDTHS["desktop"])
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
     try:
         page.goto((site / "search.html").as_uri() + "?q=reciprocal", wait_until="load")
-        page.wait_for_selector("#search-results ul.search li", timeout=60_000)
-        found = page.evaluate("() => [...document.querySelectorAll('#search-results ul.search li a')].map(a => a.href)")
+        page.wait_for_selector("#search-results ul.search li p.context", timeout=60_000)
+        found = page.evaluate("""() => [...document.querySelectorAll('#search-results ul.search li')].map(li => [
+            li.querySelector('a').href, (li.querySelector('p.context') || {textContent: ''}).textContent])""")
     finally:
-        page.close()
-    assert any("01_hit_rate_and_mrr" in href for href in found), found
+        page.context.close()
+    assert any("01_hit_rate_and_mrr" in href for href, _ in found), found
+    excerpts = [excerpt for _, excerpt in found if excerpt]
+    assert len(excerpts) == len(found) and all("reciprocal" in excerpt.lower() for excerpt in excerpts), excerpts
+    assert errors == []
 
 
-def test_each_control_is_a_still_picture_with_a_live_note_and_a_binder_link(site, visits):
+CLICK_MENU = """
+async ([kind, wide]) => {
+  const visible = el => el.getBoundingClientRect().width > 0 && getComputedStyle(el).visibility === 'visible';
+  const buttons = [...document.querySelectorAll(`.${kind}-toggle`)].filter(visible);
+  if (buttons.length !== 1) return `${buttons.length} visible ${kind} buttons`;
+  const sidebar = document.getElementById(`pst-${kind}-sidebar`);
+  const dialog = document.getElementById(`pst-${kind}-sidebar-modal`);
+  buttons[0].click();
+  await new Promise(done => setTimeout(done, 600));  // the sidebar's fold is animated
+  if (wide) return getComputedStyle(sidebar).visibility === 'hidden' ? 'folded' : 'still open';
+  const links = [...dialog.querySelectorAll('a[href]')].filter(visible).length;
+  return dialog.open && links > 0 ? `opened with ${links} links` : 'nothing opened';
+}
+"""
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_menu_buttons_open_the_lesson_list_and_the_page_s_contents(site, browser, shots, width):
+    """☰ and the contents button on a phone open their panel; on a desktop ☰ folds the list and the contents show."""
+    page = offline_page(browser, WIDTHS[width])
+    try:
+        page.goto(page_path(site, "notebooks/03_the_ndcg_spreadsheet.ipynb").as_uri(), wait_until="load")
+        if width == "phone":
+            opened = page.evaluate(CLICK_MENU, ["primary", False])
+            page.screenshot(path=str(shots / "site_menu_390.png"))
+            assert opened.startswith("opened with") and int(opened.split()[2]) >= len(LESSONS), opened
+            page.keyboard.press("Escape")
+            opened = page.evaluate(CLICK_MENU, ["secondary", False])
+            page.screenshot(path=str(shots / "site_contents_390.png"))
+            assert opened.startswith("opened with") and int(opened.split()[2]) >= 5, opened
+        else:
+            contents = page.evaluate("""() => [...document.querySelectorAll('#pst-secondary-sidebar a[href]')]
+                .filter(a => a.getBoundingClientRect().width > 0).length""")
+            assert contents >= 5, "the page's contents show beside it on a desktop"
+            assert page.evaluate(CLICK_MENU, ["primary", True]) == "folded"
+            page.screenshot(path=str(shots / "site_menu_1280.png"))
+    finally:
+        page.context.close()
+
+
+def test_the_colour_mode_switch_turns_the_site_dark_and_back(site, browser):
+    """The theme's switch steps through light, the system's mode (light here) and dark; its name says which is on."""
+    page = offline_page(browser, WIDTHS["phone"])
+    names = {"light": "Light", "auto": "System Settings", "dark": "Dark"}
+    try:
+        page.goto(page_path(site, "notebooks/05_metrics_lab.ipynb").as_uri(), wait_until="load")
+        switch = page.locator(".theme-switch-button").first
+        seen = []
+        for _ in range(3):
+            mode, theme = page.evaluate("() => [document.documentElement.dataset.mode, "
+                                        "document.documentElement.dataset.theme]")
+            assert switch.is_visible() and names[mode] in switch.get_attribute("aria-label"), (mode, theme)
+            seen.append((mode, theme))
+            switch.click()
+    finally:
+        page.context.close()
+    assert seen == [("light", "light"), ("auto", "light"), ("dark", "dark")]
+
+
+def test_each_control_is_a_still_picture_with_a_live_note(site, visits):
     for lesson in LESSONS:
         number = Path(lesson).stem[:2]
         built = page_path(site, lesson).read_text(encoding="utf-8")
@@ -215,31 +385,92 @@ def test_each_control_is_a_still_picture_with_a_live_note_and_a_binder_link(site
         assert bool(snapshots) == (number in CONTROLS), f"lesson {number}: {len(snapshots)} snapshots"
         for snapshot in snapshots:
             assert "Run it live" in snapshot["note"] and snapshot["text"].strip()
-            assert any(href.startswith("https://mybinder.org/v2/gh/") and "labpath=notebooks" in href
-                       for href in snapshot["links"])
-            assert any(href.endswith("index.html#set-up-two-commands") for href in snapshot["links"])
+            assert [href for href in snapshot["links"] if href.endswith("index.html#set-up-two-commands")]
+            assert "Binder" not in snapshot["note"], "no Binder link on a site without the repository's address"
     lab = visit_of(visits, "notebooks/05_metrics_lab.ipynb")["snapshots"][0]
     assert len(lab["images"]) == 1 and lab["images"][0] > 100, "the lab's plot, as it first was"
     assert re.search(r"nDCG@3 = 0\.\d{4}", lab["text"]), "the lab's numbers in its first state"
 
 
+def site_files(site: Path) -> dict[str, str]:
+    """Every text file of the site but the theme's own, by its path: the pages, their sources, the search's texts."""
+    return {path.relative_to(site).as_posix(): path.read_text(encoding="utf-8", errors="replace")
+            for path in sorted(site.rglob("*")) if path.suffix in (".html", ".js", ".ipynb", ".md", ".txt")
+            and ("_static" not in path.parts or path.name in ("site.js", "page-texts.js"))}
+
+
+def external_links(site: Path) -> list[str]:
+    """Every address a page of the site links to off the site."""
+    return [html.unescape(href) for text in site_files(site).values()
+            for href in re.findall(r'href="(https?://[^"]+)"', text)]
+
+
+def test_the_build_ends_by_naming_the_page_to_open(site):
+    if "none" not in BUILD_OUTPUT:
+        pytest.skip("TEST_SITE: the site was built already")
+    last = BUILD_OUTPUT["none"].strip().splitlines()[-1]
+    opened = Path(urllib.parse.unquote(urllib.parse.urlsplit(re.search(r"file://\S+", last).group(0)).path))
+    assert opened == site / "index.html" and opened.is_file(), last
+
+
+def test_without_an_address_no_link_leads_to_a_repository_and_the_home_page_says_how_to_get_the_code(site, visits):
+    files = site_files(site)
+    for placeholder in (*PLACEHOLDERS, "mybinder", "binderhub"):
+        assert [name for name, text in files.items() if placeholder in text] == [], placeholder
+    assert [href for href in external_links(site) if "ranking-metrics" in href or "mybinder" in href] == []
+    home = visits["index.html"]["text"]
+    assert "Get the code." in home and "built without the address of its repository" in home
+    lesson = visits["notebooks/01_hit_rate_and_mrr.html"]
+    assert "helpers/metrics.py" in lesson["prose"], "a link to a file the site does not hold keeps the file's name"
+
+
+def test_with_an_address_every_repository_link_names_it_and_leads_to_a_file_that_exists(site_with_address):
+    files = site_files(site_with_address)
+    for placeholder in PLACEHOLDERS:
+        assert [name for name, text in files.items() if placeholder in text] == [], placeholder
+    links = external_links(site_with_address)
+    repository = [href for href in links if "github.com" in href and "/AmenRa/" not in href]
+    binder = [href for href in links if "mybinder.org" in href]
+    assert all(href == ADDRESS or href.startswith(f"{ADDRESS}/") for href in repository), repository
+    for href in repository:  # a file or folder of this checkout
+        path = href.removeprefix(ADDRESS).partition("#")[0].strip("/")
+        if path:
+            kind, _, name = path.partition("/HEAD/")
+            assert kind in ("blob", "tree") and (ROOT / name).exists(), href
+    prefix = f"https://mybinder.org/v2/gh/{ADDRESS.removeprefix('https://github.com/')}/HEAD?"
+    assert binder and all(href.startswith(prefix) for href in binder), binder
+    for lesson in LESSONS:  # the theme's launch button on every lesson page; the note under each control
+        page = html.unescape(files[page_path(site_with_address, lesson).relative_to(site_with_address).as_posix()])
+        assert f"{prefix}urlpath=lab/tree/{lesson}" in page, f"{lesson}: no Binder launch button"
+        if Path(lesson).stem[:2] in CONTROLS:
+            assert f"{prefix}labpath={urllib.parse.quote(lesson, safe='')}" in page, lesson
+    home = files["index.html"]
+    assert f"git clone {ADDRESS}.git" in re.sub(r"<[^>]+>", "", home) and f'href="{ADDRESS}"' in home
+
+
 @pytest.mark.skipif(not AXE.is_file(), reason=f"{AXE} is missing: .ci/run installs axe-core with npm")
-def test_axe_finds_no_serious_or_critical_violation_on_any_page(visits):
-    assert {name: visit["axe"] for name, visit in visits.items() if visit["axe"]} == {}
+def test_axe_finds_no_serious_or_critical_violation_on_any_page_light_or_dark(visits, phone_visits):
+    assert {name: visit["axe"] for name, visit in visits.items() if visit["axe"]} == {}, "light, 1280 px"
+    assert {name: visit["axe"] for name, visit in phone_visits.items() if visit["axe"]} == {}, "dark, 390 px"
 
 
-def simple_fraction(value: float) -> bool:
-    """1/4, 2/3, 0.6: shares a lesson cannot help printing somewhere (as tests/test_lesson_exercises.py allows)."""
-    return any(abs(value * d - round(value * d)) < 1e-9 for d in (1, 2, 3, 4, 5, 8, 10))
+def commonplace(value: float) -> bool:
+    """1, 0.5, 0.25, 0.4, 1/3: a reciprocal rank 1/n, or a share of at most two decimals, printed on many pages for its
+    own sake. Any other expected value (2/3 = 0.667 among them) must show nowhere on the site."""
+    return abs(value * 100 - round(value * 100)) < 1e-9 or any(abs(value * n - 1) < 1e-9 for n in range(1, 11))
 
 
-# A figure another lesson prints as part of its own worked content, equal at the exercise's precision to the answer
-# of an exercise elsewhere: (exercise, the page that prints it). Lesson tests allow them (each lesson is checked
-# against its own exercises only); on a website every lesson is one click away, so each is named here.
-PRINTED_ELSEWHERE = {
-    ("explain-rr-mean", "notebooks/08_how_libraries_compute_it.html"): "lesson 08's MRR of example C, 0.5667",
-    ("advisor-fifth-question-mrr4", "notebooks/01_hit_rate_and_mrr.html"): "NEW's MRR@3 with the miss dropped",
-}
+def written_forms(exercise) -> list[str]:
+    """How a page could show an exercise's expected value: an answer at its precision and rounded to fewer decimals,
+    down to 3 (0.5667 also as 0.567); a hidden case's expected value as Python prints it and to 6 decimals."""
+    if exercise.kind == "answer":
+        value = exercise.worked().value
+        if not math.isfinite(value) or commonplace(value):
+            return []
+        return [f"{value:.{decimals}f}" for decimals in range(min(3, exercise.decimals), exercise.decimals + 1)]
+    return [written for case in exercise.cases()
+            if isinstance(case.expected, float) and math.isfinite(case.expected) and not commonplace(case.expected)
+            for written in (repr(case.expected), f"{case.expected:.6f}")]
 
 
 def site_texts(site: Path) -> dict[str, str]:
@@ -251,45 +482,44 @@ def site_texts(site: Path) -> dict[str, str]:
     }
 
 
-def answers_written() -> list[tuple[str, str]]:
-    """(exercise id, text) for every expected value and hidden case, as a checker or a solution would write it."""
-    written = []
-    for exercise in REGISTRY.values():
-        if exercise.kind == "answer":
-            value = exercise.worked().value
-            if math.isfinite(value) and not simple_fraction(value):
-                written.append((exercise.id, f"{value:.{exercise.decimals}f}"))
-        else:  # a function exercise: the expected values of its hidden cases
-            for case in exercise.cases():
-                expected = case.expected
-                if isinstance(expected, float) and math.isfinite(expected) and not simple_fraction(expected):
-                    written += [(exercise.id, repr(expected)), (exercise.id, f"{expected:.6f}")]
-    return written
-
-
-def test_no_expected_value_hidden_case_or_solution_anywhere_in_the_site(site):
+@pytest.fixture(scope="module")
+def numbers_shown(site) -> dict[str, set[str]]:
+    """Every decimal number each file of the site shows, whole (0.5940 is not 0.594, nor is 10.594)."""
     texts = site_texts(site)
     assert sum(map(len, texts.values())) > 100_000
-    # every decimal number each file shows, whole (0.5940 is not 0.594, nor is 10.594)
-    numbers = {name: set(re.findall(r"(?<![\d.])\d+\.\d+", text)) for name, text in texts.items()}
-    leaked = {}
-    for exercise_id, written in answers_written():
-        for name, shown in numbers.items():
-            page = name.removeprefix("_sources/").replace(".ipynb", ".html")
-            if written in shown and (exercise_id, page) not in PRINTED_ELSEWHERE:
-                leaked[(exercise_id, name)] = written
-    assert leaked == {}, "the site shows exercises' answers"
+    return {name: set(re.findall(r"(?<![\d.])\d+\.\d+", text)) for name, text in texts.items()}
+
+
+# Answers the site shows today, each equal to a figure another lesson prints: issue 33 changes these two exercises.
+# Strict: once an exercise is changed its case passes, the mark turns it red, and the mark is removed at merge.
+FIXED_BY_ISSUE_33 = {
+    "explain-rr-mean": "0.5667 is example C's help-desk MRR, printed as 0.567 in lessons 03, 06, 07 and 0.5667 in 08",
+    "new-hit-rate-at-2": "0.667 is example D's Hit@4, printed in lessons 04 and 07",
+}
+# Found by this site-wide check beyond the two issue 35 names (the check used to allow it by name): not yet changed.
+NOT_YET_ASSIGNED = {
+    "advisor-fifth-question-mrr4": "0.458 is NEW's MRR@3 with the miss dropped, printed in lesson 01",
+}
+
+
+def exercise_cases() -> list:
+    known = {**FIXED_BY_ISSUE_33, **NOT_YET_ASSIGNED}
+    return [pytest.param(exercise_id, marks=pytest.mark.xfail(strict=True, reason=known[exercise_id]))
+            if exercise_id in known else exercise_id for exercise_id in sorted(REGISTRY)]
+
+
+@pytest.mark.parametrize("exercise_id", exercise_cases())
+def test_no_exercise_s_expected_value_shows_anywhere_on_the_site(numbers_shown, exercise_id):
+    """On a website every lesson is one click away: an exercise's answer may not be a figure any page prints."""
+    shown = {name: written for written in written_forms(REGISTRY[exercise_id])
+             for name, numbers in numbers_shown.items() if written in numbers}
+    assert shown == {}, f"{exercise_id}'s expected value shows on the site"
+
+
+def test_no_solution_or_right_verdict_is_printed_on_the_site(site):
     for lesson in LESSONS:  # what solution() and a right check() print (lesson 07's markdown says "Right:" itself)
         outputs = json.dumps([cell.get("outputs", []) for cell in executed_cells(site, lesson)])
         assert "Solution of" not in outputs and "Right:" not in outputs, f"{lesson} shows a solution or a right verdict"
-
-
-def test_the_figures_printed_elsewhere_are_still_printed_there(site):
-    """The list above is kept short: a figure a lesson no longer prints leaves it."""
-    texts = site_texts(site)
-    answers = dict(answers_written())
-    for exercise_id, page in PRINTED_ELSEWHERE:
-        assert re.search(rf"(?<![\d.]){re.escape(answers[exercise_id])}(?!\d)", texts[page]), (exercise_id, page)
 
 
 def test_no_solution_cell_reaches_the_site(site):
