@@ -11,8 +11,10 @@ from helpers.batch.comparison import (
     plot_by_group,
     plot_comparison,
 )
-from helpers.batch.evaluation import DocnoMatchWarning, Evaluation, evaluate, parse_measure, rank_run
-from helpers.batch.trec_io import read_qrels, read_run, write_qrels, write_run
+from helpers.batch.diagnosis import DocnoMatchWarning, RunOrderWarning
+from helpers.batch.evaluation import Evaluation, evaluate, rank_run
+from helpers.batch.measures import parse_measure, parse_measures
+from helpers.batch.trec_io import TrecFormatWarning, read_qrels, read_run, write_qrels, write_run
 
 __all__ = [
     "Comparison",
@@ -23,9 +25,12 @@ __all__ = [
     "differences_by_group",
     "evaluate",
     "parse_measure",
+    "parse_measures",
     "plot_by_group",
     "plot_comparison",
     "rank_run",
+    "RunOrderWarning",
+    "TrecFormatWarning",
     "read_qrels",
     "read_run",
     "write_qrels",
