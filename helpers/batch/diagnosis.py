@@ -77,13 +77,15 @@ def near_queries(q_qid, q_first: np.ndarray, r_qid, r_first: np.ndarray,
                      qrels_text.take(pa.array(position[found].astype(np.int64))).to_pylist(), strict=True))
 
 
-def near_docnos(r_query, r_doc, r_grade, run_to_qrels, q_query, q_doc) -> tuple[int, str]:
-    """Of the queries that return no judged document, those whose docnos match once normalised, and an example."""
-    judged_per_query = np.bincount(r_query[~np.isnan(r_grade)], minlength=len(run_to_qrels))
+def near_docnos(judged_per_query, r_query, r_doc, run_to_qrels, q_query, q_doc) -> tuple[int, str]:
+    """Of the queries that return no judged document, those whose docnos match once normalised, and an example.
+
+    ``judged_per_query``: for each run query, how many of its documents have a judgment.
+    """
     lonely = (run_to_qrels >= 0) & (judged_per_query == 0)
-    rows = np.flatnonzero(lonely[r_query])
-    if not len(rows) or isinstance(r_doc, np.ndarray):
+    if not lonely.any() or isinstance(r_doc, np.ndarray):
         return 0, ""
+    rows = np.flatnonzero(lonely[r_query])
     run_codes = run_to_qrels[r_query[rows]]
     qrels_rows = np.flatnonzero(np.isin(q_query, np.unique(run_codes)))
     run_docs, qrels_docs = r_doc.take(pa.array(rows)), q_doc.take(pa.array(qrels_rows))
@@ -111,8 +113,8 @@ def id_problems(matches: Matches) -> list[str]:
     if matches.near_queries:
         run_qid, qrels_qid = matches.near_queries[0]
         problems.append(
-            f"{len(matches.near_queries):,} run quer{'y' if len(matches.near_queries) == 1 else 'ies'} "
-            f"match a qrels query only when case, spaces and leading zeros are ignored (e.g. run "
+            f"{len(matches.near_queries):,} run quer{'y matches' if len(matches.near_queries) == 1 else 'ies match'} "
+            f"a qrels query only when case, spaces and leading zeros are ignored (e.g. run "
             f"{run_qid!r} and qrels {qrels_qid!r}); query ids are compared as text, exactly as written "
             "(like trec_eval), so these run queries are ignored and the qrels queries score as missing. "
             "Write the ids the same way in both inputs"
@@ -161,7 +163,8 @@ def warn_or_refuse(problems: list[str], strict: bool) -> None:
     if problems and strict:
         raise ValueError("\n".join(problems))
     for problem in problems:
-        warnings.warn(f"{problem}; strict=True makes this an error", DocnoMatchWarning, stacklevel=3)
+        warnings.warn(f"{problem}; strict=True (the command's --strict) makes this an error", DocnoMatchWarning,
+                      stacklevel=3)
 
 
 # --- scores that cannot rank --------------------------------------------------------

@@ -188,8 +188,9 @@ def _prepare(qrels, run, sources, measures, options: _Options):
         r_grade = _grades_of_returned(frames, q_query, r_query, qrels_to_run, q_grade, force_exact=False)
     except _engine.KeyCollision:  # two pairs shared a hashed key: number the docnos exactly
         r_grade = _grades_of_returned(frames, q_query, r_query, qrels_to_run, q_grade, force_exact=True)
-    matches = _count_matches(qrels, run, sources, r_query, run_to_qrels, q_first, r_grade)
-    near_docnos = diagnosis.near_docnos(r_query, r_doc, r_grade, run_to_qrels, q_query, q_doc)
+    judged_per_query = np.bincount(r_query[~np.isnan(r_grade)], minlength=len(run_to_qrels))
+    matches = _count_matches(qrels, run, sources, r_query, run_to_qrels, q_first, r_grade, judged_per_query)
+    near_docnos = diagnosis.near_docnos(judged_per_query, r_query, r_doc, run_to_qrels, q_query, q_doc)
     near_queries = diagnosis.near_queries(q_qid, q_first, r_qid, r_first, run_to_qrels, qrels_to_run)
     matches = replace(matches, near_queries=near_queries, near_docno_queries=near_docnos[0],
                       near_docno_example=near_docnos[1])
@@ -254,11 +255,12 @@ def _grades_of_returned(frames, q_query, r_query, qrels_to_run, q_grade, force_e
     return grade
 
 
-def _count_matches(qrels, run, sources, r_query, run_to_qrels, q_first, r_grade) -> diagnosis.Matches:
+def _count_matches(qrels, run, sources, r_query, run_to_qrels, q_first, r_grade,
+                   judged_per_query) -> diagnosis.Matches:
     """Count the returned documents with a judgment (r_grade not NaN) and name one pair that did not match."""
     shared = run_to_qrels[r_query] >= 0
     judged = ~np.isnan(r_grade)
-    judged_queries = np.count_nonzero(np.bincount(r_query[judged], minlength=len(run_to_qrels)))
+    judged_queries = np.count_nonzero(judged_per_query)
     unjudged = shared & ~judged
     run_row = int(np.argmax(unjudged if unjudged.any() else shared))  # an unjudged returned document, if any
     qrels_row = int(q_first[run_to_qrels[r_query[run_row]]])  # the first judgment of the same query

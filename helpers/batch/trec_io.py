@@ -236,10 +236,10 @@ class _Cut:
 
 def _warn_cut(path: Path, cut: _Cut) -> None:
     cause = ("the file has carriage returns (CR) that end no line: CR-only line ends read as one line"
-             if cut.lone_cr else "two results joined by a lost line break look like this")
+             if cut.lone_cr else "check them: such a line is often two results joined by a lost line break")
     warnings.warn(
         f"{path}: {cut.lines:,} line(s) had fields after the run tag, first on line {cut.first_line}; "
-        f"lenient=True ignored them, as trec_eval does ({cause})",
+        f"lenient=True (the command's --lenient) ignored them, as trec_eval does ({cause})",
         TrecFormatWarning, stacklevel=4,
     )
 
@@ -626,16 +626,19 @@ def _run_frame(table: pa.Table, source: Source, for_evaluation: bool = False) ->
 
 def _whole_ranks(column: pa.ChunkedArray) -> np.ndarray | None:
     """A rank column read as a dictionary, as whole numbers (int32 when they fit), or None if some are not."""
-    pieces = []
-    for chunk in column.chunks:
+    values = []
+    for chunk in column.chunks:  # each chunk has its own small dictionary: "1", "2", ...
         try:
-            values = pc.cast(chunk.dictionary, pa.int64()).to_numpy()
+            values.append(pc.cast(chunk.dictionary, pa.int64()).to_numpy())
         except pa.ArrowInvalid:
             return None
-        pieces.append(values[chunk.indices.to_numpy()])
-    ranks = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int64)
-    if len(ranks) and np.abs(ranks).max() < 2**31:
-        return ranks.astype(np.int32)
+    largest = max((int(np.abs(vals).max()) for vals in values if len(vals)), default=0)
+    ranks = np.empty(len(column), dtype=np.int32 if largest < 2**31 else np.int64)
+    start = 0
+    for chunk, vals in zip(column.chunks, values, strict=True):
+        indices = chunk.indices.to_numpy()
+        np.take(vals.astype(ranks.dtype), indices, out=ranks[start: start + len(indices)])
+        start += len(indices)
     return ranks
 
 
@@ -694,7 +697,7 @@ def _joined_hint(fields: list[bytes], line: bytes, per_line: int) -> str:
         return ("; the line holds carriage returns (CR) that end no line: the file has CR-only line "
                 "ends (old Mac style) or lost line feeds; save it with LF or CRLF line ends")
     if len(fields) >= 2 * per_line:
-        return f"; that is {len(fields) / per_line:g} lines' worth: were lines joined by a lost line break?"
+        return f"; that is {len(fields) / per_line:g} lines' worth (lines joined by a lost line break?)"
     return ""
 
 
