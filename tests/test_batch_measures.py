@@ -28,11 +28,9 @@ import warnings
 from dataclasses import replace
 from functools import cache
 
-import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
-from ir_measures import Judged
 
 from helpers.batch import RunOrderWarning, evaluate, parse_measure, parse_measures, rank_run
 from helpers.batch.measures import COUNTS, MEASURES
@@ -156,7 +154,11 @@ def test_judged_at_k_is_trec_eval_s_unjudged_turned_round_with_ir_measures_rules
     assert checked > 1500
 
 
+@pytest.mark.reference
 def test_judged_at_k_equals_ir_measures_judged_on_the_random_pairs():
+    import ir_measures
+    from ir_measures import Judged
+
     qrels, run = all_pairs()
     ranked = rank_run(run)  # scores by trec_eval's order, so ir_measures' ascending tie order cannot differ
     ranked = ranked.assign(score=-ranked["rank"].astype(float))
@@ -170,7 +172,11 @@ def test_judged_at_k_equals_ir_measures_judged_on_the_random_pairs():
         assert ours.loc[qid, name] == pytest.approx(value, abs=EXACT)
 
 
+@pytest.mark.reference
 def test_ir_measures_judged_breaks_ties_by_docno_ascending():
+    import ir_measures
+    from ir_measures import Judged
+
     qrels = qrels_of([("q", "a", 1)])
     run = run_of([("q", "a", 1.0), ("q", "b", 1.0)])  # tied: trec_eval ranks b first, ir_measures a
     ours = evaluate(qrels, run, "Judged@1", missing="skip").means["Judged@1"]
@@ -252,3 +258,12 @@ def test_trec_eval_lists_and_the_new_names(text, names):
 def test_bad_new_names_are_refused_with_a_reason(text, message):
     with pytest.raises(ValueError, match=message):
         parse_measure(text)
+
+
+@pytest.mark.parametrize("module", ["trec_io", "measures", "evaluation", "reference", "comparison"])
+def test_the_docstring_examples_of_helpers_batch_hold(module):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(f"helpers.batch.{module}"))
+    assert result.failed == 0 and result.attempted > 0
