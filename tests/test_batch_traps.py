@@ -192,3 +192,11 @@ def test_every_score_of_a_query_tied_warns(tmp_path):
         result = evaluate(qrels, run, "RR")
     assert result.per_query.loc["q1", "RR"] == pytest.approx(1 / 3)  # c, b, a: trec_eval's tie rule
     assert quiet(qrels, write(tmp_path / "one", "q1 Q0 a 1 1.0 s\n"), "RR").means["RR"] == 0.5  # one document
+
+
+def test_a_rank_column_that_says_nothing_leaves_the_lines_order(tmp_path):
+    # some runs write the same rank on every line: the order of the lines is then the run's order
+    qrels = write(tmp_path / "qrels", "q1 0 a 1\n")
+    run = write(tmp_path / "run", "q1 Q0 a 0 0.1 s\nq1 Q0 b 0 0.4 s\nq1 Q0 c 0 0.7 s\n")
+    with pytest.warns(RunOrderWarning, match="scores rise with the rank .*rank 1 score 0.1, rank 2 score 0.4"):
+        evaluate(qrels, run, "RR")

@@ -193,12 +193,11 @@ def order_problems(query: np.ndarray, score: np.ndarray, rank: np.ndarray | None
     if len(rising):
         code = int(rising[0])
         rows = np.flatnonzero(query == code)
-        if rank is not None:
+        places = np.arange(1, len(rows) + 1)  # the lines' order, unless the rank column says more
+        if rank is not None and len(np.unique(rank[rows])) > 1:
             rows = rows[np.argsort(rank[rows], kind="stable")]
-        shown = ", ".join(
-            f"rank {rank[row] if rank is not None else place} score {score[row]:g}"
-            for place, row in enumerate(rows[:2], start=1)
-        )
+            places = rank[rows]
+        shown = ", ".join(f"rank {place} score {score[row]:g}" for place, row in zip(places[:2], rows[:2], strict=True))
         problems.append(
             f"in {len(rising):,} quer{'y' if len(rising) == 1 else 'ies'} the scores rise with the rank "
             f"(e.g. query {describe(code)!r}: {shown}): documents are ranked by score, highest first, as "
@@ -229,8 +228,10 @@ def _rising_queries(query: np.ndarray, score: np.ndarray, rank: np.ndarray | Non
         query, score = query[order], score[order]
         rank = None if rank is None else rank[order]
     step = query[1:] == query[:-1]
-    if rank is not None:
+    if rank is not None and (step & (rank[1:] > rank[:-1])).any():
         step &= rank[1:] > rank[:-1]
+    elif rank is not None:  # one rank for every line ("0" or "1", as some runs write): the lines' order
+        return _rising_queries(query, score, None)
     change = score[1:] - score[:-1]
     rise_rows = np.flatnonzero(step & (change > 0))
     if not len(rise_rows):
