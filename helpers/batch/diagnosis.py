@@ -8,7 +8,10 @@ either goes wrong. ``evaluate`` does the same, and warns:
   no returned document is judged at all, or when run query ids or docnos
   match the qrels only once case, surrounding spaces and leading zeros are
   ignored (``01`` and ``1``, ``DOC5`` and ``doc5``, ``007`` and ``7``): those
-  ids are different for trec_eval, and the queries score 0;
+  ids are different for trec_eval, and the queries score 0. Query ids are
+  all compared so; docnos in the queries that return no judged document
+  (where ids written differently show), which keeps the check cheap on runs
+  of millions of lines;
 - :class:`RunOrderWarning` when every returned document of a query has the
   same score (the order is then trec_eval's tie rule, docno descending, not
   the system's) or when the scores rise with the rank the run gives (rank and

@@ -23,11 +23,14 @@ conventions, so its numbers can be checked against trec_eval's own test files:
   file or a text column it is decided on the text (``1.9999999999999999`` is
   1); a float column is truncated as the float it holds, and a float cannot
   hold that number (Python reads it as 2.0): give such grades as text;
-- when no returned document has a judgment, or fewer than ``MATCH_SHARE``
-  (10 %) of the queries return a judged document, ``evaluate`` warns
-  (:class:`DocnoMatchWarning`, saying which ids it compared) or, with
-  ``strict=True``, raises ``ValueError``: the classic cause is ids written
-  differently in the two frames (``"7.0"``, ``"007"`` or ``"7 "`` against 7).
+- when under half of the queries (``MATCH_SHARE``) return a judged
+  document, or query ids or docnos match only once case, spaces and leading
+  zeros are ignored, ``evaluate`` warns (:class:`DocnoMatchWarning`, saying
+  which ids it compared) or, with ``strict=True``, raises ``ValueError``: the
+  classic cause is ids written differently in the two inputs (``"7.0"``,
+  ``"007"`` or ``"7 "`` against 7, ``DOC5`` against ``doc5``); when every
+  score of a query is tied, or the scores rise with the run's rank, it warns
+  (:class:`RunOrderWarning`). See :mod:`helpers.batch.diagnosis`.
 
 Each convention has a named alternative (``ideal="returned"``,
 ``denominator="min_k_R"``, ``judged_only=True``, ``fractional_grades="keep"``):
@@ -39,8 +42,11 @@ over queries and :mod:`helpers.metrics`, to be read next to the lessons.
 
 Measures are named the ir_measures way: ``nDCG@10``, ``nDCG(gain=exp)@10``,
 ``nDCG``, ``RR``, ``RR(rel=2)@10``, ``AP``, ``AP@100``, ``P@5``, ``R@100``,
-``Hit@3``, ``CG@5``. See :func:`parse_measure` for the grammar and the
-trec_eval names that are accepted too.
+``Hit@3``, ``CG@5``, ``Rprec``, ``bpref``, ``Judged@10``, ``num_rel``,
+``num_rel_ret``, ``num_ret``. See :mod:`helpers.batch.measures` for the
+grammar, the gain maps and the trec_eval names that are accepted too. The
+counts (num_...) are per query; trec_eval's ``all`` line sums them, where
+``means`` averages them.
 """
 
 from __future__ import annotations
