@@ -1,6 +1,9 @@
 """Whole runs at once (lesson 09): TREC files, ``evaluate`` with trec_eval's conventions, ``compare``.
 
 >>> from helpers.batch import evaluate, compare, read_qrels, read_run
+
+From a shell, ``python -m helpers.batch QRELS RUN [RUN ...]`` takes trec_eval's
+options and prints its output (see :mod:`helpers.batch.cli`).
 """
 
 from helpers.batch.comparison import (
@@ -19,24 +22,24 @@ from helpers.batch.measures import parse_measure, parse_measures
 from helpers.batch.trec_io import TrecFormatWarning, read_qrels, read_run, write_qrels, write_run
 
 __all__ = [
-    "Comparison",
-    "DocnoMatchWarning",
-    "Evaluation",
     "compare",
     "compare_all",
     "compare_systems",
+    "Comparison",
     "differences_by_group",
+    "DocnoMatchWarning",
     "evaluate",
+    "Evaluation",
     "holm",
     "parse_measure",
     "parse_measures",
     "plot_by_group",
     "plot_comparison",
     "rank_run",
-    "RunOrderWarning",
-    "TrecFormatWarning",
     "read_qrels",
     "read_run",
+    "RunOrderWarning",
+    "TrecFormatWarning",
     "write_qrels",
     "write_run",
 ]
