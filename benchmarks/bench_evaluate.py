@@ -17,10 +17,12 @@ From files (TREC qrels and run files written once, read by every contender):
 
 - helpers.batch.evaluate given the two paths (pyarrow's CSV reader uses every
   core; a second row holds it to one thread, as the other contenders run);
-- the trec_eval 10.0 binary, built with ``make`` from
-  ``../shared/reference/trec_eval-10.0-src.tar.gz`` into a temporary folder
-  (skipped, with a message, when that file is absent), with ``-c -q`` and the
-  five measures, its output written to a file;
+- the trec_eval 10.0 binary, built from ``../shared/reference/trec_eval-10.0-src.tar.gz``
+  into a temporary folder twice: with its Makefile as it is (``make``: no
+  optimisation flag, gcc's ``-O0``) and with ``-O2``, as a user who compiles it
+  would (``make CC="gcc -O2"``); both skipped, with a message, when that file
+  is absent. Each runs with ``-c -q`` and the five measures, and without
+  ``-q`` (means only), its output captured;
 - pytrec_eval reading the files the way its own example does
   (``pytrec_eval.parse_qrel`` / ``parse_run``), and after the leanest Python
   reading (one loop over the lines, ``line.split()``, nested dicts): the
@@ -63,7 +65,11 @@ sys.path.insert(0, str(ROOT))
 
 from helpers.batch import evaluate, write_qrels, write_run  # noqa: E402
 
-TREC_EVAL_SOURCE = ROOT.parent / "shared" / "reference" / "trec_eval-10.0-src.tar.gz"
+# beside the checkout (../shared) or beside a worktree's folder (../../shared); --trec-eval-source overrides
+SOURCE_PLACES = [ROOT.parent / "shared", ROOT.parent.parent / "shared"]
+TREC_EVAL_SOURCE = next((place / "reference" / "trec_eval-10.0-src.tar.gz" for place in SOURCE_PLACES
+                         if (place / "reference" / "trec_eval-10.0-src.tar.gz").is_file()),
+                        SOURCE_PLACES[0] / "reference" / "trec_eval-10.0-src.tar.gz")
 MEASURES = ["nDCG@10", "RR", "AP", "P@10", "R@100"]
 TREC_NAMES = {
     "nDCG@10": "ndcg_cut_10", "RR": "recip_rank", "AP": "map", "P@10": "P_10", "R@100": "recall_100",
@@ -116,20 +122,26 @@ def shuffled(table: pd.DataFrame, seed: int = 1) -> pd.DataFrame:
 # --- the trec_eval binary, built for this run only --------------------------------
 
 
-def build_trec_eval(folder: Path) -> Path | None:
-    """Unpack trec_eval 10.0's source into ``folder``, build it with make; None without the source."""
-    if not TREC_EVAL_SOURCE.is_file():
-        print(f"# trec_eval binary skipped: {TREC_EVAL_SOURCE} not found")
-        return None
+TREC_EVAL_BUILDS = {"make": [], "-O2": ["CC=gcc -O2"]}  # the Makefile as it is, and with gcc -O2
+
+
+def build_trec_eval(folder: Path, source_archive: Path = TREC_EVAL_SOURCE) -> dict[str, Path]:
+    """Unpack trec_eval 10.0's source into ``folder`` once per build and make it; {} without the source."""
+    if not source_archive.is_file():
+        print(f"# trec_eval binary skipped: {source_archive} not found (--trec-eval-source)")
+        return {}
     if shutil.which("make") is None or shutil.which("gcc") is None:
         print("# trec_eval binary skipped: make and gcc are needed to build it")
-        return None
-    with tarfile.open(TREC_EVAL_SOURCE) as archive:
-        archive.extractall(folder, filter="data")
-    makefiles = list(folder.rglob("Makefile"))
-    source = makefiles[0].parent
-    subprocess.run(["make"], cwd=source, check=True, capture_output=True)
-    return source / "trec_eval"
+        return {}
+    binaries = {}
+    for build, make_arguments in TREC_EVAL_BUILDS.items():
+        target = folder / build.strip("-")
+        with tarfile.open(source_archive) as archive:
+            archive.extractall(target, filter="data")
+        source = next(path.parent for path in target.rglob("Makefile"))
+        subprocess.run(["make", *make_arguments], cwd=source, check=True, capture_output=True)
+        binaries[build] = source / "trec_eval"
+    return binaries
 
 
 def trec_eval_command(binary: Path, qrels: Path, run: Path, per_query: bool) -> list[str]:
@@ -280,18 +292,19 @@ def row(size: str, source: str, contender: str, times: list[float], agreement: s
             "min_s": min(times), "max_s": max(times), "agreement": agreement}
 
 
-def bench_files(size: str, qrels: Path, run: Path, binary, repeats: int, ranx: bool) -> list[dict]:
+def bench_files(size: str, qrels: Path, run: Path, binaries: dict, repeats: int, ranx: bool) -> list[dict]:
     rows = []
     times, reference = timed(helpers_from_files, qrels, run, repeats=repeats)
     rows.append(row(size, "TREC files", "helpers.batch.evaluate", times, "reference"))
     times, _ = timed(helpers_from_files_one_thread, qrels, run, repeats=repeats)
     rows.append(row(size, "TREC files", "helpers.batch.evaluate, pyarrow on 1 thread", times, "same call"))
-    if binary is not None:
-        worst = check_agreement(reference, parse_trec_eval(run_trec_eval(binary, qrels, run)), "trec_eval",
-                                PRINT_ROUNDING)
-        for per_query, label in ((True, "trec_eval 10.0 binary, -q"), (False, "trec_eval 10.0, means only")):
+    for build, binary in binaries.items():
+        worst = check_agreement(reference, parse_trec_eval(run_trec_eval(binary, qrels, run)),
+                                f"trec_eval ({build})", PRINT_ROUNDING)
+        for per_query, output in ((True, "-q"), (False, "means only")):
             times, _ = timed(run_trec_eval, binary, qrels, run, per_query, repeats=repeats)
-            rows.append(row(size, "TREC files", label, times, f"{worst:.1e} (4 decimals printed)"))
+            rows.append(row(size, "TREC files", f"trec_eval 10.0 binary ({build}), {output}", times,
+                            f"{worst:.1e} (4 decimals printed)"))
     times, result = timed(pytrec_eval_documented_reading, qrels, run, repeats=repeats)
     worst = check_agreement(reference, result, "pytrec_eval", AGREEMENT)
     rows.append(row(size, "TREC files", "pytrec_eval, its parse_qrel/parse_run", times, f"{worst:.1e}"))
@@ -401,11 +414,16 @@ def main(argv=None) -> None:
     parser.add_argument("--memory", metavar="SIZE", help="peak memory from files, e.g. 100000x100")
     parser.add_argument("--memory-child", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--json", type=Path, help="also write the rows to this JSON file")
+    parser.add_argument("--trec-eval-source", type=Path, default=TREC_EVAL_SOURCE,
+                        help=f"trec_eval 10.0's source archive (default {TREC_EVAL_SOURCE})")
     args = parser.parse_args(argv)
     if args.memory_child:
         print(json.dumps(memory_child(*args.memory_child)))
         return
     print(f"# {os.cpu_count()} cores, load average at start {os.getloadavg()[0]:.2f}")
+    if os.getloadavg()[0] > 1.0:
+        print("# the machine is busy: other work moves these seconds, and the ratios with them; "
+              "measure the README's figures on a quiet machine")
     if args.memory:
         rows = [memory(args.memory)]
         print(json.dumps(rows[0]))
@@ -413,11 +431,11 @@ def main(argv=None) -> None:
         ranx = have_ranx() and not args.no_ranx
         rows = []
         with tempfile.TemporaryDirectory() as folder:
-            binary = build_trec_eval(Path(folder) / "trec_eval")
+            binaries = build_trec_eval(Path(folder) / "trec_eval", args.trec_eval_source)
             for size in args.sizes:
                 n_queries, depth = parse_size(size)
                 qrels, run = write_files(Path(folder), n_queries, depth)
-                rows += bench_files(size, qrels, run, binary, args.repeats, ranx)
+                rows += bench_files(size, qrels, run, binaries, args.repeats, ranx)
                 rows += bench_frames(size, n_queries, depth, args.repeats, ranx)
         print_times(rows)
     print(f"# load average at end {os.getloadavg()[0]:.2f}")

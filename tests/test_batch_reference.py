@@ -19,7 +19,9 @@ from tests.test_evaluate import EXACT, MATCHES_LITTLE, TREC_EVAL, collections, q
 pytestmark = pytest.mark.reference  # the field's implementations against ours
 
 MEASURES = ["nDCG", "nDCG@3", "nDCG(gain=exp)@3", "CG@3", "RR", "RR@2", "RR(rel=2)@3", "AP", "AP@3",
-            "AP(rel=2)@2", "P@3", "R@3", "R(rel=2)@5", "Hit@1"]
+            "AP(rel=2)@2", "P@3", "R@3", "R(rel=2)@5", "Hit@1", "Rprec", "Rprec(rel=2)", "bpref",
+            "bpref(rel=2)", "num_rel", "num_rel(rel=2)", "num_rel_ret", "num_ret", "Judged", "Judged@3",
+            "nDCG(gains={0:0.5,1:3,2:1})@3", "nDCG(gains={1:-1,3:2})", "CG(gains={2:5})@2"]
 
 OPTIONS = st.fixed_dictionaries({
     "missing": st.sampled_from(["zero", "skip"]),

@@ -21,12 +21,15 @@ from helpers.batch.comparison import (  # noqa: E402
     cohens_d,
     compare,
     compare_all,
+    compare_systems,
     differences_by_group,
+    holm,
     paired_scores,
     paired_t_test,
     plot_by_group,
     plot_comparison,
     randomization_test,
+    wilcoxon_test,
 )
 from helpers.batch.evaluation import evaluate  # noqa: E402
 
@@ -354,3 +357,86 @@ def test_float_noise_counts_as_ties_with_the_tolerance_of_identical_systems():
     groups = differences_by_group(compare(a, shifted), {q: "first" if i < 50 else "second"
                                                         for i, q in enumerate(a.index)})
     assert groups["wins"].tolist() == [3, 0] and groups["losses"].tolist() == [1, 0]
+
+
+# --- Wilcoxon, Holm's correction, the resample counts ----------------------------------
+
+
+@pytest.mark.parametrize(("n", "seed"), [(8, 1), (30, 2), (120, 3)])  # exact, exact, normal approximation
+def test_p_wilcoxon_is_scipy_wilcoxon_of_the_differences(n, seed):
+    a = random_scores(n, seed)
+    b = (a + np.random.default_rng(seed + 10).normal(0.05, 0.2, n)).round(2)  # rounding makes ties
+    b.iloc[0] = a.iloc[0]  # and a zero difference, which scipy leaves out
+    summary = compare(a, b, n_resamples=500).summary
+    assert summary["p_wilcoxon"] == stats.wilcoxon(b - a).pvalue
+    assert wilcoxon_test((b - a).to_numpy()) == summary["p_wilcoxon"]
+
+
+def test_wilcoxon_of_identical_systems_or_float_noise_is_1():
+    a = random_scores(20, seed=5)
+    assert compare(a, a.copy()).summary["p_wilcoxon"] == 1.0
+    assert wilcoxon_test(np.full(20, 1e-13)) == 1.0
+
+
+def test_holm_on_the_published_example():
+    # the example of the Holm-Bonferroni method's article (Wikipedia): four hypotheses, p = 0.01, 0.04,
+    # 0.03 and 0.005, level 0.05: H1 and H4 are rejected, H2 and H3 are not
+    corrected = holm([0.01, 0.04, 0.03, 0.005])
+    assert corrected.tolist() == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert (corrected <= 0.05).tolist() == [True, False, False, True]
+
+
+def closed_testing(p_values) -> list[float]:
+    """Holm's adjusted p-values from their definition: the largest Bonferroni p over every set of
+    hypotheses that contains this one (closed testing with Bonferroni's test of each intersection)."""
+    m = len(p_values)
+    adjusted = []
+    for i in range(m):
+        worst = 0.0
+        for mask in range(1, 2**m):
+            members = [j for j in range(m) if mask >> j & 1]
+            if i in members:
+                worst = max(worst, min(1.0, len(members) * min(p_values[j] for j in members)))
+        adjusted.append(worst)
+    return adjusted
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_holm_equals_closed_testing_with_bonferroni(seed):
+    p_values = np.random.default_rng(seed).uniform(0, 0.3, 6).round(3).tolist()
+    p_values[1] = p_values[4]  # a tie
+    assert holm(p_values).tolist() == pytest.approx(closed_testing(p_values))
+
+
+def test_holm_refuses_what_is_not_a_p_value():
+    for bad in ([0.2, 1.5], [[0.1]], [-0.1]):
+        with pytest.raises(ValueError, match="between 0 and 1"):
+            holm(bad)
+
+
+def test_compare_all_corrects_over_the_measures_and_compare_systems_over_the_systems():
+    qrels, run = TREC_EVAL / "qrels.test", TREC_EVAL / "results.test"
+    full = evaluate(qrels, run, ["AP", "nDCG@10", "P@5"])
+    cut = evaluate(qrels, run, ["AP", "nDCG@10", "P@5"], depth=20)
+    table = compare_all(full, cut, n_resamples=500)
+    for column in ("p_randomization", "p_t_test", "p_wilcoxon"):
+        assert table[f"{column}_holm"].tolist() == pytest.approx(holm(table[column]).tolist())
+    a = random_scores(25, seed=7)
+    systems = {"small": a + 0.01 * random_scores(25, seed=8), "large": a + 0.2, "same": a.copy()}
+    rows = compare_systems(a, systems, n_resamples=500, seed=3)
+    assert list(rows.index) == ["small", "large", "same"] and rows.index.name == "system"
+    for name, system in systems.items():
+        alone = compare(a, system, n_resamples=500, seed=3, names=("baseline", "system")).summary
+        assert rows.loc[name, "p_wilcoxon"] == alone["p_wilcoxon"]
+        assert rows.loc[name, "mean_system"] == alone["mean_system"]
+    assert rows["p_wilcoxon_holm"].tolist() == pytest.approx(holm(rows["p_wilcoxon"]).tolist())
+    assert np.isnan(rows.loc["large", "p_t_test"]) and np.isnan(rows.loc["large", "p_t_test_holm"])
+    with pytest.raises(TypeError, match="dict of at least one"):
+        compare_systems(a, [a])
+
+
+def test_the_summary_says_how_many_resamples_it_drew():
+    small = compare(scores([0.1, 0.5, 0.2]), scores([0.3, 0.6, 0.2]), n_resamples=1000).summary
+    assert (small["bootstrap_resamples"], small["randomization_resamples"]) == (1000, 8)  # 2**3: exact
+    large = compare(random_scores(40, 1), random_scores(40, 2), n_resamples=1000).summary
+    assert (large["bootstrap_resamples"], large["randomization_resamples"]) == (1000, 1000)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import gzip
 import math
+import re
+import warnings
 from dataclasses import replace
 from pathlib import Path
 
@@ -16,7 +18,7 @@ from hypothesis import strategies as st
 
 import helpers.batch._engine as engine
 from helpers import metrics
-from helpers.batch import DocnoMatchWarning
+from helpers.batch import DocnoMatchWarning, RunOrderWarning
 from helpers.batch.evaluation import (
     MATCH_SHARE,
     MEASURES,
@@ -26,7 +28,8 @@ from helpers.batch.evaluation import (
     parse_measures,
     rank_run,
 )
-from helpers.batch.trec_io import read_qrels, read_run, write_qrels, write_run
+from helpers.batch.measures import COUNTS
+from helpers.batch.trec_io import TrecFormatWarning, read_qrels, read_run, write_qrels, write_run
 from helpers.metrics import UndefinedMetricError
 
 TREC_EVAL = Path(__file__).resolve().parent / "data" / "trec_eval"
@@ -62,22 +65,31 @@ def read_trec_eval_output(name: str) -> dict[str, dict[str, float]]:
 
 
 def our_measure(trec_name: str, rel: int):
-    """Our measure for a trec_eval name, with trec_eval's -l level on the binary measures."""
+    """Our measure for a trec_eval name, with trec_eval's -l level on every measure that takes one."""
     try:
         measure = parse_measure(trec_name)
     except ValueError:
-        return None  # a trec_eval measure we do not offer (bpref, Rprec, gm_map, ...)
-    return replace(measure, rel=rel) if MEASURES[measure.name][0] == "binary" else measure
+        return None  # a trec_eval measure we do not offer (gm_map, iprec_at_recall, infAP, ...)
+    return replace(measure, rel=rel) if "rel" in MEASURES[measure.name][2] else measure
 
 
-FAMILIES = {"map", "recip_rank", "P", "recall", "ndcg", "ndcg_cut", "success", "map_cut"}
+def all_line(result: Evaluation, measure) -> float:
+    """What trec_eval prints in its "all" line: the sum for the counts (num_ret, ...), else the mean."""
+    column = str(measure)
+    return result.per_query[column].sum() if measure.name in COUNTS else result.means[column]
+
+
+NEW = {"num_ret", "num_rel", "num_rel_ret", "Rprec", "bpref"}
+FAMILIES = {"map", "recip_rank", "P", "recall", "ndcg", "ndcg_cut", "success", "map_cut", *NEW}
+# results.trunc has fields after the tag on 5 lines: trec_eval ignores them, lenient=True does too
+TRUNC = {"missing": "zero", "lenient": True}
 
 TREC_EVAL_CASES = {
     # expected output: (qrels, run, evaluate options, -l level, measure families it must cover)
-    "out.test": ("qrels.test", "results.test", {"missing": "skip"}, 1, {"map", "recip_rank", "P"}),
+    "out.test": ("qrels.test", "results.test", {"missing": "skip"}, 1, {"map", "recip_rank", "P", *NEW}),
     "out.test.aq": ("qrels.test", "results.test", {"missing": "skip"}, 1, FAMILIES),
-    "out.test.aqc": ("qrels.test", "results.trunc", {"missing": "zero"}, 1, FAMILIES),
-    "out.test.aqcM": ("qrels.test", "results.trunc", {"missing": "zero", "depth": 100}, 1, FAMILIES),
+    "out.test.aqc": ("qrels.test", "results.trunc", TRUNC, 1, FAMILIES),
+    "out.test.aqcM": ("qrels.test", "results.trunc", {**TRUNC, "depth": 100}, 1, FAMILIES),
     "out.test.aql": ("qrels.rel_level", "results.test", {"missing": "skip"}, 2, FAMILIES),
     "out.test.meas_params": (
         "qrels.test", "results.test", {"missing": "skip"}, 1, {"P", "recall", "ndcg_cut", "success"}
@@ -97,11 +109,13 @@ def test_agrees_with_trec_eval_test_suite(expected_file):
     names = {name: measure for name, measure in names.items() if measure is not None}
     assert {family(name) for name in names} >= families, "some trec_eval measures were not compared"
 
-    result = evaluate(TREC_EVAL / qrels_file, TREC_EVAL / run_file, list(names.values()), **options)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TrecFormatWarning)  # results.trunc: tested in test_trec_io
+        result = evaluate(TREC_EVAL / qrels_file, TREC_EVAL / run_file, list(names.values()), **options)
     mismatches, compared = [], 0
     for name, measure in names.items():
         for qid, value in expected[name].items():
-            ours = result.means[str(measure)] if qid == "all" else result.per_query.loc[qid, str(measure)]
+            ours = all_line(result, measure) if qid == "all" else result.per_query.loc[qid, str(measure)]
             compared += 1
             if abs(ours - value) > PRINT_ROUNDING:
                 mismatches.append(f"{name} {qid}: trec_eval {value:.4f}, ours {ours:.6f}")
@@ -112,8 +126,9 @@ def test_agrees_with_trec_eval_test_suite(expected_file):
 def test_trec_eval_c_counts_missing_queries_and_default_skips_them():
     # results.trunc has no line for query 302; trec_eval -c gives it 0, the default leaves it out
     qrels, run = TREC_EVAL / "qrels.test", TREC_EVAL / "results.trunc"
-    counted = evaluate(qrels, run, "AP", missing="zero")
-    skipped = evaluate(qrels, run, "AP", missing="skip")
+    with pytest.warns(TrecFormatWarning, match="5 line"):
+        counted = evaluate(qrels, run, "AP", missing="zero", lenient=True)
+        skipped = evaluate(qrels, run, "AP", missing="skip", lenient=True)
     assert counted.missing_queries == ("302",) == skipped.missing_queries
     assert list(counted.per_query.index) == ["301", "302", "303"]
     assert list(skipped.per_query.index) == ["301", "303"]
@@ -140,8 +155,11 @@ DOCNOS = ["a", "b", "d1", "d10", "d2", "D3", "z9", "10", "9", "doc-0000001", "do
 SCORES = [0.0, 0.5, 1.0, 1.0, 2.0, -1.5]  # few values, so ties are frequent
 
 
-# random collections of a few documents often return nothing judged: that warning is expected there
-MATCHES_LITTLE = pytest.mark.filterwarnings("ignore::helpers.batch.DocnoMatchWarning")
+# random collections of a few documents often return nothing judged, or tie every score of a query:
+# those warnings are expected there
+def MATCHES_LITTLE(test):  # noqa: N802 (a decorator, named like the marks it stands for)
+    ignore_ids = pytest.mark.filterwarnings("ignore::helpers.batch.DocnoMatchWarning")
+    return ignore_ids(pytest.mark.filterwarnings("ignore::helpers.batch.RunOrderWarning")(test))
 
 
 @st.composite
@@ -175,9 +193,10 @@ def to_dicts(table: pd.DataFrame, value: str, transform=lambda v: v) -> dict:
     return nested
 
 
-PYTREC_NAMES = {"ndcg", "ndcg_cut.3", "map", "map_cut.3", "recip_rank", "P.3", "recall.3", "success.1,3"}
+PYTREC_NAMES = {"ndcg", "ndcg_cut.3", "map", "map_cut.3", "recip_rank", "P.3", "recall.3", "success.1,3",
+                "Rprec", "bpref", "num_rel", "num_rel_ret", "num_ret"}
 PYTREC_KEYS = ["ndcg", "ndcg_cut_3", "map", "map_cut_3", "recip_rank", "P_3", "recall_3", "success_1",
-               "success_3"]
+               "success_3", "Rprec", "bpref", "num_rel", "num_rel_ret", "num_ret"]
 
 
 @MATCHES_LITTLE
@@ -329,7 +348,10 @@ def test_numeric_docnos_tie_break_as_text_like_trec_eval():
 
 def test_rank_column_is_ignored_and_scores_decide():
     run = pd.DataFrame({"qid": ["q", "q"], "docno": ["x", "y"], "score": [1.0, 2.0], "rank": [1, 2]})
-    assert evaluate(qrels_of([("q", "y", 1)]), run, "RR").means["RR"] == 1.0
+    with pytest.warns(RunOrderWarning, match="scores rise with the rank"):  # they disagree: said, not hidden
+        assert evaluate(qrels_of([("q", "y", 1)]), run, "RR").means["RR"] == 1.0
+    agreeing = run.assign(rank=[2, 1])
+    assert never_warns(qrels_of([("q", "y", 1)]), agreeing, "RR").means["RR"] == 1.0
 
 
 def test_relevance_threshold_applies_to_binary_measures_not_to_ndcg():
@@ -467,7 +489,7 @@ def test_measure_names(text, canonical):
         ("P", "P needs a cutoff"),
         ("R", "R needs a cutoff"),
         ("Hit", "Hit needs a cutoff"),
-        ("nDCG(rel=2)@10", "rel applies to RR, AP, P, R, Hit"),
+        ("nDCG(rel=2)@10", "rel applies to RR, AP, P, R, Hit, Rprec, bpref"),
         ("RR(gain=exp)", "RR takes only rel"),
         ("nDCG(gain=log)", "gain must be 'linear' or 'exp'"),
         ("RR@0", "whole number >= 1"),
@@ -495,8 +517,12 @@ def test_measures_must_be_names():
 # --- 5. TREC files: reading, writing, and errors with file name and line --
 
 
-def test_results_trunc_extra_fields_after_the_tag_are_ignored():
-    run = read_run(TREC_EVAL / "results.trunc")
+def test_results_trunc_extra_fields_after_the_tag_are_refused_or_ignored_when_lenient():
+    with pytest.raises(ValueError, match=r"results.trunc, line 1: a run line has 6 fields .* found 9.*lenient=True"):
+        read_run(TREC_EVAL / "results.trunc")
+    cut = r"results.trunc: 5 line\(s\) had fields after the run tag, first on line 1; lenient=True"
+    with pytest.warns(TrecFormatWarning, match=cut):
+        run = read_run(TREC_EVAL / "results.trunc", lenient=True)
     assert len(run) == 584 and list(run.columns) == ["qid", "docno", "score", "rank", "tag"]
     assert set(run["tag"]) == {"STANDARD"}
 
@@ -651,10 +677,9 @@ def test_unsigned_ids_of_any_size_match_the_same_id_as_text(dtype):
 
 
 def never_warns(*args, **options) -> Evaluation:
-    import warnings
-
     with warnings.catch_warnings():
         warnings.simplefilter("error", DocnoMatchWarning)
+        warnings.simplefilter("error", RunOrderWarning)
         return evaluate(*args, **options)
 
 
@@ -663,8 +688,12 @@ def test_a_run_whose_docnos_match_no_judgment_warns_and_strict_refuses(returned)
     qrels = pd.DataFrame({"qid": ["q", "q"], "docno": [7, 8], "grade": [1, 0]})
     run = run_of([("q", returned, 1.0)])
     compared = rf"run docno '{returned}' \(str\) vs qrels docno 7 \(int64\)"
-    with pytest.warns(DocnoMatchWarning, match=rf"no returned document has a judgment.*{compared}"):
+    with pytest.warns(DocnoMatchWarning) as caught:
         result = evaluate(qrels, run, "RR")
+    messages = [str(warning.message) for warning in caught]
+    assert any(re.search(rf"no returned document has a judgment.*{compared}", text) for text in messages)
+    near = f"run docno '{returned}' and qrels docno '7'"  # '007' and '7 ' equal 7 once normalised, '7.0' not
+    assert any(near in text for text in messages) == (returned != "7.0")
     assert result.means["RR"] == 0.0
     with pytest.raises(ValueError, match=compared):
         evaluate(qrels, run, "RR", strict=True)

@@ -16,8 +16,9 @@ The steps:
 3. the run is put in trec_eval order (score descending, ties by docno in
    descending byte order), cut at ``depth``, and with ``judged_only`` the
    documents without a judgment are dropped;
-4. each returned document with a grade above 0 keeps its rank and grade;
-   every measure is then a few per-query sums (``np.bincount``).
+4. each returned document with a judgment keeps its rank and grade (and
+   each query its number of returned documents); every measure is then a few
+   per-query sums (``np.bincount``).
 """
 
 from __future__ import annotations
@@ -438,6 +439,17 @@ def _break_ties_by_docno(order: np.ndarray, tied: np.ndarray, doc) -> np.ndarray
     return order
 
 
+def trec_ranked_rows(qid: pd.Series, docno: pd.Series, score: np.ndarray, kind: str) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of a run in trec_eval order (queries as they first appear) and the rank of each row.
+
+    ``rank_run`` and ``write_run`` use it, so both rank ties as ``evaluate`` does.
+    """
+    query, _ = query_codes(id_values(qid, kind))
+    order = trec_order(query, score, id_values(docno, kind))
+    order = np.arange(len(query)) if order is None else order
+    return order, ranks_within(query[order])
+
+
 def query_starts(query: np.ndarray) -> np.ndarray:
     """Positions where a new block of equal query codes begins."""
     if len(query) == 0:
@@ -471,22 +483,25 @@ class Judgments:
 
 @dataclass
 class Ranking:
-    """The returned documents that can earn something (grade above 0), in trec_eval order.
+    """The returned documents that have a judgment, in trec_eval order, and how many each query returned.
 
-    For each of them: query code, rank and grade. Every other returned document
-    adds nothing to any measure; it only pushes the others down, which their
-    ranks already show. ``returned`` says which queries returned anything.
+    For each judged returned document: query code, rank and grade. An unjudged
+    document adds nothing to any measure; it only pushes the others down, which
+    their ranks already show (and ``n_returned`` counts it). ``returned`` says
+    which queries returned anything; ``n_returned`` how many documents each
+    kept after ``depth`` and ``judged_only`` (trec_eval's num_ret).
     """
 
     query: np.ndarray
     rank: np.ndarray
     grade: np.ndarray
     returned: np.ndarray
+    n_returned: np.ndarray
     cache: dict = field(default_factory=dict)
 
 
 def ranked(run_to_qrels, query, grade, depth: int | None, judged_only: bool, n_queries: int) -> Ranking:
-    """Cut at ``depth``, drop unjudged documents with ``judged_only``, keep rows with a grade above 0.
+    """Cut at ``depth``, drop unjudged documents with ``judged_only``, keep the judged rows.
 
     ``grade`` is NaN for a document without a judgment.
     """
@@ -498,24 +513,36 @@ def ranked(run_to_qrels, query, grade, depth: int | None, judged_only: bool, n_q
         if judged_only:
             keep &= grade >= 0  # trec_eval -J: a judgment with a grade of 0 or more
         query, grade = query[keep], grade[keep]
-    rows = np.flatnonzero(grade > 0)
+    n_returned = np.bincount(run_to_qrels[query], minlength=n_queries).astype("float64")
+    rows = np.flatnonzero(~np.isnan(grade))
     starts = query_starts(query)
     rank = rows - starts[np.searchsorted(starts, rows, side="right") - 1] + 1
-    return Ranking(run_to_qrels[query[rows]], rank, grade[rows], returned)
+    return Ranking(run_to_qrels[query[rows]], rank, grade[rows], returned, n_returned)
 
 
 def per_query_sum(query: np.ndarray, weights, n_queries: int) -> np.ndarray:
-    """Sum of the weights of each query's rows (0 for a query without rows)."""
-    return np.bincount(query, weights=weights, minlength=n_queries)
+    """Sum of the weights of each query's rows (without weights: how many rows), as float64."""
+    return np.bincount(query, weights=weights, minlength=n_queries).astype("float64", copy=False)
 
 
 def _in_top(rank: np.ndarray, k: int | None) -> np.ndarray | bool:
     return True if k is None else rank <= k
 
 
-def gain(grade: np.ndarray, kind: str) -> np.ndarray:
-    grade = np.maximum(grade, 0.0)
-    return grade if kind == "linear" else np.exp2(grade) - 1.0
+def gain(grade: np.ndarray, kind: str, gains: tuple | None = None) -> np.ndarray:
+    """The gain of each grade: the grade (linear), 2**grade - 1 (exp), or a gain map's value.
+
+    A gain map ((grade, gain), ...) replaces the gain of the grades it names;
+    every other grade keeps its linear gain, as in trec_eval's ``ndcg.1=3,2=9``
+    and ir_measures' ``nDCG(gains=...)``. A negative grade gains nothing.
+    """
+    positive = np.maximum(grade, 0.0)
+    if gains is not None:
+        mapped = positive
+        for level, value in gains:
+            mapped = np.where(grade == level, value, mapped)
+        return mapped
+    return positive if kind == "linear" else np.exp2(positive) - 1.0
 
 
 def n_relevant(judged: Judgments, rel: float) -> np.ndarray:
@@ -524,6 +551,15 @@ def n_relevant(judged: Judgments, rel: float) -> np.ndarray:
     if key not in judged.cache:
         hits = judged.grade > 0 if rel == 0 else judged.grade >= rel
         judged.cache[key] = np.bincount(judged.query, weights=hits, minlength=judged.n_queries)
+    return judged.cache[key]
+
+
+def n_judged_nonrelevant(judged: Judgments, rel: float) -> np.ndarray:
+    """Per query, the judged documents below the relevance threshold (grade 0 <= g < rel): bpref's N."""
+    key = ("N", rel)
+    if key not in judged.cache:
+        below = (judged.grade >= 0) & (judged.grade < rel)
+        judged.cache[key] = np.bincount(judged.query, weights=below, minlength=judged.n_queries)
     return judged.cache[key]
 
 
@@ -537,20 +573,27 @@ def _relevant_rows(ranking: Ranking, rel: float) -> tuple[np.ndarray, np.ndarray
     return ranking.cache[key]
 
 
-def _ideal_dcg(query: np.ndarray, grade: np.ndarray, k: int | None, kind: str, n: int) -> np.ndarray:
-    """IDCG@k per query: the grades sorted high to low, discounted like a ranking."""
-    order = np.lexsort((-grade, query))
-    query, grade = query[order], grade[order]
+def _ideal_dcg(query: np.ndarray, grade: np.ndarray, k: int | None, kind: str, gains, n: int) -> np.ndarray:
+    """IDCG@k per query: the positive gains sorted high to low, discounted like a ranking.
+
+    A gain of 0 or less never helps an ideal ranking, so it is left out (as
+    trec_eval does for gain maps with negative gains).
+    """
+    gained = gain(grade, kind, gains)
+    positive = gained > 0
+    query, gained = query[positive], gained[positive]
+    order = np.lexsort((-gained, query))
+    query, gained = query[order], gained[order]
     rank = ranks_within(query)
-    return per_query_sum(query, gain(grade, kind) / np.log2(rank + 1.0) * _in_top(rank, k), n)
+    return per_query_sum(query, gained / np.log2(rank + 1.0) * _in_top(rank, k), n)
 
 
-def ideal_dcg(judged: Judgments, ranking: Ranking, k: int | None, kind: str, ideal: str) -> np.ndarray:
+def ideal_dcg(judged: Judgments, ranking: Ranking, k: int | None, kind: str, gains, ideal: str) -> np.ndarray:
     """IDCG@k from every judged document (``ideal="judged"``) or from the returned list (``"returned"``)."""
-    key = ("idcg", k, kind, ideal)
+    key = ("idcg", k, kind, gains, ideal)
     if key not in judged.cache:
         source = judged if ideal == "judged" else ranking
-        judged.cache[key] = _ideal_dcg(source.query, source.grade, k, kind, judged.n_queries)
+        judged.cache[key] = _ideal_dcg(source.query, source.grade, k, kind, gains, judged.n_queries)
     return judged.cache[key]
 
 
@@ -562,12 +605,23 @@ def measure_values(measure, judged: Judgments, ranking: Ranking, ideal: str, den
     """One value per qrels query for one measure (0 where the query has nothing to find)."""
     n, k = judged.n_queries, measure.cutoff
     if measure.name in ("nDCG", "CG"):
-        gains = gain(ranking.grade, measure.gain) * _in_top(ranking.rank, k)
+        gains = gain(ranking.grade, measure.gain, measure.gains) * _in_top(ranking.rank, k)
         if measure.name == "CG":
             return per_query_sum(ranking.query, gains, n)
         dcg = per_query_sum(ranking.query, gains / np.log2(ranking.rank + 1.0), n)
-        return safe_divide(dcg, ideal_dcg(judged, ranking, k, measure.gain, ideal))
+        return safe_divide(dcg, ideal_dcg(judged, ranking, k, measure.gain, measure.gains, ideal))
+    if measure.name in ("num_ret", "Judged"):
+        return _returned_counts(measure.name, k, ranking, n)
+    if measure.name == "bpref":
+        return _bpref(judged, ranking, measure.rel)
     query, rank, hits = _relevant_rows(ranking, measure.rel)
+    if measure.name == "num_rel":
+        return n_relevant(judged, measure.rel).copy()
+    if measure.name == "num_rel_ret":
+        return per_query_sum(query, None, n)
+    if measure.name == "Rprec":  # precision at rank R: the relevant documents within the first R, over R
+        relevant = n_relevant(judged, measure.rel)
+        return safe_divide(per_query_sum(query, (rank <= relevant[query]).astype("float64"), n), relevant)
     top = _in_top(rank, k)
     if measure.name in ("RR", "Hit"):
         first = (hits == 1) & top  # each query's first relevant document, if within the cutoff
@@ -580,3 +634,37 @@ def measure_values(measure, judged: Judgments, ranking: Ranking, ideal: str, den
         return safe_divide(per_query_sum(query, hits / rank * top, n), relevant)
     found = per_query_sum(query, (rank <= k).astype("float64"), n)  # P and R always have a cutoff
     return found / k if measure.name == "P" else safe_divide(found, relevant)
+
+
+def _returned_counts(name: str, k: int | None, ranking: Ranking, n: int) -> np.ndarray:
+    """num_ret: documents returned (after depth and judged_only); Judged@k: the judged share of the top k.
+
+    Judged@k divides by min(k, documents returned), as ir_measures' Judged
+    does (a short list is not penalised); without a cutoff, by all returned.
+    """
+    if name == "num_ret":
+        return ranking.n_returned.copy()
+    judged_in_top = per_query_sum(ranking.query, (ranking.rank <= k).astype("float64") if k else None, n)
+    shown = ranking.n_returned if k is None else np.minimum(ranking.n_returned, k)
+    return safe_divide(judged_in_top, shown)
+
+
+def _bpref(judged: Judgments, ranking: Ranking, rel: float) -> np.ndarray:
+    """bpref (Buckley and Voorhees 2004, as trec_eval computes it).
+
+    For each relevant returned document: 1 - min(n, R) / min(N, R), where n
+    is the number of judged non-relevant documents ranked above it, N the
+    number judged non-relevant for the query and R the number relevant (1
+    when n is 0); the sum divided by R. Unjudged documents are skipped.
+    """
+    nonrelevant = ((ranking.grade >= 0) & (ranking.grade < rel)).astype(np.int64)
+    running = np.cumsum(nonrelevant)
+    starts = query_starts(ranking.query)
+    before_query = np.repeat(running[starts] - nonrelevant[starts], np.diff(np.append(starts, len(running))))
+    above = running - before_query  # judged non-relevant documents up to each row, within its query
+    rows = np.flatnonzero(ranking.grade >= rel)
+    query, above = ranking.query[rows], above[rows]
+    relevant, below_threshold = n_relevant(judged, rel), n_judged_nonrelevant(judged, rel)
+    worst = np.minimum(below_threshold[query], relevant[query])
+    share = np.divide(np.minimum(above, relevant[query]), worst, out=np.zeros(len(rows)), where=worst > 0)
+    return safe_divide(per_query_sum(query, 1.0 - share, judged.n_queries), relevant)

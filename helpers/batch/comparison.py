@@ -10,10 +10,25 @@ on, ``difference = B - A``; everything else is computed from those differences:
   because it is short and 5-20x faster than ``scipy.stats.permutation_test``,
   which the tests check it against;
 - a paired t-test (``scipy.stats.ttest_rel``);
+- the Wilcoxon signed-rank test (``scipy.stats.wilcoxon``): ranks the sizes of
+  the differences, so one huge query cannot decide it; zero differences are
+  left out (scipy's default, ``zero_method="wilcox"``);
 - Cohen's d of the differences (often written d_z): mean / standard deviation;
 - a bootstrap confidence interval of the mean difference: resample the
   queries with replacement, take the percentile interval of the means
   (``scipy.stats.bootstrap``).
+
+The summary says how many random draws each random procedure made
+(``bootstrap_resamples``, ``randomization_resamples``: 2**n when every sign
+pattern of n queries was tried, which makes p exact).
+
+Several comparisons at once (several measures in :func:`compare_all`, several
+systems against one baseline in :func:`compare_systems`) also get each
+p-value corrected with Holm's step-down method (Holm 1979, "A simple
+sequentially rejective multiple test procedure"): sort the m p-values, multiply
+the i-th smallest by m - i + 1, keep them increasing, cap at 1. It controls the
+chance of any false "significant" among the m at the chosen level, like
+Bonferroni, and rejects at least as often.
 
 Differences within 1e-12 of 0 (one system scored twice, e.g. by two
 libraries) mean identical systems: p = 1 and d = 0. When every query moves by
@@ -160,6 +175,48 @@ def _no_spread(values: np.ndarray) -> bool:
     return bool(np.ptp(values) <= ZERO_DIFFERENCE * max(1.0, abs(values.mean())))
 
 
+def wilcoxon_test(differences) -> float:
+    """Two-sided p-value of the Wilcoxon signed-rank test of the differences (lesson 09).
+
+    The same as ``scipy.stats.wilcoxon(differences).pvalue`` with scipy's
+    defaults (zero differences left out, the exact distribution for up to 50
+    queries without ties, the normal approximation otherwise). Differences
+    within 1e-12 of 0 count as 0; when every difference is 0 (identical
+    systems) p = 1.
+
+    >>> round(wilcoxon_test([0.1, 0.2, 0.3, 0.4, 0.5, 0.6]), 4)
+    0.0312
+    """
+    values = _check_differences(differences)
+    values = np.where(np.abs(values) <= ZERO_DIFFERENCE, 0.0, values)
+    if not values.any():
+        return 1.0
+    from scipy import stats
+
+    return float(stats.wilcoxon(values).pvalue)
+
+
+def holm(p_values) -> np.ndarray:
+    """Holm's step-down correction of several p-values, in their order (lesson 09).
+
+    The i-th smallest of m p-values becomes (m - i + 1) * p, raised to the
+    one before it if that is larger, capped at 1. Reject a hypothesis when
+    its corrected p is at most the level (e.g. 0.05).
+
+    >>> holm([0.01, 0.04, 0.03, 0.005]).tolist()
+    [0.03, 0.06, 0.06, 0.02]
+    """
+    values = np.asarray(p_values, dtype="float64")
+    if values.ndim != 1 or not np.all((values >= 0) & (values <= 1)):
+        raise ValueError(f"p-values must be a list of numbers between 0 and 1, got {p_values!r}")
+    order = np.argsort(values, kind="stable")
+    m = len(values)
+    stepped = np.maximum.accumulate((m - np.arange(m)) * values[order])
+    corrected = np.empty(m)
+    corrected[order] = np.minimum(stepped, 1.0)
+    return corrected
+
+
 def bootstrap_ci(
     differences, confidence: float = 0.95, n_resamples: int = 10_000, seed: int = 0
 ) -> tuple[float, float]:
@@ -262,9 +319,11 @@ class Comparison:
 
     ``per_query``: one row per query with both scores and ``difference`` (B - A).
     ``summary``: n_queries, mean of each system, mean_difference, ci_low and
-    ci_high (bootstrap), p_randomization, t_statistic, p_t_test, cohens_d,
-    wins / losses / ties (queries where B is above / below / equal to A; a
-    difference within ZERO_DIFFERENCE, 1e-12, is a tie, as for p and d).
+    ci_high (bootstrap), p_randomization, t_statistic, p_t_test, p_wilcoxon,
+    cohens_d, wins / losses / ties (queries where B is above / below / equal
+    to A; a difference within ZERO_DIFFERENCE, 1e-12, is a tie, as for p and
+    d), bootstrap_resamples and randomization_resamples (the random draws
+    made; 2**n_queries sign patterns when the randomization test tried them all).
     """
 
     per_query: pd.DataFrame
@@ -313,8 +372,11 @@ def compare(
             "p_randomization": randomization_test(differences, n_resamples, seed),
             "t_statistic": t_statistic,
             "p_t_test": p_t_test,
+            "p_wilcoxon": wilcoxon_test(differences),
             "cohens_d": cohens_d(differences),
             **_wins_losses_ties(differences),
+            "bootstrap_resamples": n_resamples,
+            "randomization_resamples": min(2 ** len(differences), n_resamples),
         },
         name=str(measure or _only_measure(a)),
     )
@@ -337,16 +399,52 @@ def _only_measure(system) -> str:
     return str(system.name) if system.name is not None else "score"
 
 
-def compare_all(a: Evaluation, b: Evaluation, measures=None, **options) -> pd.DataFrame:
-    """One summary row per measure (columns as in ``Comparison.summary``) (lesson 09).
+P_VALUES = ("p_randomization", "p_t_test", "p_wilcoxon")
 
-    ``measures`` defaults to every measure of ``a``; ``options`` go to :func:`compare`.
+
+def compare_all(a: Evaluation, b: Evaluation, measures=None, **options) -> pd.DataFrame:
+    """One summary row per measure (columns as in ``Comparison.summary``), p-values also Holm-corrected (lesson 09).
+
+    ``measures`` defaults to every measure of ``a``; ``options`` go to
+    :func:`compare`. Testing several measures is several tests: the columns
+    ``p_randomization_holm``, ``p_t_test_holm`` and ``p_wilcoxon_holm`` hold
+    each p-value corrected over the measures with :func:`holm`.
     """
     if not isinstance(a, Evaluation) or not isinstance(b, Evaluation):
         raise TypeError("compare_all takes two Evaluation results of helpers.evaluate.evaluate")
     measures = list(a.per_query.columns) if measures is None else list(measures)
     rows = [compare(a, b, measure, **options).summary for measure in measures]
-    return pd.DataFrame(rows).rename_axis("measure")
+    return _with_holm(pd.DataFrame(rows).rename_axis("measure"))
+
+
+def compare_systems(baseline, systems: dict, measure: str | None = None, *, baseline_name: str = "baseline",
+                    **options) -> pd.DataFrame:
+    """Each system against one baseline on one measure: a summary row per system, p-values Holm-corrected (lesson 09).
+
+    ``baseline`` and each value of ``systems`` (name -> system) are what
+    :func:`compare` takes; ``options`` go to :func:`compare`. The columns
+    ``p_randomization_holm``, ``p_t_test_holm`` and ``p_wilcoxon_holm``
+    correct each p-value over the systems with :func:`holm`: with five
+    systems, one of them beating the baseline by luck at p < 0.05 is far more
+    likely than 5 %.
+    """
+    if not isinstance(systems, dict) or not systems:
+        raise TypeError("systems must be a dict of at least one name -> system (an Evaluation or scores)")
+    rows = []
+    for name, system in systems.items():
+        summary = compare(baseline, system, measure, names=(baseline_name, "system"), **options).summary
+        rows.append(summary.rename(str(name)))
+    return _with_holm(pd.DataFrame(rows).rename_axis("system"))
+
+
+def _with_holm(table: pd.DataFrame) -> pd.DataFrame:
+    for column in P_VALUES:
+        values = table[column].to_numpy(dtype="float64")
+        known = ~np.isnan(values)  # a t-test without spread has no p-value: it is left out, not corrected
+        corrected = np.full(len(values), np.nan)
+        corrected[known] = holm(values[known])
+        table[f"{column}_holm"] = corrected
+    return table
 
 
 def differences_by_group(comparison: Comparison, groups) -> pd.DataFrame:

@@ -23,11 +23,14 @@ conventions, so its numbers can be checked against trec_eval's own test files:
   file or a text column it is decided on the text (``1.9999999999999999`` is
   1); a float column is truncated as the float it holds, and a float cannot
   hold that number (Python reads it as 2.0): give such grades as text;
-- when no returned document has a judgment, or fewer than ``MATCH_SHARE``
-  (10 %) of the queries return a judged document, ``evaluate`` warns
-  (:class:`DocnoMatchWarning`, saying which ids it compared) or, with
-  ``strict=True``, raises ``ValueError``: the classic cause is ids written
-  differently in the two frames (``"7.0"``, ``"007"`` or ``"7 "`` against 7).
+- when under half of the queries (``MATCH_SHARE``) return a judged
+  document, or query ids or docnos match only once case, spaces and leading
+  zeros are ignored, ``evaluate`` warns (:class:`DocnoMatchWarning`, saying
+  which ids it compared) or, with ``strict=True``, raises ``ValueError``: the
+  classic cause is ids written differently in the two inputs (``"7.0"``,
+  ``"007"`` or ``"7 "`` against 7, ``DOC5`` against ``doc5``); when every
+  score of a query is tied, or the scores rise with the run's rank, it warns
+  (:class:`RunOrderWarning`). See :mod:`helpers.batch.diagnosis`.
 
 Each convention has a named alternative (``ideal="returned"``,
 ``denominator="min_k_R"``, ``judged_only=True``, ``fractional_grades="keep"``):
@@ -39,16 +42,17 @@ over queries and :mod:`helpers.metrics`, to be read next to the lessons.
 
 Measures are named the ir_measures way: ``nDCG@10``, ``nDCG(gain=exp)@10``,
 ``nDCG``, ``RR``, ``RR(rel=2)@10``, ``AP``, ``AP@100``, ``P@5``, ``R@100``,
-``Hit@3``, ``CG@5``. See :func:`parse_measure` for the grammar and the
-trec_eval names that are accepted too.
+``Hit@3``, ``CG@5``, ``Rprec``, ``bpref``, ``Judged@10``, ``num_rel``,
+``num_rel_ret``, ``num_ret``. See :mod:`helpers.batch.measures` for the
+grammar, the gain maps and the trec_eval names that are accepted too. The
+counts (num_...) are per query; trec_eval's ``all`` line sums them, where
+``means`` averages them.
 """
 
 from __future__ import annotations
 
 import os
-import re
-import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal, NoReturn, get_args
 
 import numpy as np
@@ -56,175 +60,23 @@ import pandas as pd
 import pyarrow as pa
 
 from helpers._checks import MAX_EXPONENTIAL_GRADE, check_choice, check_whole
-from helpers.batch import _engine
+from helpers.batch import _engine, diagnosis
+from helpers.batch.diagnosis import MATCH_SHARE, DocnoMatchWarning, RunOrderWarning  # noqa: F401 (re-exported)
+from helpers.batch.measures import (  # noqa: F401 (parse_measure, supported_measures: imported from here too)
+    MEASURES,
+    Measure,
+    parse_measure,
+    parse_measures,
+    supported_measures,
+)
 from helpers.batch.trec_io import Source, grades_of_text, read_with_source
 from helpers.metrics import DENOMINATORS, IDEALS, Denominator, Ideal, UndefinedMetricError
-
-MATCH_SHARE = 0.10  # below this share of queries returning a judged document, evaluate warns
-
-
-class DocnoMatchWarning(UserWarning):
-    """evaluate found (almost) no returned document in the qrels: the ids are probably written differently."""
-
 
 FractionalGrades = Literal["truncate", "keep"]
 FRACTIONAL_GRADES: tuple[str, ...] = get_args(FractionalGrades)
 
-# --- measures: names, parameters, parsing ----------------------------------
-
-MEASURES = {
-    # name: (what it needs, cutoff required?, allowed parameters)
-    "nDCG": ("graded", False, ("gain",)),
-    "CG": ("graded", False, ("gain",)),
-    "RR": ("binary", False, ("rel",)),
-    "AP": ("binary", False, ("rel",)),
-    "P": ("binary", True, ("rel",)),
-    "R": ("binary", True, ("rel",)),
-    "Hit": ("binary", True, ("rel",)),
-}
-
-ALIASES = {
-    "ndcg": "nDCG", "ndcg_cut": "nDCG", "cg": "CG", "rr": "RR", "mrr": "RR",
-    "recip_rank": "RR", "ap": "AP", "map": "AP", "map_cut": "AP", "p": "P",
-    "precision": "P", "r": "R", "recall": "R", "hit": "Hit", "success": "Hit",
-}
-
-GAIN_NAMES = {"linear": "linear", "lin": "linear", "exp": "exp", "exponential": "exp"}
 MISSING_POLICIES = ("zero", "skip")
 NO_RELEVANT_POLICIES = ("zero", "skip", "error")
-
-_MEASURE_PATTERN = re.compile(
-    r"""^\s*(?P<name>[A-Za-z][A-Za-z0-9_]*?)\s*
-        (?:\((?P<before>[^()]*)\))?\s*
-        (?:@\s*(?P<cutoff>[^\s()@]+)|[._](?P<trec_cutoff>\d+))?\s*
-        (?:\((?P<after>[^()]*)\))?\s*$""",
-    re.VERBOSE,
-)
-
-
-@dataclass(frozen=True)
-class Measure:
-    """One measure with its settings; ``str(measure)`` is its canonical name (lesson 09).
-
-    ``name`` is one of nDCG, CG, RR, AP, P, R, Hit; ``cutoff`` the k of @k or
-    None (whole list); ``rel`` the lowest relevant grade (binary measures);
-    ``gain`` "linear" or "exp" (nDCG and CG).
-
-    >>> str(Measure("RR", cutoff=10, rel=2))
-    'RR(rel=2)@10'
-    """
-
-    name: str
-    cutoff: int | None = None
-    rel: float = 1
-    gain: str = "linear"
-
-    def __str__(self) -> str:
-        params = []
-        if self.gain != "linear":
-            params.append(f"gain={self.gain}")
-        if self.rel != 1:
-            params.append(f"rel={self.rel:g}")
-        text = self.name + (f"({','.join(params)})" if params else "")
-        return text if self.cutoff is None else f"{text}@{self.cutoff}"
-
-
-def supported_measures() -> str:
-    """A one-line summary of the measure names and parameters ``evaluate`` understands (lesson 09)."""
-    return (
-        "nDCG[@k], CG[@k] (parameter gain=linear|exp), RR[@k], AP[@k], P@k, R@k, Hit@k "
-        "(parameter rel=<lowest relevant grade>, default 1); write parameters as "
-        "'RR(rel=2)@10' or 'RR@10(rel=2)'; trec_eval names such as 'ndcg_cut_10', "
-        "'map', 'recip_rank', 'P_5', 'recall_100', 'success_1', 'map_cut_10' work too"
-    )
-
-
-def parse_measure(text) -> Measure:
-    """Turn a measure name such as ``"nDCG(gain=exp)@10"`` into a :class:`Measure` (lesson 09).
-
-    Grammar: ``Name``, then optional ``(param=value,...)``, then optional ``@k``;
-    the parameters may also come after the cutoff (``nDCG@10(gain=exp)``).
-    Names are case-insensitive and a few synonyms are accepted (MRR, MAP,
-    Success, Recall, Precision), as are trec_eval names (``ndcg_cut_10``,
-    ``ndcg_cut.10``, ``P_5``, ``recall_100``, ``map``, ``map_cut_10``,
-    ``recip_rank``, ``success_1``). Unknown names raise ``ValueError`` listing
-    what is supported.
-
-    >>> parse_measure("ndcg_cut_10")
-    Measure(name='nDCG', cutoff=10, rel=1, gain='linear')
-    >>> str(parse_measure("RR@10(rel=2)"))
-    'RR(rel=2)@10'
-    """
-    if isinstance(text, Measure):
-        return text
-    if not isinstance(text, str):
-        raise TypeError(f"a measure is a name such as 'nDCG@10', got {type(text).__name__} {text!r}")
-    match = _MEASURE_PATTERN.match(text)
-    if match is None or (match["before"] is not None and match["after"] is not None):
-        raise ValueError(f"cannot read the measure {text!r}; supported: {supported_measures()}")
-    name = ALIASES.get(match["name"].lower())
-    if name is None:
-        raise ValueError(f"unknown measure {match['name']!r} in {text!r}; supported: {supported_measures()}")
-    cutoff = _parse_cutoff(match["cutoff"] or match["trec_cutoff"], text)
-    params = _parse_params(match["before"] or match["after"] or "", name, text)
-    if MEASURES[name][1] and cutoff is None:
-        raise ValueError(f"{name} needs a cutoff: write e.g. '{name}@10' (got {text!r})")
-    return Measure(name, cutoff, **params)
-
-
-def parse_measures(measures) -> list[Measure]:
-    """Parse one name or a list of names; repeated measures are kept once (lesson 09).
-
-    >>> [str(m) for m in parse_measures(["nDCG@10", "ndcg_cut_10", "AP"])]
-    ['nDCG@10', 'AP']
-    """
-    if isinstance(measures, str | Measure):
-        measures = [measures]
-    if not isinstance(measures, list | tuple):
-        raise TypeError(f"measures must be a name or a list of names, got {type(measures).__name__}")
-    if not measures:
-        raise ValueError(f"give at least one measure; supported: {supported_measures()}")
-    parsed = []
-    for measure in map(parse_measure, measures):
-        if measure not in parsed:
-            parsed.append(measure)
-    return parsed
-
-
-def _parse_cutoff(text: str | None, whole: str) -> int | None:
-    if text is None:
-        return None
-    if not text.isdigit() or int(text) < 1:
-        raise ValueError(f"the cutoff in {whole!r} must be a whole number >= 1, got {text!r}")
-    return int(text)
-
-
-def _parse_params(text: str, name: str, whole: str) -> dict:
-    params = {}
-    for item in filter(None, (part.strip() for part in text.split(","))):
-        key, sep, value = (piece.strip().strip("'\"") for piece in item.partition("="))
-        if not sep or key not in MEASURES[name][2]:
-            allowed = ", ".join(f"{p}=..." for p in MEASURES[name][2])
-            hint = " (nDCG uses graded gains; rel applies to RR, AP, P, R, Hit)" if key == "rel" else ""
-            raise ValueError(f"{whole!r}: {name} takes only {allowed}, got {item!r}{hint}")
-        params[key] = _parse_gain(value, whole) if key == "gain" else _parse_rel(value, whole)
-    return params
-
-
-def _parse_gain(value: str, whole: str) -> str:
-    if value.lower() not in GAIN_NAMES:
-        raise ValueError(f"{whole!r}: gain must be 'linear' or 'exp', got {value!r}")
-    return GAIN_NAMES[value.lower()]
-
-
-def _parse_rel(value: str, whole: str) -> float:
-    try:
-        rel = float(value)
-    except ValueError:
-        raise ValueError(f"{whole!r}: rel must be the lowest relevant grade, got {value!r}") from None
-    if not rel > 0 or not np.isfinite(rel):
-        raise ValueError(f"{whole!r}: rel must be above 0 (grade 0 means not relevant), got {value!r}")
-    return int(rel) if rel.is_integer() else rel
 
 
 # --- input checks ----------------------------------------------------------
@@ -232,10 +84,10 @@ def _parse_rel(value: str, whole: str) -> float:
 _COLUMN_ALIASES = {"query_id": "qid", "doc_id": "docno", "relevance": "grade"}
 
 
-def _as_frame(data, kind: str) -> tuple[pd.DataFrame, Source | None]:
+def _as_frame(data, kind: str, lenient: bool = False) -> tuple[pd.DataFrame, Source | None]:
     """Read a path, or check a DataFrame; return it with the standard column names (and its file)."""
     if isinstance(data, str | os.PathLike):
-        return read_with_source(data, kind, for_evaluation=True)
+        return read_with_source(data, kind, for_evaluation=True, lenient=lenient)
     if not isinstance(data, pd.DataFrame):
         raise TypeError(
             f"{kind} must be a pandas DataFrame or the path of a TREC {kind} file, got {type(data).__name__}"
@@ -326,7 +178,7 @@ def _qrels_grades(qrels: pd.DataFrame, fractional_grades: str, measures: list[Me
 
 
 def _prepare(qrels, run, sources, measures, options: _Options):
-    """Turn the two frames into flat arrays: the judgments, the run in trec_eval order, and how they matched."""
+    """Turn the two frames into flat arrays: the judgments, the run in trec_eval order, and what looked wrong."""
     q_qid, r_qid = _engine.same_kind(_engine.id_values(qrels["qid"], "qrels"),
                                      _engine.id_values(run["qid"], "run"))
     q_doc, r_doc = _engine.same_kind(_engine.id_values(qrels["docno"], "qrels"),
@@ -335,33 +187,56 @@ def _prepare(qrels, run, sources, measures, options: _Options):
     r_query, r_first = _engine.query_codes(r_qid)
     run_to_qrels, qrels_to_run = _engine.match_labels(q_qid, q_first, r_qid, r_first)
     if (run_to_qrels < 0).all():
-        raise ValueError(
-            "the run and the qrels share no query: qrels queries look like "
-            f"{_engine.labels_as_python(q_qid, q_first[:3])}, run queries like "
-            f"{_engine.labels_as_python(r_qid, r_first[:3])}"
-        )
+        raise ValueError(diagnosis.no_shared_query(q_qid, q_first, r_qid, r_first))
     q_grade = _qrels_grades(qrels, options.fractional_grades, measures)
     frames = {"qrels": (qrels, q_qid, q_doc, sources[0]), "run": (run, r_qid, r_doc, sources[1])}
     try:
         r_grade = _grades_of_returned(frames, q_query, r_query, qrels_to_run, q_grade, force_exact=False)
     except _engine.KeyCollision:  # two pairs shared a hashed key: number the docnos exactly
         r_grade = _grades_of_returned(frames, q_query, r_query, qrels_to_run, q_grade, force_exact=True)
-    matches = _count_matches(frames, r_query, run_to_qrels, q_first, r_grade)
+    judged_per_query = np.bincount(r_query[~np.isnan(r_grade)], minlength=len(run_to_qrels))
+    matches = _count_matches(qrels, run, sources, r_query, run_to_qrels, q_first, r_grade, judged_per_query)
+    near_docnos = diagnosis.near_docnos(judged_per_query, r_query, r_doc, run_to_qrels, q_query, q_doc)
+    near_queries = diagnosis.near_queries(q_qid, q_first, r_qid, r_first, run_to_qrels, qrels_to_run)
+    matches = replace(matches, near_queries=near_queries, near_docno_queries=near_docnos[0],
+                      near_docno_example=near_docnos[1])
     score = run["score"].to_numpy(dtype="float64", na_value=np.nan)
+    rank = _run_rank(run, sources[1])
     keep = run_to_qrels[r_query] >= 0
     if not keep.all():
         r_query, r_grade, score = r_query[keep], r_grade[keep], score[keep]
         r_doc = r_doc[keep] if isinstance(r_doc, np.ndarray) else r_doc.filter(pa.array(keep))
+        rank = rank if not isinstance(rank, np.ndarray) else rank[keep]
     order = _engine.trec_order(r_query, score, r_doc)
-    if order is not None:
-        r_query, r_grade = r_query[order], r_grade[order]
+    ordered = (r_query, score) if order is None else (r_query[order], score[order])
     labels = qrels["qid"].iloc[q_first].to_numpy(dtype=object)
     if len({type(label) for label in labels}) > 1:  # 1 and "1" in one column: show the ids as compared
         labels = np.array(_engine.labels_as_python(q_qid, q_first), dtype=object)
+    order_problems = []
+    if rank is not False:  # a frame without a rank column states no order to check
+        order_problems = diagnosis.order_problems(r_query, score, rank if isinstance(rank, np.ndarray) else None,
+                                                  ordered, lambda code: labels[run_to_qrels[code]])
+    if order is not None:
+        r_query, r_grade = r_query[order], r_grade[order]
     judged = _engine.Judgments(q_query, q_grade, labels)
     ranking = _engine.ranked(run_to_qrels, r_query, r_grade, options.depth, options.judged_only,
                              judged.n_queries)
-    return judged, ranking, matches
+    return judged, ranking, diagnosis.id_problems(matches), order_problems
+
+
+def _run_rank(run: pd.DataFrame, source) -> np.ndarray | None | bool:
+    """The run's own order, to compare with its scores: its whole-number rank column, None for the rows'
+    order (a file, or a rank column that is not whole numbers), False when a frame states no order."""
+    if "rank" not in run.columns:
+        return None if source is not None else False
+    rank = run["rank"]
+    if pd.api.types.is_integer_dtype(rank.dtype) and not rank.isna().any():
+        return rank.to_numpy(dtype=np.int64)
+    if pd.api.types.is_float_dtype(rank.dtype):
+        values = rank.to_numpy(dtype="float64", na_value=np.nan)
+        if np.isfinite(values).all() and (values == np.trunc(values)).all():
+            return values.astype(np.int64)
+    return None
 
 
 def _grades_of_returned(frames, q_query, r_query, qrels_to_run, q_grade, force_exact: bool) -> np.ndarray:
@@ -386,66 +261,18 @@ def _grades_of_returned(frames, q_query, r_query, qrels_to_run, q_grade, force_e
     return grade
 
 
-@dataclass(frozen=True)
-class _Matches:
-    """How many run rows and queries, of the queries both sides have, found a judgment."""
-
-    rows: int
-    judged_rows: int
-    queries: int
-    judged_queries: int
-    compared: str  # e.g. "run docno '7.0' (str) vs qrels docno 7 (int64)"
-
-
-def _count_matches(frames, r_query, run_to_qrels, q_first, r_grade) -> _Matches:
+def _count_matches(qrels, run, sources, r_query, run_to_qrels, q_first, r_grade,
+                   judged_per_query) -> diagnosis.Matches:
     """Count the returned documents with a judgment (r_grade not NaN) and name one pair that did not match."""
     shared = run_to_qrels[r_query] >= 0
     judged = ~np.isnan(r_grade)
-    judged_queries = np.count_nonzero(np.bincount(r_query[judged], minlength=len(run_to_qrels)))
+    judged_queries = np.count_nonzero(judged_per_query)
     unjudged = shared & ~judged
     run_row = int(np.argmax(unjudged if unjudged.any() else shared))  # an unjudged returned document, if any
     qrels_row = int(q_first[run_to_qrels[r_query[run_row]]])  # the first judgment of the same query
-    compared = (f"run docno {_described(frames['run'], run_row)} vs "
-                f"qrels docno {_described(frames['qrels'], qrels_row)}")
-    return _Matches(int(np.count_nonzero(shared)), int(np.count_nonzero(judged)),
-                    int(np.count_nonzero(run_to_qrels >= 0)), int(judged_queries), compared)
-
-
-def _described(frame_arrays, row: int) -> str:
-    """One docno as given, with its type: ``'7.0' (str)``, ``7 (int64)``, ``'d1' (str, run.txt)``."""
-    frame, _, _, source = frame_arrays
-    column = frame["docno"]
-    value = column.iloc[row]
-    value = value.item() if isinstance(value, np.generic) else value
-    if source is not None:
-        return f"{value!r} (str, {source.path})"
-    kind = type(value).__name__ if column.dtype == object else "str" if _is_text(column) else str(column.dtype)
-    return f"{value!r} ({kind})"
-
-
-def _match_problem(matches: _Matches) -> str | None:
-    """What is wrong when too few returned documents have a judgment, or None."""
-    if matches.judged_rows == 0:
-        head = (f"no returned document has a judgment: none of the {matches.rows:,} run rows of the "
-                f"{matches.queries:,} queries in both inputs matches a qrels docno of its query")
-    elif matches.judged_queries < MATCH_SHARE * matches.queries:
-        head = (f"only {matches.judged_queries:,} of {matches.queries:,} queries return a judged document "
-                f"(under {MATCH_SHARE:.0%}; {matches.judged_rows:,} of {matches.rows:,} run rows are judged)")
-    else:
-        return None
-    return (f"{head}; compared: {matches.compared}. Docnos are compared as text, exactly as written (like "
-            "trec_eval): '7.0', '007' and '7 ' are not 7. If both name the same documents, write the ids "
-            "the same way in both inputs (e.g. the same .astype(...) on both columns, .str.strip())")
-
-
-def _warn_or_refuse(matches: _Matches, strict: bool) -> None:
-    """Warn (DocnoMatchWarning) or, when strict, raise ValueError, when too few returned documents are judged."""
-    problem = _match_problem(matches)
-    if problem is None:
-        return
-    if strict:
-        raise ValueError(problem)
-    warnings.warn(f"{problem}; strict=True makes this an error", DocnoMatchWarning, stacklevel=3)
+    return diagnosis.Matches(int(np.count_nonzero(shared)), int(np.count_nonzero(judged)),
+                             int(np.count_nonzero(run_to_qrels >= 0)), int(judged_queries),
+                             diagnosis.describe_matches(run, qrels, sources, run_row, qrels_row))
 
 
 def rank_run(run, depth: int | None = None) -> pd.DataFrame:
@@ -462,11 +289,8 @@ def rank_run(run, depth: int | None = None) -> pd.DataFrame:
     """
     frame, _ = read_with_source(run, "run") if isinstance(run, str | os.PathLike) else _as_frame(run, "run")
     depth = _check_depth(depth)
-    query, _ = _engine.query_codes(_engine.id_values(frame["qid"], "run"))
-    docno = _engine.id_values(frame["docno"], "run")
-    order = _engine.trec_order(query, frame["score"].to_numpy(dtype="float64"), docno)
-    order = np.arange(len(query)) if order is None else order
-    rank = _engine.ranks_within(query[order])
+    order, rank = _engine.trec_ranked_rows(frame["qid"], frame["docno"],
+                                           frame["score"].to_numpy(dtype="float64"), "run")
     keep = np.ones(len(order), dtype=bool) if depth is None else rank <= depth
     ranked = frame.iloc[order[keep]].reset_index(drop=True)
     ranked["rank"] = rank[keep]
@@ -474,8 +298,10 @@ def rank_run(run, depth: int | None = None) -> pd.DataFrame:
 
 
 def _nothing_to_find(measure: Measure, judged: _engine.Judgments) -> np.ndarray:
-    """True for queries without a relevant judged document for this measure."""
-    rel = 0 if MEASURES[measure.name][0] == "graded" else measure.rel
+    """True for queries without a relevant judged document for this measure (never, for counts and Judged)."""
+    if measure.kind in ("count", "judged"):
+        return np.zeros(judged.n_queries, dtype=bool)
+    rel = 0 if measure.kind == "graded" else measure.rel
     return _engine.n_relevant(judged, rel) == 0
 
 
@@ -514,6 +340,7 @@ def evaluate(
     denominator: Denominator = "R",
     fractional_grades: FractionalGrades = "truncate",
     strict: bool = False,
+    lenient: bool = False,
 ) -> Evaluation:
     """Evaluate a run: one value per query and measure, and the means (lesson 09).
 
@@ -548,12 +375,21 @@ def evaluate(
             file or given as text are read on the text (``1.9999999999999999``
             is 1); a float column is truncated as the float it holds.
         strict: raise ``ValueError`` instead of warning (``DocnoMatchWarning``)
-            when no returned document, or too few, has a judgment (see
-            ``MATCH_SHARE``): usually ids written differently in the two inputs.
+            when under half of the queries (``MATCH_SHARE``) return a judged
+            document, or when query ids or docnos match only once case,
+            spaces and leading zeros are ignored: usually ids written
+            differently in the two inputs.
+        lenient: read a run file's lines with more than 6 fields as trec_eval
+            does, ignoring the fields after the tag (with a warning saying how
+            many lines were cut); by default such a line is refused, since it
+            is usually two results joined by a lost line break.
 
     Queries in the run but not in the qrels are ignored. Ordering: score
     descending, ties by docno descending (trec_eval). Unjudged documents
     have grade 0. Ids are compared as text: 301, 301.0 and "301" are one query.
+    A query whose scores are all tied, or rise with the run's rank, is
+    evaluated by trec_eval's rules with a ``RunOrderWarning`` (see
+    :mod:`helpers.batch.diagnosis`).
 
     >>> qrels = pd.DataFrame({"qid": ["q1", "q1", "q2"], "docno": ["a", "b", "c"], "grade": [1, 2, 1]})
     >>> run = pd.DataFrame({"qid": ["q1", "q1", "q2"], "docno": ["b", "x", "z"], "score": [3.0, 2.0, 1.0]})
@@ -572,9 +408,12 @@ def evaluate(
         fractional_grades=check_choice(fractional_grades, FRACTIONAL_GRADES, "fractional_grades"),
         strict=_check_flag(strict, "strict"),
     )
-    (qrels_frame, qrels_source), (run_frame, run_source) = _as_frame(qrels, "qrels"), _as_frame(run, "run")
-    judged, ranking, matches = _prepare(qrels_frame, run_frame, (qrels_source, run_source), measures, options)
-    _warn_or_refuse(matches, options.strict)
+    lenient = _check_flag(lenient, "lenient")
+    (qrels_frame, qrels_source), (run_frame, run_source) = _as_frame(qrels, "qrels"), _as_frame(run, "run", lenient)
+    judged, ranking, id_problems, order_problems = _prepare(qrels_frame, run_frame, (qrels_source, run_source),
+                                                            measures, options)
+    diagnosis.warn_or_refuse(id_problems, options.strict)
+    diagnosis.warn_order(order_problems)
     values = {
         str(m): _engine.measure_values(m, judged, ranking, options.ideal, options.denominator)
         for m in measures

@@ -78,6 +78,10 @@ def one_measure(
     grades = metrics.grades_in_rank_order(ranked, gains)
     gain: Gain = "exponential" if measure.gain == "exp" else "linear"
     relevant = {doc for doc, grade in judgments.items() if grade >= measure.rel}
+    if measure.name in ("num_ret", "num_rel", "num_rel_ret", "Judged", "Rprec", "bpref"):
+        return judgment_measure(measure, ranked, judgments, relevant)
+    if measure.gains is not None:
+        return mapped_gain_measure(measure, ranked, judgments, ideal)
     try:
         if measure.name == "nDCG":
             ideal_grades = list(gains.values()) if ideal == "judged" else grades
@@ -96,3 +100,48 @@ def one_measure(
         return metrics.recall_at_k(ranked, relevant, k, denominator=denominator)
     except metrics.UndefinedMetricError:
         return 0.0  # no relevant document: trec_eval scores 0
+
+
+def judgment_measure(measure: Measure, ranked: list, judgments: dict, relevant: set) -> float:
+    """The counts, Judged@k, R-precision and bpref of one query, written as trec_eval defines them."""
+    R = len(relevant)
+    if measure.name == "num_ret":
+        return float(len(ranked))
+    if measure.name == "num_rel":
+        return float(R)
+    if measure.name == "num_rel_ret":
+        return float(sum(doc in relevant for doc in ranked))
+    if measure.name == "Judged":  # ir_measures: judged share of the top k, over min(k, documents returned)
+        top = ranked[: measure.cutoff]
+        return sum(doc in judgments for doc in top) / len(top) if top else 0.0
+    if R == 0:
+        return 0.0
+    if measure.name == "Rprec":  # precision after R documents
+        return sum(doc in relevant for doc in ranked[:R]) / R
+    # bpref: each relevant document loses the share of judged non-relevant documents ranked above it
+    nonrelevant = sum(0 <= grade < measure.rel for grade in judgments.values())
+    total, above = 0.0, 0
+    for doc in ranked:
+        if doc in relevant:
+            total += 1.0 - min(above, R) / min(nonrelevant, R) if above else 1.0
+        elif doc in judgments and judgments[doc] >= 0:
+            above += 1
+    return total / R
+
+
+def mapped_gain_measure(measure: Measure, ranked: list, judgments: dict, ideal: Ideal) -> float:
+    """nDCG or CG with a gain map: each listed grade gets its gain, any other grade its own value."""
+    gain_map: dict[float, float] = {float(level): gain for level, gain in measure.gains or ()}
+
+    def gain_of(grade: float) -> float:
+        return gain_map.get(grade, max(grade, 0.0)) if grade >= 0 else 0.0
+
+    gained = [gain_of(judgments[doc]) if doc in judgments else 0.0 for doc in ranked]
+    top = gained[: measure.cutoff]
+    if measure.name == "CG":
+        return sum(top, 0.0)
+    dcg = sum(value / math.log2(rank + 1) for rank, value in enumerate(top, start=1))
+    pool = [gain_of(grade) for grade in judgments.values()] if ideal == "judged" else gained
+    best = sorted((value for value in pool if value > 0), reverse=True)[: measure.cutoff]
+    ideal_dcg = sum(value / math.log2(rank + 1) for rank, value in enumerate(best, start=1))
+    return dcg / ideal_dcg if ideal_dcg > 0 else 0.0

@@ -3,8 +3,12 @@
 Formats, one judgment or one result a line:
 
 - qrels: ``qid 0 docno grade``, exactly 4 fields;
-- run:   ``qid Q0 docno rank score tag``, at least 6 fields; fields after the
-  tag are ignored, as trec_eval does.
+- run:   ``qid Q0 docno rank score tag``, exactly 6 fields. A line with more
+  is refused: it is usually two results joined by a lost line break (or a
+  file with CR-only line ends, which reads as one line), and trec_eval would
+  keep the first result and silently drop the rest. ``lenient=True`` reads
+  such lines as trec_eval does, ignoring every field after the tag, and warns
+  (:class:`TrecFormatWarning`) with the number of lines it cut.
 
 The rules are trec_eval 10.0's, with every input trec_eval would misread
 refused instead of guessed:
@@ -29,7 +33,8 @@ refused instead of guessed:
   named ``.gz`` that is not gzip is refused.
 
 Every refusal is a ``ValueError`` naming the file and the line, with the
-line's text cut to about 200 characters.
+line's text cut to about 200 characters. A directory, or a path that does not
+exist, is refused before anything is read.
 
 How it is fast: the bytes are put in one canonical form (one space between
 fields, no comment, nothing after the tag), with numpy and only when they are
@@ -43,6 +48,7 @@ from __future__ import annotations
 import gzip
 import os
 import re
+import warnings
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -68,6 +74,11 @@ _GZIP_MAGIC = b"\x1f\x8b"
 _NUMBER = re.compile(rb"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")  # what C's atof reads whole
 _BLANKS = bytes(range(9, 14)).replace(b"\n", b"") + b" "  # ASCII whitespace within a line
 _TO_SPACE = bytes.maketrans(b"\t\x0b\x0c\r", b"    ")  # tab, vertical tab, form feed, CR
+_LONE_CR = re.compile(rb"\r(?!\n|$)")  # a carriage return that ends no line: a line break lost
+
+
+class TrecFormatWarning(UserWarning):
+    """A run file read with ``lenient=True`` had lines with fields after the tag; they were ignored (lesson 09)."""
 
 
 # --- public readers and writers ---------------------------------------------
@@ -95,13 +106,15 @@ def read_qrels(path) -> pd.DataFrame:
     return frame
 
 
-def read_run(path) -> pd.DataFrame:
+def read_run(path, lenient: bool = False) -> pd.DataFrame:
     """Read a TREC run file into a DataFrame with columns qid, docno, score, rank, tag (lesson 09).
 
-    Each line is ``qid Q0 docno rank score tag``; fields after the tag are
-    ignored (trec_eval does the same). ``score`` is float64. ``rank`` is kept
-    (int64 when every value is a whole number, text otherwise) but evaluation
-    ignores it: documents are ordered by score, like trec_eval.
+    Each line is ``qid Q0 docno rank score tag``; a line with more fields is
+    refused, naming it, unless ``lenient=True``, which ignores the fields after
+    the tag as trec_eval does and warns how many lines it cut. ``score`` is
+    float64. ``rank`` is kept (int64 when every value is a whole number, text
+    otherwise) but evaluation ignores it: documents are ordered by score, like
+    trec_eval.
 
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "r.txt"
@@ -109,7 +122,7 @@ def read_run(path) -> pd.DataFrame:
     >>> read_run(p)["score"].tolist()
     [9.5, 7.0]
     """
-    frame, source = read_with_source(path, "run")
+    frame, source = read_with_source(path, "run", lenient=lenient)
     _check_unique_pairs(frame, source)
     return frame
 
@@ -128,18 +141,23 @@ def write_qrels(qrels: pd.DataFrame, path) -> Path:
 def write_run(run: pd.DataFrame, path, tag: str = "run") -> Path:
     """Write a run DataFrame (qid, docno, score) as a TREC run file; ``.gz`` compresses (lesson 09).
 
-    The rank column written is 1, 2, ... in order of descending score within
-    each query (a ``rank`` column in the frame is ignored); ``tag`` names the run.
+    Lines are written in the order ``evaluate`` ranks them: query by query (as
+    they first appear), score descending, equal scores by docno in descending
+    text order (trec_eval's rule); the rank column written is 1, 2, ... in that
+    order (a ``rank`` column in the frame is ignored). ``tag`` names the run.
     Returns the path written.
     """
+    from helpers.batch._engine import trec_ranked_rows  # the engine owns trec_eval's order
+
     _check_columns(run, ["qid", "docno", "score"], "run")
     if not isinstance(tag, str):
         raise TypeError(f"tag must be a word (str), got {type(tag).__name__}")
     if not tag or any(ch.isspace() for ch in tag):
         raise ValueError(f"tag must be a non-empty word without spaces, got {tag!r}")
     _check_writable_ids(run, "run")
-    ordered = run.sort_values(["qid", "score"], ascending=[True, False], kind="stable")
-    rank = ordered.groupby("qid", sort=False).cumcount() + 1
+    _check_writable_scores(run["score"])
+    rows, rank = trec_ranked_rows(run["qid"], run["docno"], run["score"].to_numpy(dtype="float64"), "run")
+    ordered = run.iloc[rows]
     lines = pd.DataFrame(
         {
             "qid": ordered["qid"],
@@ -153,6 +171,19 @@ def write_run(run: pd.DataFrame, path, tag: str = "run") -> Path:
     return _write(lines, path)
 
 
+def run_tag(path) -> str:
+    """The run tag trec_eval reports as ``runid``: the sixth field of the file's last result line (lesson 09)."""
+    path = _check_path(path, "run")
+    data = _load(path)
+    for size in (1 << 16, len(data)):  # the end of the file is enough, unless it is all comments
+        lines = data[-size:].split(b"\n")
+        for line in reversed(lines[1:] if size < len(data) else lines):  # the first may be cut
+            fields = line.split()
+            if len(fields) >= 6 and not fields[0].startswith(b"#"):
+                return fields[5].decode("utf-8", errors="replace")
+    raise ValueError(f"{path} is empty: a run file needs at least one line '{EXAMPLE_LINE['run']}'")
+
+
 # --- where a row came from ----------------------------------------------------
 
 
@@ -162,29 +193,55 @@ class Source:
 
     path: Path
     kind: str
+    lenient: bool = False
 
     def lines(self, rows) -> list[int]:
         """The file line numbers (from 1) of the given frame rows."""
-        data = _canonical(_load(self.path), self.kind)
+        data = _canonical(_load(self.path), self.kind, cut_after_tag=self.lenient)
         return [int(line) for line in _data_line_numbers(data)[np.asarray(rows)]]
 
     def where(self, row: int) -> str:
         return f"{self.path}, line {self.lines([row])[0]}"
 
 
-def read_with_source(path, kind: str, for_evaluation: bool = False) -> tuple[pd.DataFrame, Source]:
+def read_with_source(path, kind: str, for_evaluation: bool = False,
+                     lenient: bool = False) -> tuple[pd.DataFrame, Source]:
     """Read a qrels or run file (no duplicate check yet) and say where it came from.
 
-    ``for_evaluation`` leaves out the run's rank and tag columns (they are read
-    and checked all the same, as dictionaries, but evaluation does not need them).
+    ``for_evaluation`` leaves out the run's tag column and keeps its rank only
+    as whole numbers (both are read and checked all the same, as dictionaries).
+    ``lenient`` ignores a run's fields after the tag, as trec_eval does, and warns.
     """
-    path = _check_path(path)
-    table = _parse(_load(path), path, kind, for_evaluation)  # the bytes are freed before the frame is made
+    if not isinstance(lenient, bool):
+        raise TypeError(f"lenient must be True or False, got {type(lenient).__name__} {lenient!r}")
+    path = _check_path(path, kind)
+    source = Source(path, kind, lenient and kind == "run")
+    table, cut = _parse(_load(path), source, for_evaluation)  # the bytes are freed before the frame is made
     if table.num_rows == 0:
         raise ValueError(f"{path} is empty: a {kind} file needs at least one line '{EXAMPLE_LINE[kind]}'")
-    source = Source(path, kind)
+    if cut.lines:
+        _warn_cut(path, cut)
     frame = _qrels_frame(table, source) if kind == "qrels" else _run_frame(table, source, for_evaluation)
     return frame, source
+
+
+@dataclass(frozen=True)
+class _Cut:
+    """How many lines of a run lost fields after the tag (``lenient=True``), the first of them, a lone CR seen."""
+
+    lines: int = 0
+    first_line: int = 0
+    lone_cr: bool = False
+
+
+def _warn_cut(path: Path, cut: _Cut) -> None:
+    cause = ("the file has carriage returns (CR) that end no line: CR-only line ends read as one line"
+             if cut.lone_cr else "check them: such a line is often two results joined by a lost line break")
+    warnings.warn(
+        f"{path}: {cut.lines:,} line(s) had fields after the run tag, first on line {cut.first_line}; "
+        f"lenient=True (the command's --lenient) ignored them, as trec_eval does ({cause})",
+        TrecFormatWarning, stacklevel=4,
+    )
 
 
 def _check_unique_pairs(frame: pd.DataFrame, source: Source) -> None:
@@ -254,20 +311,30 @@ def _may_need_canonical(data: bytes) -> bool:
     return any(byte in data for byte in (b"\t", b"\r", b"\x0b", b"\x0c", b"#"))
 
 
-def _canonical(data: bytes, kind: str) -> bytes:
-    """The same lines with one space between fields, comments emptied, run fields after the tag cut.
+def _canonical(data: bytes, kind: str, cut_after_tag: bool = False) -> bytes:
+    """The same lines with one space between fields, comments emptied (and, if asked, run fields after the tag cut).
 
     Line breaks are kept, so line numbers do not change.
     """
+    return _canonical_and_cut(data, kind, cut_after_tag)[0]
+
+
+def _canonical_and_cut(data: bytes, kind: str, cut_after_tag: bool) -> tuple[bytes, _Cut]:
+    """``_canonical`` and, when run fields after the tag were cut, how many lines lost them."""
     buf = np.frombuffer(data.translate(_TO_SPACE), dtype=np.uint8)
     if len(buf) == 0 or buf[-1] != 10:
         buf = np.append(buf, np.uint8(10))
     buf = buf[_single_spaces(buf)]
     buf = buf[~_trailing_spaces(buf)]
     buf = buf[~_comment_text(buf)]
-    if kind == "run" and _may_have_extra_fields(buf):
-        buf = buf[~_after_sixth_field(buf)]
-    return buf.tobytes()
+    cut = _Cut()
+    if kind == "run" and cut_after_tag and _may_have_extra_fields(buf):
+        sixth = _sixth_spaces(buf)
+        if len(sixth):
+            first_line = int(np.searchsorted(np.flatnonzero(buf == 10), sixth[0])) + 1
+            cut = _Cut(len(sixth), first_line, _LONE_CR.search(data) is not None)
+            buf = buf[~_from_to_line_end(buf, sixth)]
+    return buf.tobytes(), cut
 
 
 def _may_have_extra_fields(buf: np.ndarray) -> bool:
@@ -314,15 +381,14 @@ def _comment_text(buf: np.ndarray) -> np.ndarray:
     return _from_to_line_end(buf, line_starts[buf[line_starts] == ord("#")])
 
 
-def _after_sixth_field(buf: np.ndarray) -> np.ndarray:
-    """Of each run line, the bytes from the sixth space on: the fields after the tag."""
+def _sixth_spaces(buf: np.ndarray) -> np.ndarray:
+    """The position of each run line's sixth space: the fields after the tag start there."""
     breaks = np.flatnonzero((buf == 32) | (buf == 10))  # every space and line break, in order
     is_line_break = buf[breaks] == 10
     position = np.arange(len(breaks))
     last_line_break = np.maximum.accumulate(np.where(is_line_break, position, -1))
     spaces_before = position - last_line_break - 1  # spaces earlier on the same line
-    sixth = breaks[~is_line_break & (spaces_before == 5)]
-    return _from_to_line_end(buf, sixth)
+    return breaks[~is_line_break & (spaces_before == 5)]
 
 
 def _data_line_numbers(canonical: bytes) -> np.ndarray:
@@ -337,28 +403,29 @@ def _data_line_numbers(canonical: bytes) -> np.ndarray:
 # --- parsing the canonical text -------------------------------------------------
 
 
-def _parse(data: bytes, path: Path, kind: str, for_evaluation: bool = False) -> pa.Table:
+def _parse(data: bytes, source: Source, for_evaluation: bool = False) -> tuple[pa.Table, _Cut]:
     """Split the text into fields with pyarrow (a score as a number, the rest as text), or refuse it.
 
     Most files are in canonical form already and are parsed as they are; the
-    others (tabs, CRLF, runs of spaces, comments, fields after the tag) are
-    put in canonical form first. ``for_evaluation`` reads the run's iter, rank
-    and tag as dictionaries (see ``_read_csv``).
+    others (tabs, CRLF, runs of spaces, comments; with ``lenient``, fields
+    after the tag) are put in canonical form first. ``for_evaluation`` reads
+    the run's iter, rank and tag as dictionaries (see ``_read_csv``).
     """
     if b"\x00" in data or not _is_utf8(data):
-        _find_bad_line(data, path, kind)
-    fields = QRELS_FIELDS if kind == "qrels" else RUN_FIELDS
+        _find_bad_line(data, source)
+    fields = QRELS_FIELDS if source.kind == "qrels" else RUN_FIELDS
     if not _may_need_canonical(data):
         try:
             table = _read_csv(data, fields, for_evaluation)
             if not _has_empty_field(table):
-                return table
+                return table, _Cut()
         except pa.ArrowInvalid:
             pass  # e.g. fields after the tag, or a space at the end of a line
     try:
-        return _read_csv(_canonical(data, kind), fields, for_evaluation)
+        canonical, cut = _canonical_and_cut(data, source.kind, source.lenient)
+        return _read_csv(canonical, fields, for_evaluation), cut
     except pa.ArrowInvalid as error:
-        _refuse(data, path, kind, error)
+        _refuse(data, source, error)
 
 
 def _is_utf8(data: bytes) -> bool:
@@ -383,10 +450,10 @@ def _has_empty_field(table: pa.Table) -> bool:
     return any(pc.min(pc.binary_length(text)).as_py() == 0 for text in texts)
 
 
-def _refuse(data: bytes, path: Path, kind: str, error: Exception) -> NoReturn:
+def _refuse(data: bytes, source: Source, error: Exception) -> NoReturn:
     """Raise the ValueError of the first bad line (or, should none be found, of the file)."""
-    _find_bad_line(data, path, kind)
-    raise ValueError(f"{path}: cannot be read as a {kind} file ({_excerpt(str(error))})") from None
+    _find_bad_line(data, source)
+    raise ValueError(f"{source.path}: cannot be read as a {source.kind} file ({_excerpt(str(error))})") from None
 
 
 def _read_csv(text: bytes, fields: tuple[str, ...], for_evaluation: bool = False) -> pa.Table:
@@ -439,7 +506,7 @@ def _scores(column: pa.ChunkedArray, source: Source) -> np.ndarray:
 
 def _refuse_numbers(source: Source) -> NoReturn:
     """Walk the file to the first bad number and raise its ValueError."""
-    _find_bad_line(_load(source.path), source.path, source.kind)
+    _find_bad_line(_load(source.path), source)
     raise ValueError(f"{source.path}: cannot read the {NUMBER_FIELD[source.kind]}s")
 
 
@@ -532,7 +599,7 @@ def _text(column: pa.ChunkedArray) -> pd.Series:
 
 def _qrels_frame(table: pa.Table, source: Source) -> pd.DataFrame:
     def refuse(row: int, problem: str) -> NoReturn:
-        _find_bad_line(_load(source.path), source.path, source.kind)  # the first bad line, if the walk sees one
+        _find_bad_line(_load(source.path), source)  # the first bad line, if the walk sees one
         raise ValueError(f"{source.where(row)}: {problem}")
 
     grade = grades_of_text(table["grade"], refuse)
@@ -542,7 +609,11 @@ def _qrels_frame(table: pa.Table, source: Source) -> pd.DataFrame:
 def _run_frame(table: pa.Table, source: Source, for_evaluation: bool = False) -> pd.DataFrame:
     score = _scores(table["score"], source)
     if for_evaluation:
-        return pd.DataFrame({"qid": _text(table["qid"]), "docno": _text(table["docno"]), "score": score})
+        frame = pd.DataFrame({"qid": _text(table["qid"]), "docno": _text(table["docno"]), "score": score})
+        whole_ranks = _whole_ranks(table["rank"])
+        if whole_ranks is not None:  # evaluate compares it with the scores, to warn when they rise with the rank
+            frame["rank"] = whole_ranks
+        return frame
     try:
         rank: pd.Series | np.ndarray = pc.cast(table["rank"], pa.int64()).to_numpy()
     except pa.ArrowInvalid:
@@ -553,13 +624,31 @@ def _run_frame(table: pa.Table, source: Source, for_evaluation: bool = False) ->
     )
 
 
+def _whole_ranks(column: pa.ChunkedArray) -> np.ndarray | None:
+    """A rank column read as a dictionary, as whole numbers (int32 when they fit), or None if some are not."""
+    values = []
+    for chunk in column.chunks:  # each chunk has its own small dictionary: "1", "2", ...
+        try:
+            values.append(pc.cast(chunk.dictionary, pa.int64()).to_numpy())
+        except pa.ArrowInvalid:
+            return None
+    largest = max((int(np.abs(vals).max()) for vals in values if len(vals)), default=0)
+    ranks = np.empty(len(column), dtype=np.int32 if largest < 2**31 else np.int64)
+    start = 0
+    for chunk, vals in zip(column.chunks, values, strict=True):
+        indices = chunk.indices.to_numpy()
+        np.take(vals.astype(ranks.dtype), indices, out=ranks[start: start + len(indices)])
+        start += len(indices)
+    return ranks
+
+
 # --- the slow walk that says where a file is wrong --------------------------------
 
 
-def _find_bad_line(data: bytes, path: Path, kind: str) -> None:
+def _find_bad_line(data: bytes, source: Source) -> None:
     """Walk the lines with the same rules and raise ValueError at the first bad one."""
     for number, line in enumerate(data.split(b"\n"), start=1):
-        where = f"{path}, line {number}"
+        where = f"{source.path}, line {number}"
         if b"\x00" in line:
             raise ValueError(f"{where}: a NUL byte; is this a binary file or UTF-16 text? "
                              "a TREC file is UTF-8 text")
@@ -573,17 +662,23 @@ def _find_bad_line(data: bytes, path: Path, kind: str) -> None:
         fields = line.split()  # bytes.split() splits on ASCII whitespace only
         if not fields or fields[0].startswith(b"#"):
             continue
-        _check_line(fields, line, where, kind)
+        _check_line(fields, line, where, source)
 
 
-def _check_line(fields: list[bytes], line: bytes, where: str, kind: str) -> None:
+def _check_line(fields: list[bytes], line: bytes, where: str, source: Source) -> None:
+    kind = source.kind
     expected = " ".join(QRELS_FIELDS if kind == "qrels" else RUN_FIELDS)
+    found = f"found {len(fields):,}: {_excerpt(line.strip(_BLANKS))}"
     if kind == "qrels" and len(fields) != 4:
-        raise ValueError(f"{where}: a qrels line has 4 fields '{expected}', found {len(fields)}: "
-                         f"{_excerpt(line.strip(_BLANKS))}")
+        raise ValueError(f"{where}: a qrels line has 4 fields '{expected}', {found}{_joined_hint(fields, line, 4)}")
     if kind == "run" and len(fields) < 6:
-        raise ValueError(f"{where}: a run line has 6 fields '{expected}', found {len(fields)}: "
-                         f"{_excerpt(line.strip(_BLANKS))}")
+        raise ValueError(f"{where}: a run line has 6 fields '{expected}', {found}")
+    if kind == "run" and len(fields) > 6 and not source.lenient:
+        raise ValueError(
+            f"{where}: a run line has 6 fields '{expected}', {found}{_joined_hint(fields, line, 6)}; "
+            "trec_eval would keep the first 6 fields and drop the rest without a word: to do the same, "
+            "pass lenient=True (the command's --lenient)"
+        )
     name = NUMBER_FIELD[kind]
     value = fields[3] if kind == "qrels" else fields[4]
     if value.lower().lstrip(b"+-") in (b"inf", b"infinity", b"nan"):
@@ -594,6 +689,16 @@ def _check_line(fields: list[bytes], line: bytes, where: str, kind: str) -> None
         raise ValueError(f"{where}: the {name} {value.decode()!r} is not a finite number")
     if kind == "qrels" and b"e" in value.lower():
         raise ValueError(f"{where}: {_grade_exponent_problem(value.decode())}")
+
+
+def _joined_hint(fields: list[bytes], line: bytes, per_line: int) -> str:
+    """Why a line may have too many fields: CR-only line ends, or lines joined by a lost line break."""
+    if _LONE_CR.search(line):
+        return ("; the line holds carriage returns (CR) that end no line: the file has CR-only line "
+                "ends (old Mac style) or lost line feeds; save it with LF or CRLF line ends")
+    if len(fields) >= 2 * per_line:
+        return f"; that is {len(fields) / per_line:g} lines' worth (lines joined by a lost line break?)"
+    return ""
 
 
 def _excerpt(text, limit: int = EXCERPT) -> str:
@@ -608,10 +713,12 @@ def _excerpt(text, limit: int = EXCERPT) -> str:
 # --- small shared pieces -----------------------------------------------------------
 
 
-def _check_path(path) -> Path:
+def _check_path(path, kind: str) -> Path:
     if not isinstance(path, str | os.PathLike):
         raise TypeError(f"expected a file path (str or pathlib.Path), got {type(path).__name__}")
     path = Path(path)
+    if path.is_dir():
+        raise IsADirectoryError(f"{path} is a directory, not a {kind} file: give the path of the file itself")
     if not path.is_file():
         raise FileNotFoundError(f"no such file: {path}")
     return path
@@ -637,6 +744,15 @@ def _check_writable_ids(frame: pd.DataFrame, name: str) -> None:
                 f"{name}: the {column} {text[bad].iloc[0]!r} cannot be written to a TREC file "
                 "(ids are one word: no whitespace, not empty, a qid does not start with '#')"
             )
+
+
+def _check_writable_scores(score: pd.Series) -> None:
+    if pd.api.types.is_bool_dtype(score.dtype) or not pd.api.types.is_numeric_dtype(score.dtype):
+        raise TypeError(f"run: the column 'score' must hold numbers, it has dtype {score.dtype}")
+    bad = ~np.isfinite(score.to_numpy(dtype="float64", na_value=np.nan))
+    if bad.any():
+        raise ValueError(f"run: score must be a finite number, row {score.index[int(np.argmax(bad))]!r} "
+                         f"has {score.iloc[int(np.argmax(bad))]}")
 
 
 def _write(lines: pd.DataFrame, path) -> Path:

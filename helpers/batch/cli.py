@@ -1,0 +1,305 @@
+"""``python -m helpers.batch QRELS RUN [RUN ...]``: trec_eval's command and output, for pipelines (lesson 09).
+
+The options are trec_eval's main ones, with its meaning:
+
+- ``-q``: one line per query and measure, before the ``all`` lines;
+- ``-m MEASURE`` (repeatable): trec_eval names (``map``, ``P.5,10``,
+  ``ndcg_cut.10``, ``ndcg.1=3,2=9``, ``Rprec``, ``bpref``, ``num_ret``,
+  nicknames ``official`` and ``all_trec``) or ``evaluate``'s names (``nDCG@10``,
+  ``RR@10``, ``Judged@10``, ``nDCG(gain=exp)@10``); without ``-m``,
+  trec_eval's ``official`` set;
+- ``-c``: queries of the qrels missing from a run score 0 and count in the means;
+- ``-l N``: a document is relevant from grade N on; ``-M N``: only the first N
+  documents of each query; ``-J``: only judged documents; ``-n``: no ``all`` lines.
+
+The output (``--format trec``, the default) is trec_eval's, byte for byte,
+for every measure both compute: ``name<TAB>qid<TAB>value``, the name padded
+to 22 characters, values with 4 decimals and counts as whole numbers,
+queries in trec_eval's order, measures in trec_eval's order (measures
+trec_eval lacks come last). Several runs print one block after the other,
+exactly as trec_eval run once per run would. ``--format csv`` and
+``--format json`` give every value in full precision with the run's file name,
+for pipelines.
+
+Where this command and trec_eval 10.0 part, it says so on stderr and never
+in the numbers: a trec_eval measure it does not compute (gm_map,
+iprec_at_recall, ...) is left out with a note; without ``-c``, a query of the
+qrels missing from a run is left out of that run's means with a warning
+(trec_eval 9 does the same silently, trec_eval 10.0 stops with an error);
+``-m P.5 -m P.10`` computes both (trec_eval keeps the first); a run line with
+more than 6 fields is refused unless ``--lenient``. Like trec_eval, the
+``all`` line of num_rel with ``-c`` counts every judgment with a grade of 1 or
+more, whatever ``-l`` says.
+
+Exit status: 0 done, 2 an error (said in one line on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import sys
+import warnings
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from helpers.batch.diagnosis import DocnoMatchWarning, RunOrderWarning
+from helpers.batch.evaluation import Evaluation, evaluate
+from helpers.batch.measures import COUNTS, MEASURES, Measure, expand_measure
+from helpers.batch.trec_io import TrecFormatWarning, read_with_source, run_tag
+
+PROG = "python -m helpers.batch"
+# trec_eval 10.0's measures in the order it prints them (measures.c), and its nicknames
+TREC_ORDER = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+              "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "Rprec_mult",
+              "utility", "11pt_avg", "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut",
+              "map_cut", "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map", "set_F",
+              "num_nonrel_judged_ret", "yaap", "rbp", "rbp_resid", "unj")
+OFFICIAL = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+            "recip_rank", "iprec_at_recall", "P")
+ALL_TREC = (*OFFICIAL, "relstring", "recall", "unj", "rbp", "rbp_resid", "infAP", "gm_bpref", "utility",
+            "11pt_avg", "ndcg", "relative_P", "Rprec_mult", "success", "map_cut", "ndcg_cut", "ndcg_rel",
+            "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map", "set_F",
+            "num_nonrel_judged_ret")
+NICKNAMES = {"official": OFFICIAL, "all_trec": ALL_TREC}
+DEFAULT_CUTOFFS = {"P": "5,10,15,20,30,100,200,500,1000", "recall": "5,10,15,20,30,100,200,500,1000",
+                   "ndcg_cut": "5,10,15,20,30,100,200,500,1000", "map_cut": "5,10,15,20,30,100,200,500,1000",
+                   "success": "1,5,10"}
+# trec_eval's name of each measure this command computes, by (name, has a cutoff)
+TREC_NAMES = {("nDCG", False): "ndcg", ("nDCG", True): "ndcg_cut", ("AP", False): "map", ("AP", True): "map_cut",
+              ("RR", False): "recip_rank", ("P", True): "P", ("R", True): "recall", ("Hit", True): "success",
+              **{(name, False): name for name in ("Rprec", "bpref", "num_rel", "num_rel_ret", "num_ret")}}
+PER_RUN = ("runid", "num_q")  # printed in the all lines only
+
+
+@dataclass(frozen=True)
+class Column:
+    """One measure to print: what to compute, the name to print, and where trec_eval prints it."""
+
+    measure: Measure | None  # None for runid and num_q
+    name: str
+    order: tuple
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command; 0 when done, 2 after an error (said on stderr)."""
+    args = _parser().parse_args(argv)
+    stdout = sys.stdout
+    try:
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            for category in (DocnoMatchWarning, RunOrderWarning, TrecFormatWarning):
+                warnings.simplefilter("always", category)
+            columns = _columns(args.m or ["official"], args.l)
+            results = [_evaluate_run(args, columns, run) for run in args.runs]
+    except (ValueError, TypeError, OSError) as error:
+        print(f"{PROG}: error: {error}", file=sys.stderr)
+        return 2
+    writer = {"trec": _write_trec, "csv": _write_csv, "json": _write_json}[args.format]
+    writer(stdout, args, columns, results)
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG, description="Evaluate TREC runs against qrels with trec_eval's options and output.",
+        epilog="Exit status: 0 done, 2 an error. The measures: trec_eval's names or evaluate's "
+               "(see helpers.batch.measures).",
+    )
+    parser.add_argument("qrels", metavar="QRELS", help="the judgments: qid 0 docno grade")
+    parser.add_argument("runs", metavar="RUN", nargs="+", help="one or more runs: qid Q0 docno rank score tag")
+    parser.add_argument("-q", action="store_true", help="a line per query, then the 'all' lines")
+    parser.add_argument("-m", action="append", metavar="MEASURE", help="a measure (repeatable); default official")
+    parser.add_argument("-c", action="store_true", help="queries missing from a run score 0 and count")
+    parser.add_argument("-l", type=int, default=1, metavar="N", help="relevant from grade N on (default 1)")
+    parser.add_argument("-M", type=int, metavar="N", help="only the first N documents of each query")
+    parser.add_argument("-J", action="store_true", help="only judged documents (trec_eval -J)")
+    parser.add_argument("-n", action="store_true", help="no 'all' lines")
+    parser.add_argument("--format", choices=("trec", "csv", "json"), default="trec",
+                        help="trec_eval's lines (default), or csv / json in full precision")
+    parser.add_argument("--lenient", action="store_true",
+                        help="ignore run fields after the tag, as trec_eval does (default: refuse the line)")
+    parser.add_argument("--strict", action="store_true", help="ids that do not match are an error, not a warning")
+    return parser
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    print(f"{PROG}: warning: {message}", file=sys.stderr)
+
+
+# --- the measures --------------------------------------------------------------
+
+
+def _columns(texts: list[str], level: int) -> list[Column]:
+    """The measures named by -m, each once, in trec_eval's order (measures it lacks last, as given)."""
+    if level < 1:
+        raise ValueError(f"-l must be 1 or more (grade 0 means not relevant), got {level}")
+    columns: dict[str, Column] = {}
+    skipped: list[str] = []
+    for position, text in enumerate(_unfold_nicknames(texts)):
+        for column in _columns_of(text, level, position, skipped):
+            columns.setdefault(column.name, column)
+    if skipped:
+        print(f"{PROG}: note: trec_eval measures not computed here, left out: {', '.join(dict.fromkeys(skipped))}",
+              file=sys.stderr)
+    if not columns:
+        raise ValueError("none of the measures asked for is computed here")
+    return sorted(columns.values(), key=lambda column: column.order)
+
+
+def _unfold_nicknames(texts: list[str]) -> list[str]:
+    unfolded = []
+    for text in texts:
+        unfolded += list(NICKNAMES.get(text, (text,)))
+    return unfolded
+
+
+def _columns_of(text: str, level: int, position: int, skipped: list[str]) -> list[Column]:
+    family, _, params = text.partition(".")
+    if family in PER_RUN:
+        return [Column(None, family, (TREC_ORDER.index(family),))]
+    if family in TREC_ORDER and family not in {*TREC_NAMES.values(), "ndcg"}:
+        skipped.append(family)  # a trec_eval measure this command does not compute
+        return []
+    if family in DEFAULT_CUTOFFS and not params and "." not in text:
+        text = f"{family}.{DEFAULT_CUTOFFS[family]}"  # trec_eval's default cutoffs
+    columns = []
+    for measure in expand_measure(text):
+        if "rel" in MEASURES[measure.name][2] and measure.rel == 1:
+            measure = replace(measure, rel=level)  # -l: trec_eval's relevance level
+        columns.append(_column(measure, text, level, position))
+    return columns
+
+
+def _column(measure: Measure, text: str, level: int, position: int) -> Column:
+    """The printed name: trec_eval's where it has the measure (P_5, ndcg_cut_10, ndcg_1=3), else evaluate's."""
+    trec = TREC_NAMES.get((measure.name, measure.cutoff is not None))
+    plain = measure.gain == "linear" and measure.rel == (level if "rel" in MEASURES[measure.name][2] else 1)
+    if trec is not None and plain and measure.gains is None:
+        name = trec if measure.cutoff is None else f"{trec}_{measure.cutoff}"
+        return Column(measure, name, (TREC_ORDER.index(trec), measure.cutoff or 0))
+    if measure.gains is not None and plain and measure.cutoff is None and text.lower().startswith("ndcg."):
+        name = "ndcg_" + text.partition(".")[2]  # trec_eval prints the gain map as it was given
+        return Column(measure, name, (TREC_ORDER.index("ndcg"), 0))
+    return Column(measure, str(measure), (len(TREC_ORDER), position))
+
+
+# --- one run -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RunResult:
+    path: str
+    tag: str
+    evaluation: Evaluation
+    totals: dict  # the all line of each count, as trec_eval sums it
+
+
+def _evaluate_run(args, columns: list[Column], run: str) -> RunResult:
+    measures = [column.measure for column in columns if column.measure is not None]
+    evaluation = evaluate(
+        args.qrels, run, measures, missing="zero" if args.c else "skip", depth=args.M, judged_only=args.J,
+        strict=args.strict, lenient=args.lenient,
+    )
+    if evaluation.missing_queries and not args.c:
+        missing = evaluation.missing_queries
+        print(f"{PROG}: warning: {run}: {len(missing):,} quer{'y' if len(missing) == 1 else 'ies'} of the qrels "
+              f"{'has' if len(missing) == 1 else 'have'} no line in the run (e.g. {missing[0]!r}): left out of "
+              "the means, as trec_eval 9 does (trec_eval 10.0 stops); -c counts them as 0", file=sys.stderr)
+    tag = run_tag(run) if any(column.name == "runid" for column in columns) else ""
+    totals = {}
+    for column in columns:
+        if column.measure is not None and column.measure.name in COUNTS:
+            totals[column.name] = int(round(evaluation.per_query[str(column.measure)].sum()))
+    if args.c and "num_rel" in totals:
+        totals["num_rel"] = _judgments_graded_one_or_more(args.qrels)
+    return RunResult(run, tag, evaluation, totals)
+
+
+def _judgments_graded_one_or_more(qrels: str) -> int:
+    """trec_eval -c's all line of num_rel: the judgments with a grade of 1 or more, whatever -l says."""
+    frame, _ = read_with_source(qrels, "qrels")
+    grades = frame["grade"].to_numpy(dtype="float64")
+    return int(np.count_nonzero(np.trunc(grades) >= 1))
+
+
+def _value(result: RunResult, column: Column, qid=None):
+    """A query's value, or (qid None) the all line's: runid, num_q, a count's sum or a mean."""
+    per_query = result.evaluation.per_query
+    if column.name == "runid":
+        return result.tag
+    if column.name == "num_q":
+        return len(per_query)
+    assert column.measure is not None
+    values = per_query[str(column.measure)]
+    if qid is not None:
+        value = values.loc[qid]
+        return int(round(value)) if column.measure.name in COUNTS else float(value)
+    if column.measure.name in COUNTS:
+        return result.totals[column.name]
+    # trec_eval adds the queries' values one after the other, in its query order, then divides
+    return float(np.cumsum(values.to_numpy(dtype="float64"))[-1] / len(values)) if len(values) else 0.0
+
+
+# --- output ---------------------------------------------------------------------------
+
+
+def _trec_line(name: str, qid, value) -> str:
+    shown = value if isinstance(value, str | int) else f"{value:6.4f}"
+    return f"{name:<22}\t{qid}\t{shown}\n"
+
+
+def _write_trec(out, args, columns: list[Column], results: list[RunResult]) -> None:
+    for result in results:
+        if args.q:
+            for qid in result.evaluation.per_query.index:
+                for column in columns:
+                    if column.measure is not None:
+                        out.write(_trec_line(column.name, qid, _value(result, column, qid)))
+        if not args.n:
+            for column in columns:
+                out.write(_trec_line(column.name, "all", _value(result, column)))
+
+
+def _rows(args, columns: list[Column], result: RunResult):
+    """(measure, qid, value) of one run, per query (with -q) then all."""
+    if args.q:
+        for qid in result.evaluation.per_query.index:
+            for column in columns:
+                if column.measure is not None:
+                    yield column.name, qid, _value(result, column, qid)
+    if not args.n:
+        for column in columns:
+            yield column.name, "all", _value(result, column)
+
+
+def _write_csv(out, args, columns: list[Column], results: list[RunResult]) -> None:
+    text = io.StringIO()
+    writer = csv.writer(text, lineterminator="\n")
+    writer.writerow(["run", "measure", "qid", "value"])
+    for result in results:
+        for name, qid, value in _rows(args, columns, result):
+            writer.writerow([result.path, name, qid, repr(value) if isinstance(value, float) else value])
+    out.write(text.getvalue())
+
+
+def _write_json(out, args, columns: list[Column], results: list[RunResult]) -> None:
+    runs = []
+    for result in results:
+        entry: dict = {"run": result.path, "all": {}, "per_query": {}}
+        for name, qid, value in _rows(args, columns, result):
+            if qid == "all":
+                entry["all"][name] = value
+            else:
+                entry["per_query"].setdefault(str(qid), {})[name] = value
+        if not args.q:
+            del entry["per_query"]
+        runs.append(entry)
+    options = {"q": args.q, "c": args.c, "l": args.l, "M": args.M, "J": args.J, "lenient": args.lenient}
+    json.dump({"qrels": args.qrels, "measures": [column.name for column in columns], "options": options,
+               "runs": runs}, out, indent=1)
+    out.write("\n")
+

@@ -1,0 +1,296 @@
+"""Measure names for ``evaluate`` (lesson 09): ir_measures' spelling, trec_eval's names, comma lists, gain maps.
+
+A measure is written the ir_measures way, ``Name(param=value,...)@k``:
+``nDCG@10``, ``nDCG(gain=exp)@10``, ``nDCG(gains={1:1,2:3,3:7})@10``,
+``RR(rel=2)@10``, ``AP``, ``P@5``, ``R@100``, ``Hit@3``, ``CG@5``, ``Rprec``,
+``bpref``, ``Judged@10``, ``num_rel``, ``num_rel_ret``, ``num_ret``. Every
+name becomes one canonical spelling, ``str(measure)``.
+
+trec_eval's names work too (``ndcg_cut_10``, ``map``, ``recip_rank``, ``P_5``,
+``recall_100``, ``success_1``, ``map_cut_10``), and so do its parameter lists:
+``P.5,10`` is P@5 and P@10, ``ndcg_cut.10,20`` nDCG@10 and nDCG@20, and
+``ndcg.1=3,2=9,4=4.5`` is nDCG with that gain map (trec_eval's ``-m ndcg.REL=GAIN,...``:
+each listed grade gets its gain, every other grade keeps its own value as its
+gain). A cutoff in such a list is read as trec_eval reads it, its integer part
+(``23.4`` is 23).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+# name: (kind, cutoff, parameters). kind: "graded" (gains), "binary" (relevant at grade >= rel),
+# "count" (a number of documents), "judged" (judgments, not grades). cutoff: "required",
+# "optional" or "none".
+MEASURES = {
+    "nDCG": ("graded", "optional", ("gain", "gains")),
+    "CG": ("graded", "optional", ("gain", "gains")),
+    "RR": ("binary", "optional", ("rel",)),
+    "AP": ("binary", "optional", ("rel",)),
+    "P": ("binary", "required", ("rel",)),
+    "R": ("binary", "required", ("rel",)),
+    "Hit": ("binary", "required", ("rel",)),
+    "Rprec": ("binary", "none", ("rel",)),
+    "bpref": ("binary", "none", ("rel",)),
+    "num_rel": ("count", "none", ("rel",)),
+    "num_rel_ret": ("count", "none", ("rel",)),
+    "num_ret": ("count", "none", ()),
+    "Judged": ("judged", "optional", ()),
+}
+COUNTS = ("num_rel", "num_rel_ret", "num_ret")  # trec_eval sums these over the queries instead of averaging
+
+ALIASES = {
+    "ndcg": "nDCG", "ndcg_cut": "nDCG", "cg": "CG", "rr": "RR", "mrr": "RR",
+    "recip_rank": "RR", "ap": "AP", "map": "AP", "map_cut": "AP", "p": "P",
+    "precision": "P", "r": "R", "recall": "R", "hit": "Hit", "success": "Hit",
+    "rprec": "Rprec", "bpref": "bpref", "num_rel": "num_rel", "num_rel_ret": "num_rel_ret",
+    "num_ret": "num_ret", "judged": "Judged",
+}
+# trec_eval's names that take a list of cutoffs after a dot ("P.5,10"), and the measure they give
+TREC_CUTOFF_LISTS = {"p": "P", "recall": "R", "ndcg_cut": "nDCG", "map_cut": "AP", "success": "Hit"}
+GAIN_NAMES = {"linear": "linear", "lin": "linear", "exp": "exp", "exponential": "exp"}
+
+_MEASURE_PATTERN = re.compile(
+    r"""^\s*(?P<name>[A-Za-z][A-Za-z0-9_]*?)\s*
+        (?:\((?P<before>[^()]*)\))?\s*
+        (?:@\s*(?P<cutoff>[^\s()@]+)|[._](?P<trec_cutoff>\d+))?\s*
+        (?:\((?P<after>[^()]*)\))?\s*$""",
+    re.VERBOSE,
+)
+_TREC_LIST = re.compile(r"^\s*(?P<name>[A-Za-z][A-Za-z_]*)\.(?P<params>\S*[,=.]\S*)\s*$")
+_TREC_CUTOFF = re.compile(r"^\d+(\.\d*)?$")  # what trec_eval's atol reads whole: 23.4 is 23
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One measure with its settings; ``str(measure)`` is its canonical name (lesson 09).
+
+    ``name`` is one of the keys of ``MEASURES``; ``cutoff`` the k of @k or
+    None (whole list); ``rel`` the lowest relevant grade (binary measures and
+    the counts of relevant documents); ``gain`` "linear" or "exp" (nDCG and
+    CG); ``gains`` a gain map, ((grade, gain), ...) sorted by grade, or None.
+
+    >>> str(Measure("RR", cutoff=10, rel=2))
+    'RR(rel=2)@10'
+    >>> str(Measure("nDCG", cutoff=10, gains=((1, 3.0), (2, 9.0))))
+    'nDCG(gains={1:3,2:9})@10'
+    """
+
+    name: str
+    cutoff: int | None = None
+    rel: float = 1
+    gain: str = "linear"
+    gains: tuple[tuple[int, float], ...] | None = None
+
+    def __str__(self) -> str:
+        params = []
+        if self.gain != "linear":
+            params.append(f"gain={self.gain}")
+        if self.gains is not None:
+            params.append("gains={" + ",".join(f"{level}:{value:g}" for level, value in self.gains) + "}")
+        if self.rel != 1:
+            params.append(f"rel={self.rel:g}")
+        text = self.name + (f"({','.join(params)})" if params else "")
+        return text if self.cutoff is None else f"{text}@{self.cutoff}"
+
+    @property
+    def kind(self) -> str:
+        """"graded", "binary", "count" or "judged" (see ``MEASURES``)."""
+        return MEASURES[self.name][0]
+
+
+def supported_measures() -> str:
+    """A one-line summary of the measure names and parameters ``evaluate`` understands (lesson 09)."""
+    return (
+        "nDCG[@k], CG[@k] (parameters gain=linear|exp, or a gain map gains={1:1,2:3,3:7}), RR[@k], "
+        "AP[@k], P@k, R@k, Hit@k, Rprec, bpref, num_rel, num_rel_ret (parameter rel=<lowest relevant "
+        "grade>, default 1), num_ret, Judged[@k]; write parameters as 'RR(rel=2)@10' or "
+        "'RR@10(rel=2)'; trec_eval names such as 'ndcg_cut_10', 'map', 'recip_rank', 'P_5', "
+        "'recall_100', 'success_1', 'map_cut_10', lists such as 'P.5,10' and gain maps such as "
+        "'ndcg.1=3,2=9' work too"
+    )
+
+
+def parse_measure(text) -> Measure:
+    """Turn one measure name such as ``"nDCG(gain=exp)@10"`` into a :class:`Measure` (lesson 09).
+
+    Grammar: ``Name``, then optional ``(param=value,...)``, then optional ``@k``;
+    the parameters may also come after the cutoff (``nDCG@10(gain=exp)``).
+    Names are case-insensitive and a few synonyms are accepted (MRR, MAP,
+    Success, Recall, Precision), as are trec_eval names (``ndcg_cut_10``,
+    ``ndcg_cut.10``, ``P_5``, ``recall_100``, ``map``, ``map_cut_10``,
+    ``recip_rank``, ``success_1``, ``Rprec``, ``bpref``) and its gain maps
+    (``ndcg.1=3,2=9``). A list such as ``P.5,10`` names several measures: use
+    :func:`parse_measures`. Unknown names raise ``ValueError`` listing what is
+    supported.
+
+    >>> parse_measure("ndcg_cut_10")
+    Measure(name='nDCG', cutoff=10, rel=1, gain='linear', gains=None)
+    >>> str(parse_measure("RR@10(rel=2)"))
+    'RR(rel=2)@10'
+    >>> str(parse_measure("ndcg.1=3,2=9,4=4.5"))
+    'nDCG(gains={1:3,2:9,4:4.5})'
+    """
+    measures = expand_measure(text)
+    if len(measures) != 1:
+        raise ValueError(f"{text!r} names {len(measures)} measures ({', '.join(map(str, measures))}): "
+                         "give a list, or use parse_measures")
+    return measures[0]
+
+
+def parse_measures(measures) -> list[Measure]:
+    """Parse one name or a list of names (trec_eval lists expanded); repeated measures are kept once (lesson 09).
+
+    >>> [str(m) for m in parse_measures(["nDCG@10", "ndcg_cut_10", "AP", "P.5,10"])]
+    ['nDCG@10', 'AP', 'P@5', 'P@10']
+    """
+    if isinstance(measures, str | Measure):
+        measures = [measures]
+    if not isinstance(measures, list | tuple):
+        raise TypeError(f"measures must be a name or a list of names, got {type(measures).__name__}")
+    if not measures:
+        raise ValueError(f"give at least one measure; supported: {supported_measures()}")
+    parsed: list[Measure] = []
+    for text in measures:
+        parsed += [measure for measure in expand_measure(text) if measure not in parsed]
+    return parsed
+
+
+def expand_measure(text) -> list[Measure]:
+    """The measures one name stands for: one, or several for a trec_eval list (``P.5,10``) (lesson 09)."""
+    if isinstance(text, Measure):
+        return [text]
+    if not isinstance(text, str):
+        raise TypeError(f"a measure is a name such as 'nDCG@10', got {type(text).__name__} {text!r}")
+    listed = _TREC_LIST.match(text)
+    if listed is not None:
+        return _trec_list(listed["name"], listed["params"], text)
+    match = _MEASURE_PATTERN.match(text)
+    if match is None or (match["before"] is not None and match["after"] is not None):
+        raise ValueError(f"cannot read the measure {text!r}; supported: {supported_measures()}")
+    name = ALIASES.get(match["name"].lower())
+    if name is None:
+        raise ValueError(f"unknown measure {match['name']!r} in {text!r}; supported: {supported_measures()}")
+    cutoff = _parse_cutoff(match["cutoff"] or match["trec_cutoff"], text)
+    params = _parse_params(match["before"] or match["after"] or "", name, text)
+    return [_checked(Measure(name, cutoff, **params), text)]
+
+
+def _checked(measure: Measure, text: str) -> Measure:
+    cutoff_rule = MEASURES[measure.name][1]
+    if cutoff_rule == "required" and measure.cutoff is None:
+        raise ValueError(f"{measure.name} needs a cutoff: write e.g. '{measure.name}@10' (got {text!r})")
+    if cutoff_rule == "none" and measure.cutoff is not None:
+        raise ValueError(f"{measure.name} takes no cutoff (got {text!r})")
+    if measure.gains is not None and measure.gain != "linear":
+        raise ValueError(f"{text!r}: give either gain=exp or a gain map (gains=...), not both")
+    return measure
+
+
+def _trec_list(name: str, params: str, text: str) -> list[Measure]:
+    """trec_eval's ``name.param,param``: cutoffs (``P.5,10``) or, for ``ndcg``, a gain map (``ndcg.1=3``)."""
+    family = name.lower()
+    if family == "ndcg":
+        return [Measure("nDCG", gains=_gain_map(params.split(","), "=", text))]
+    if family not in TREC_CUTOFF_LISTS:
+        raise ValueError(f"{text!r}: trec_eval's lists after a '.' are supported for "
+                         f"{', '.join(['ndcg', *TREC_CUTOFF_LISTS])}, not {name!r}")
+    cutoffs = []
+    for item in params.split(","):
+        if not _TREC_CUTOFF.match(item) or int(float(item)) < 1:
+            raise ValueError(f"{text!r}: each cutoff must be a whole number >= 1, got {item!r}")
+        cutoffs.append(int(float(item)))
+    if len(set(cutoffs)) != len(cutoffs):
+        raise ValueError(f"{text!r}: a cutoff is listed twice")
+    return [Measure(TREC_CUTOFF_LISTS[family], cutoff) for cutoff in sorted(cutoffs)]
+
+
+def _parse_cutoff(text: str | None, whole: str) -> int | None:
+    if text is None:
+        return None
+    if not text.isdigit() or int(text) < 1:
+        raise ValueError(f"the cutoff in {whole!r} must be a whole number >= 1, got {text!r}")
+    return int(text)
+
+
+def _split_params(text: str) -> list[str]:
+    """Split ``a=1,gains={1:2,3:4}`` at the commas outside braces."""
+    items, depth, current = [], 0, ""
+    for char in text:
+        depth += (char == "{") - (char == "}")
+        if char == "," and depth == 0:
+            items.append(current)
+            current = ""
+        else:
+            current += char
+    return [item.strip() for item in [*items, current] if item.strip()]
+
+
+def _parse_params(text: str, name: str, whole: str) -> dict:
+    params: dict = {}
+    for item in _split_params(text):
+        key, sep, value = (piece.strip() for piece in item.partition("="))
+        value = value.strip("'\"")
+        if not sep or key not in MEASURES[name][2]:
+            allowed = ", ".join(f"{p}=..." for p in MEASURES[name][2]) or "no parameters"
+            takes_rel = ", ".join(other for other, (_, _, allowed) in MEASURES.items() if "rel" in allowed)
+            hint = f" (nDCG uses graded gains; rel applies to {takes_rel})" if key == "rel" else ""
+            raise ValueError(f"{whole!r}: {name} takes {'only ' if MEASURES[name][2] else ''}{allowed}, "
+                             f"got {item!r}{hint}")
+        if key == "gain":
+            params[key] = _parse_gain(value, whole)
+        elif key == "gains":
+            if not (value.startswith("{") and value.endswith("}")):
+                raise ValueError(f"{whole!r}: write a gain map as gains={{1:1,2:3,3:7}}, got {value!r}")
+            params[key] = _gain_map(_split_params(value[1:-1]), ":", whole)
+        else:
+            params[key] = _parse_rel(value, whole)
+    return params
+
+
+def _parse_gain(value: str, whole: str) -> str:
+    if value.lower() not in GAIN_NAMES:
+        raise ValueError(f"{whole!r}: gain must be 'linear' or 'exp', got {value!r}")
+    return GAIN_NAMES[value.lower()]
+
+
+def _gain_map(pairs: list[str], separator: str, whole: str) -> tuple[tuple[int, float], ...]:
+    """grade -> gain pairs such as ``1:3`` (ir_measures) or ``1=3`` (trec_eval), sorted by grade.
+
+    A grade is a whole number >= 0: trec_eval would give a negative "grade" to
+    documents outside the qrels (-1) or judged with a negative grade (-2),
+    which is not what anyone means.
+    """
+    gains: dict[int, float] = {}
+    for pair in pairs:
+        level_text, sep, gain_text = (piece.strip() for piece in pair.partition(separator))
+        if not sep or not re.fullmatch(r"[+-]?\d+", level_text):
+            raise ValueError(f"{whole!r}: a gain map lists grade{separator}gain pairs such as "
+                             f"'1{separator}3', got {pair!r}")
+        level = int(level_text)
+        if level < 0:
+            raise ValueError(f"{whole!r}: gains are given for grades 0 and above, got {level}")
+        try:
+            gain = float(gain_text)
+        except ValueError:
+            raise ValueError(f"{whole!r}: the gain of grade {level} must be a number, got {gain_text!r}") from None
+        if not math.isfinite(gain):
+            raise ValueError(f"{whole!r}: the gain of grade {level} must be finite, got {gain_text!r}")
+        if level in gains:
+            raise ValueError(f"{whole!r}: grade {level} is given two gains")
+        gains[level] = gain
+    if not gains:
+        raise ValueError(f"{whole!r}: the gain map is empty")
+    return tuple(sorted(gains.items()))
+
+
+def _parse_rel(value: str, whole: str) -> float:
+    try:
+        rel = float(value)
+    except ValueError:
+        raise ValueError(f"{whole!r}: rel must be the lowest relevant grade, got {value!r}") from None
+    if not rel > 0 or not math.isfinite(rel):
+        raise ValueError(f"{whole!r}: rel must be above 0 (grade 0 means not relevant), got {value!r}")
+    return int(rel) if rel.is_integer() else rel

@@ -1,0 +1,178 @@
+"""``python -m helpers.batch``: trec_eval's options and output, byte for byte, on trec_eval's own test files."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+
+from helpers.batch import evaluate
+from helpers.batch.cli import main
+from tests.test_evaluate import TREC_EVAL
+
+TREC_EVAL_10 = TREC_EVAL / "10.0"
+SUITE = TREC_EVAL  # qrels and runs of trec_eval's test suite
+
+# trec_eval's measure names this command prints, by family: what every comparison must cover
+SHARED = {"runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank", "P",
+          "recall", "ndcg", "ndcg_cut", "map_cut", "success"}
+
+# trec_eval's test suite: its expected output, and the arguments that made it (trec_eval's Makefile)
+CASES = {
+    "out.test": ["qrels.test", "results.test"],
+    "out.test.a": ["-m", "all_trec", "qrels.test", "results.test"],
+    "out.test.aq": ["-m", "all_trec", "-q", "qrels.test", "results.test"],
+    # 10.0 prints a line of zeros for query 302, missing from results.trunc (9.0.8 printed none)
+    "10.0/out.test.aqc": ["-m", "all_trec", "-q", "-c", "--lenient", "qrels.test", "results.trunc"],
+    "10.0/out.test.aqcM": ["-m", "all_trec", "-q", "-c", "-M100", "--lenient", "qrels.test", "results.trunc"],
+    "out.test.aql": ["-m", "all_trec", "-mrelstring.20", "-q", "-l2", "qrels.rel_level", "results.test"],
+    "out.test.meas_params": [
+        "-q", "-miprec_at_recall..10,.20,.25,.75,.50", "-m", "P.5,7,3", "-m", "recall.20,2000",
+        "-m", "Rprec_mult.5.0,0.2,0.35", "-mutility.2,-1,0,0", "-m", "11pt_avg..25,.5,.75",
+        "-mndcg.1=3,2=9,4=4.5", "-mndcg_cut.10,20,23.4", "-msuccess.2,5,20", "qrels.test", "results.test",
+    ],
+    "out.comment.test": ["qrels.comment.test.gz", "results.comment.test.gz"],
+    "out.test#with-comments": ["qrels.test.with-comments", "results.test"],
+}
+
+
+def run_command(args: list[str], capsys) -> tuple[int, str, str]:
+    status = main(args)
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def suite_args(args: list[str]) -> list[str]:
+    return [str(SUITE / arg) if (SUITE / arg).is_file() else arg for arg in args]
+
+
+def family(name: str) -> str:
+    """The trec_eval measure a printed name belongs to: P_5 -> P, ndcg_cut_10 -> ndcg_cut, ndcg_1=3 -> ndcg."""
+    if name.startswith("ndcg_") and not name.startswith(("ndcg_cut", "ndcg_rel")):
+        return "ndcg"
+    return name.rstrip("0123456789.").rstrip("_")
+
+
+@pytest.mark.parametrize("expected_file", CASES)
+def test_the_output_is_trec_eval_s_byte_for_byte_on_every_shared_measure(expected_file, capsys):
+    status, out, err = run_command(suite_args(CASES[expected_file]), capsys)
+    assert status == 0, err
+    expected = (TREC_EVAL / expected_file.partition("#")[0]).read_text().splitlines(keepends=True)
+    printed = {line.split("\t")[0].rstrip() for line in out.splitlines()}
+    shared = [line for line in expected if line.split("\t")[0].rstrip() in printed]
+    assert out == "".join(shared)
+    # nothing trec_eval printed for a measure this command computes was left out
+    left_out = {line.split("\t")[0].rstrip() for line in expected} - printed
+    assert not {name for name in left_out if family(name) in SHARED}
+    assert len(out.splitlines()) >= 18
+
+
+def test_the_comparisons_cover_every_shared_measure(capsys):
+    covered = set()
+    for args in CASES.values():
+        _, out, _ = run_command(suite_args(args), capsys)
+        covered |= {family(line.split("\t")[0].rstrip()) for line in out.splitlines()}
+    assert covered == SHARED
+
+
+def test_several_runs_print_one_block_after_the_other(capsys):
+    qrels, runs = str(SUITE / "qrels.test"), [str(SUITE / "results.test"), str(SUITE / "results.trunc")]
+    options = ["-q", "-c", "--lenient", "-m", "official", "-m", "ndcg_cut.10"]
+    status, together, _ = run_command([*options, qrels, *runs], capsys)
+    assert status == 0
+    one_by_one = "".join(run_command([*options, qrels, run], capsys)[1] for run in runs)
+    assert together == one_by_one and together.count("runid") == 2
+
+
+def test_csv_and_json_give_evaluate_s_values_in_full_precision(capsys):
+    qrels, run = SUITE / "qrels.rel_level", SUITE / "results.test"
+    args = ["-q", "-l2", "-m", "map", "-m", "ndcg_cut.10", "-m", "num_rel", "-m", "Judged@10"]
+    expected = evaluate(qrels, run, ["AP(rel=2)", "nDCG@10", "num_rel(rel=2)", "Judged@10"], missing="skip")
+    _, out, _ = run_command([*args, "--format", "json", str(qrels), str(run)], capsys)
+    result = json.loads(out)["runs"][0]
+    assert result["run"] == str(run)
+    assert result["per_query"]["301"]["map"] == expected.per_query.loc["301", "AP(rel=2)"]
+    assert result["all"]["ndcg_cut_10"] == pytest.approx(expected.means["nDCG@10"], abs=1e-15)
+    assert result["all"]["num_rel"] == expected.per_query["num_rel(rel=2)"].sum()
+    assert result["all"]["Judged@10"] == pytest.approx(expected.means["Judged@10"], abs=1e-15)
+    _, out, _ = run_command([*args, "--format", "csv", str(qrels), str(run)], capsys)
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert set(rows[0]) == {"run", "measure", "qid", "value"}
+    ap_301 = next(row for row in rows if row["measure"] == "map" and row["qid"] == "301")
+    assert float(ap_301["value"]) == expected.per_query.loc["301", "AP(rel=2)"]
+
+
+def test_without_c_a_missing_query_is_left_out_with_a_warning(capsys):
+    status, out, err = run_command(["--lenient", "-m", "map", str(SUITE / "qrels.test"),
+                                    str(SUITE / "results.trunc")], capsys)
+    assert status == 0
+    assert "1 query of the qrels has no line in the run (e.g. '302')" in err and "-c counts them as 0" in err
+    assert "5 line(s) had fields after the run tag" in err  # --lenient says what it cut
+    with_c = run_command(["-c", "--lenient", "-m", "map", str(SUITE / "qrels.test"),
+                          str(SUITE / "results.trunc")], capsys)[1]
+    assert float(out.split()[-1]) > float(with_c.split()[-1])
+
+
+def test_c_with_l2_counts_num_rel_as_trec_eval_does(capsys, tmp_path):
+    # trec_eval 10.0 prints, for -c, the all line of num_rel as every judgment with grade >= 1, whatever -l says
+    # (measured with the binary: per query 1, 1, 1; all 5)
+    qrels = tmp_path / "qrels"
+    qrels.write_text("q1 0 a 1\nq1 0 b 2\nq1 0 c 0\nq2 0 x 3\nq2 0 y 1\nq3 0 z -1\nq3 0 w 2\n")
+    run = tmp_path / "run"
+    run.write_text("q1 Q0 a 1 3 s\nq1 Q0 b 2 2 s\nq1 Q0 d 3 1 s\nq3 Q0 z 1 1 s\n")
+    _, out, _ = run_command(["-c", "-l2", "-q", "-m", "num_rel", "-m", "num_rel_ret", "-m", "num_q",
+                             str(qrels), str(run)], capsys)
+    assert out == ("num_rel               \tq1\t1\nnum_rel_ret           \tq1\t1\n"
+                   "num_rel               \tq2\t1\nnum_rel_ret           \tq2\t0\n"
+                   "num_rel               \tq3\t1\nnum_rel_ret           \tq3\t0\n"
+                   "num_q                 \tall\t3\nnum_rel               \tall\t5\n"
+                   "num_rel_ret           \tall\t1\n")
+
+
+def test_measures_trec_eval_lacks_are_printed_after_its_own_with_their_names(capsys):
+    _, out, err = run_command(["-m", "RR@10", "-m", "map", "-m", "nDCG(gain=exp)@5", "-m", "gm_map",
+                               str(SUITE / "qrels.test"), str(SUITE / "results.test")], capsys)
+    assert [line.split("\t")[0].rstrip() for line in out.splitlines()] == ["map", "RR@10", "nDCG(gain=exp)@5"]
+    assert "left out: gm_map" in err
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["-m", "nope"], "unknown measure 'nope'"),
+    (["-m", "P.5,5"], "a cutoff is listed twice"),
+    (["-l", "0"], "-l must be 1 or more"),
+    (["-M", "0"], "depth must be at least 1"),
+])
+def test_bad_options_are_one_line_errors(args, message, capsys):
+    status, out, err = run_command([*args, str(SUITE / "qrels.test"), str(SUITE / "results.test")], capsys)
+    assert status == 2 and out == ""
+    errors = [line for line in err.splitlines() if ": error: " in line]
+    assert len(errors) == 1 and message in errors[0]
+
+
+def test_bad_files_are_one_line_errors_naming_them(capsys, tmp_path):
+    status, _, err = run_command([str(tmp_path), str(SUITE / "results.test")], capsys)
+    assert status == 2 and f"{tmp_path} is a directory, not a qrels file" in err
+    status, _, err = run_command([str(SUITE / "qrels.test"), str(SUITE / "results.trunc")], capsys)
+    assert status == 2 and "results.trunc, line 1: a run line has 6 fields" in err and "--lenient" in err
+    status, _, err = run_command([str(SUITE / "qrels.test"), str(tmp_path / "absent.run")], capsys)
+    assert status == 2 and "no such file" in err
+
+
+def test_strict_turns_id_warnings_into_errors(capsys, tmp_path):
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("1 0 a 1\n2 0 b 1\n")
+    run.write_text("01 Q0 a 1 1.0 s\n2 Q0 b 1 1.0 s\n")
+    status, out, err = run_command(["-c", "-m", "map", str(qrels), str(run)], capsys)
+    assert status == 0 and "run '01' and qrels '1'" in err and out.endswith("map                   \tall\t0.5000\n")
+    status, _, err = run_command(["-c", "--strict", "-m", "map", str(qrels), str(run)], capsys)
+    assert status == 2 and "run '01' and qrels '1'" in err
+
+
+def test_the_module_runs_as_a_command():
+    done = subprocess.run([sys.executable, "-m", "helpers.batch", "-m", "P.5,10", str(SUITE / "qrels.test"),
+                           str(SUITE / "results.test")], capture_output=True, text=True, check=True)
+    assert done.stdout == "P_5                   \tall\t0.2667\nP_10                  \tall\t0.3000\n"
