@@ -337,7 +337,6 @@ def attack_notebooks(submissions: Path, fake_home: Path, token: str, secrets: li
     """The learners of the attacks folder and their cells."""
     right = text_of("explain-rr-mean")
     victim, victim2 = submissions / "victim" / "01_mine.ipynb", submissions / "victim2" / "01_mine.ipynb"
-    log = "os.environ['HELPERS_CHECK_LOG']"
     forged = [{"event": "check", "exercise": i, "correct": True, "verdict": "right", "points": 9}
               for i in ("new-mrr-d8-first", "new-hit-rate-at-2")]
     forged += [{"event": "check", "exercise": "explain-rr-mean", "given": {"type": "str", "text": "0.9"}},
@@ -353,7 +352,7 @@ def attack_notebooks(submissions: Path, fake_home: Path, token: str, secrets: li
         "a-vandal": [IMPORT, "import os", f"open({str(victim)!r}, 'w').write('{{}}')", f"os.remove({str(victim2)!r})",
                      f"check('explain-rr-mean', {right!r})"],
         "forger": [IMPORT, "import os", "check('explain-rr-mean', None)",
-                   f"with open({log}, 'a') as log:\n    log.write({lines!r})"],
+                   f"os.write(int(os.environ['HELPERS_CHECK_FD']), {lines!r}.encode())"],
         "key-seeker": [IMPORT, "check('new-mrr-d8-first', REGISTRY['new-mrr-d8-first'].worked().value)",
                        "from helpers.exercises.registry import answer_key_open",
                        "import helpers.exercises.lessons",

@@ -19,7 +19,7 @@ import pytest
 from helpers.exercises import REGISTRY, check, checking
 from helpers.exercises.checking import mistake_code
 from helpers.slips import describe as describe_slip
-from helpers.teacher import grade, reports, sandbox
+from helpers.teacher import grade, limits, reports, sandbox
 from helpers.teacher.judging import AnswerKey, judge_notebook, mistake_title, read_points
 from helpers.teacher.logbook import read_log
 from helpers.teacher.results import Judged, NotebookResult, Problem, load_results
@@ -464,13 +464,17 @@ def test_no_sandbox_when_asked_and_bwrap_found_by_trying_it():
 
 
 def test_the_kernel_command_carries_the_limits_and_an_allow_list(tmp_path):
-    plain = sandbox.Sandbox(None, "none").command_prefix(tmp_path, tmp_path / "w", tmp_path / "course", 1024)
-    assert plain[:3] == [sys.executable, "-S", "-c"] and plain[4] == str(1024**3)
+    launcher = limits.find_limits("process").launcher(1024, None)
+    plain = sandbox.Sandbox(None, "none").command_prefix(tmp_path, tmp_path / "w", tmp_path / "course", launcher, 256)
+    assert plain == launcher and plain[:3] == [sys.executable, "-S", "-c"] and plain[4] == str(1024**3)
     course = tmp_path / "course"
-    wrapped = sandbox.Sandbox("/usr/bin/bwrap").command_prefix(tmp_path, tmp_path / "w", course, 1024)
+    wrapped = sandbox.Sandbox("/usr/bin/bwrap").command_prefix(tmp_path, tmp_path / "w", course, launcher, 256)
     text = " ".join(wrapped)
     assert "--ro-bind / /" not in text, "nothing of the machine by default"
-    assert "--unshare-all" in text and "--cap-drop ALL" in text and "--tmpfs /tmp" in text
+    assert "--unshare-all" in text and "--cap-drop ALL" in text and f"--size {256 * 1024**2} --tmpfs /tmp" in text
+    assert "--dir /tmp/home" in text, "the kernel's HOME is in the capped /tmp"
+    unsized = sandbox.Sandbox("/usr/bin/bwrap", sized_tmp=False).command_prefix(tmp_path, tmp_path, course, [], 256)
+    assert "--size" not in unsized and "--tmpfs" in unsized, "an older bwrap without --size still runs"
     assert f"--ro-bind {course} {course}" in text and f"--bind {tmp_path} {tmp_path}" in text and wrapped[-1] == "--"
     binds = [wrapped[i + 1] for i, word in enumerate(wrapped) if word in ("--ro-bind", "--bind")]
     for path in binds:
@@ -483,10 +487,64 @@ def test_the_kernel_command_carries_the_limits_and_an_allow_list(tmp_path):
 
 
 def test_limits_apply_to_the_command(tmp_path):
-    code = "import resource; print(resource.getrlimit(resource.RLIMIT_AS)[0])"
-    prefix = sandbox.Sandbox(None).command_prefix(tmp_path, tmp_path, tmp_path, 512)
+    code = "import resource as r; print(r.getrlimit(r.RLIMIT_AS)[0], r.getrlimit(r.RLIMIT_FSIZE)[0])"
+    prefix = limits.find_limits("process").launcher(512, None)
     done = subprocess.run([*prefix, sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
-    assert int(done.stdout) == 512 * 1024**2
+    assert done.stdout.split() == [str(512 * 1024**2), str(limits.MAX_FILE_BYTES)]
+
+
+def test_per_process_limits_say_what_they_hold():
+    found = limits.find_limits("process")
+    said = found.describe(2048)
+    assert not found.cgroups and "per process" in said and "2048 MB of address space each" in said
+    assert "/tmp 512 MB" in said and limits.tmp_megabytes(found, 2048) == 512
+    tasks = int(found.launcher(2048, None)[6])
+    assert tasks == 0 if os.geteuid() == 0 else tasks > limits.PROCESS_SLACK
+    with pytest.raises(ValueError, match="--limits cgroup"):
+        limits.find_limits("cgroup", root=Path("/nonexistent"))
+
+
+def test_a_cgroup_v2_tree_delegated_to_the_grader_is_used(tmp_path, monkeypatch):
+    # a cgroup v2 file system is only files: a fake one shows which files the grader writes
+    own = tmp_path / "user.slice" / "grader"
+    own.mkdir(parents=True)
+    (tmp_path / "cgroup.controllers").write_text("memory pids cpu")
+    (own / "cgroup.controllers").write_text("memory pids")
+    (own / "cgroup.subtree_control").write_text("memory pids")
+    monkeypatch.setattr(limits, "own_groups", lambda: {"": "/user.slice/grader"})
+    monkeypatch.setattr(limits, "_try", lambda found: "")
+    found = limits.find_limits("auto", root=tmp_path)
+    assert found.kind == "cgroup v2" and dict(found.parents) == {"memory": own, "pids": own}
+    assert "1024 MB for all its processes and its /tmp together" in found.describe(1024)
+    monkeypatch.setattr(limits.NotebookGroup, "make", classmethod(lambda cls, lim, name, mb: cls(lim, {
+        "memory": own / name, "pids": own / name})))
+    group = found.group("hg-test", 1024)
+    assert group is not None and group.procs_files() == [own / "hg-test" / "cgroup.procs"]
+    assert found.launcher(1024, group)[7] == str(own / "hg-test" / "cgroup.procs")
+    (own / "hg-test").mkdir()
+    (own / "hg-test" / "memory.events").write_text("low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\n")
+    assert group.out_of_memory()
+
+
+def test_a_notebook_group_limits_memory_and_processes_where_the_machine_has_cgroups(tmp_path):
+    found = limits.find_limits("auto")
+    if not found.cgroups:
+        pytest.skip(f"no cgroups here: {found.reason}")
+    group = found.group(f"hg-unit-{os.getpid()}", 256)
+    assert group is not None
+    try:
+        code = ("import os, time\npids = []\ntry:\n    for _ in range(400):\n        pid = os.fork()\n"
+                "        if pid == 0:\n            time.sleep(5); os._exit(0)\n        pids.append(pid)\n"
+                "except OSError:\n    pass\nprint(len(pids), flush=True)\nfor pid in pids:\n    os.kill(pid, 9)\n"
+                "block = bytearray(400 * 1024**2)\nprint('survived')")
+        done = subprocess.run([*found.launcher(1024, group), sys.executable, "-c", code], capture_output=True,
+                              text=True, timeout=60)
+        assert int(done.stdout.split()[0]) < limits.CGROUP_TASKS, "a fork bomb stops at the group's count"
+        assert "survived" not in done.stdout and done.returncode == -9, "400 MB touched in a 256 MB group: killed"
+        assert group.out_of_memory()
+    finally:
+        group.remove()
+    assert not any(folder.exists() for folder in group.folders.values())
 
 
 def test_python_folders_are_bound_alone_wherever_python_lives():
