@@ -400,6 +400,8 @@ def attack_notebooks(submissions: Path, fake_home: Path, token: str, secrets: li
         "victim": [IMPORT, f"check('explain-rr-mean', {right!r})"],
         "victim2": [IMPORT, f"check('explain-rr-mean', {right!r})"],
         "dup": [IMPORT, f"check('explain-rr-mean', {right!r})"],
+        "typo": [IMPORT, "check('explain-rr-mea', '0.5')",
+                 f"check('new-hit-rate-at-2', {text_of('new-hit-rate-at-2')!r})"],
     }
 
 
@@ -457,7 +459,7 @@ def attacks(request, tmp_path_factory):
     jobs = "2" if mode == "bwrap" else "1"
     try:
         run = run_grader(submissions, out, "--sandbox", mode, "--timeout", "8", "--memory", "3072", "--jobs", jobs,
-                         env=env)
+                         "--allow-unknown", env=env)
     finally:
         for path in secrets[1:]:
             path.unlink(missing_ok=True)
@@ -474,7 +476,7 @@ def attacks(request, tmp_path_factory):
 def test_every_learner_gets_a_row_exactly_as_named(attacks):
     learners = {"a-vandal", "forger", "key-seeker", "path-reader", "silencer", "patcher", "secret-reader",
                 "home-writer", "background", "memory-hog", "raising", "endless", "last-counts", "victim", "victim2",
-                "dup", "broken", "empty", "-leading-dash", "leak", "copycat", "linked", "pipe"}
+                "dup", "broken", "empty", "-leading-dash", "leak", "copycat", "linked", "pipe", "typo"}
     assert set(attacks["gradebook"]) == learners
     said = "bubblewrap" if attacks["mode"] == "bwrap" else "NOT sandboxed"
     assert attacks["run"].stdout.splitlines()[0].startswith(("sandbox: " + said, said))
@@ -537,6 +539,14 @@ def test_two_hand_ins_of_one_learner_are_both_graded_never_merged(attacks):
     assert sorted(r["notebook"] for r in graded if r["exercise"] == "explain-rr-mean") == ["dup.ipynb",
                                                                                           "dup/01_mine.ipynb"]
     assert attacks["gradebook"]["-leading-dash"]["total"] == "0"
+
+
+def test_a_typo_in_an_exercise_id_is_an_unknown_exercise_with_the_nearest_id(attacks):
+    row = attacks["gradebook"]["typo"]
+    assert row["problems"] == "unknown-exercise" and row["new-hit-rate-at-2"] == "1", "not raised: the cells go on"
+    results = [json.loads(p.read_text()) for p in (attacks["out"] / "results").glob("*.json")]
+    said = next(p["message"] for r in results if r["learner"] == "typo" for p in r["problems"])
+    assert "'explain-rr-mea' (did you mean 'explain-rr-mean'?)" in said
 
 
 def test_the_last_answer_counts(attacks):

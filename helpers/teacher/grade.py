@@ -260,17 +260,21 @@ def unknown_exercises(submissions: Sequence[Submission]) -> str:
 
 
 def unknown_message(found: dict[str, list[str]]) -> str:
-    """'' for no unknown id, else the ids (with the nearest known one) and the notebooks that use them."""
+    """'' for no unknown id, else the ids with the notebooks that use them, the nearest known id, what to pass."""
+    import difflib
+
     from helpers.exercises import REGISTRY
-    from helpers.teacher.logbook import did_you_mean
 
     if not found:
         return ""
-    listed = "; ".join(f"{did_you_mean(i, REGISTRY)} in {', '.join(sorted(set(names))[:3])}"
-                       for i, names in sorted(found.items()))
-    return (f"these notebooks use exercises the grader does not know: {listed}. A typo in a learner's notebook: "
-            "grade with --allow-unknown (the id is reported as unknown-exercise); your own exercise: pass its file "
-            "with --exercises FILE")
+    listed = []
+    for exercise_id, names in sorted(found.items()):
+        close = difflib.get_close_matches(exercise_id, list(REGISTRY), n=1)
+        nearest = f": did you mean {close[0]!r}?" if close else ""
+        listed.append(f"{exercise_id} ({', '.join(sorted(set(names))[:3])}){nearest}")
+    return (f"these notebooks use exercises the grader does not know: {'; '.join(listed)}. Your own exercise: pass "
+            "its file with --exercises FILE; a typo in a learner's notebook: grade with --allow-unknown (the id is "
+            "then reported as unknown-exercise)")
 
 
 class StoppingOnSignals:

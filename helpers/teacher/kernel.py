@@ -238,6 +238,15 @@ class Client:
             sock.close(linger=0)
         self.context.term()
 
+    def disconnected(self) -> None:
+        """A socket lost the kernel: it died (it takes bwrap a moment to follow), or a message was too big."""
+        try:
+            self.kernel.process.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            raise Stopped("too-much-output", f"a message from the kernel was over {MAX_MESSAGE_BYTES // 1024**2} "
+                          "MB, or it closed its connection") from None
+        raise Stopped("died")
+
     def send(self, msg_type: str, content: dict) -> str:
         sent = self.session.send(self.shell, msg_type, content)
         assert sent is not None
@@ -248,10 +257,8 @@ class Client:
         found = []
         for sock, _ in self.poller.poll(max(0, int(seconds * 1000))):
             if sock in self.monitors:
-                event = recv_monitor_message(sock)
-                if event["event"] == zmq.EVENT_DISCONNECTED and self.kernel.alive():
-                    raise Stopped("too-much-output", f"a message from the kernel was over "
-                                  f"{MAX_MESSAGE_BYTES // 1024**2} MB, or it closed its connection")
+                if recv_monitor_message(sock)["event"] == zmq.EVENT_DISCONNECTED:
+                    self.disconnected()
                 continue
             frames = sock.recv_multipart()
             self.received += sum(len(frame) for frame in frames)

@@ -236,4 +236,5 @@ def check_place(path: Path, target: Path) -> Path:
                          "(it holds every learner's variant seeds)")
     if path.is_dir():
         raise ValueError(f"--manifest {path} is a folder: give a file name such as week3.json")
+    path.parent.mkdir(parents=True, exist_ok=True)
     return path

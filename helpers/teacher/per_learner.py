@@ -118,7 +118,7 @@ def own_texts(exercise_ids: list[str], seeds: dict[str, int]) -> dict[str, tuple
             variant = draw(exercise_id, seeds[exercise_id])
             hints = tuple(getattr(variant, "hints", ()) or ()) or (neutral_hint(exercise_id),)
             texts[exercise_id] = (f"{variant.question} (your own numbers: {_inline_table(variant)})", hints)
-        elif exercise.lesson in personal_lessons:
+        elif exercise.lesson in personal_lessons and exercise.kind == "answer":
             texts[exercise_id] = (f"{exercise.question} {ON_THE_LESSON}", tuple(exercise.hints))
     return texts
 

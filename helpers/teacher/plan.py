@@ -59,6 +59,14 @@ class Plan:
             return {exercise_id: learner_seed(self.secret, nfc(learner), exercise_id) for exercise_id in VARIANTS}
         return {}
 
+    def questions(self, learner: str) -> dict[str, str]:
+        """exercise id -> the question this learner was asked, where it is their own (their variant's words)."""
+        from helpers.teacher.per_learner import own_texts
+
+        seeds = self.seeds(learner)
+        ids = list(self.exercises(learner) or seeds)
+        return {exercise_id: text for exercise_id, (text, _) in own_texts(ids, seeds).items()} if seeds else {}
+
     def key(self, base: AnswerKey, learner: str) -> AnswerKey:
         """The answer key for one learner: their variants' answers and words, their points."""
         from helpers.exercises.fresh import draw

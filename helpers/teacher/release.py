@@ -351,8 +351,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, TypeError, OSError) as error:
         print(f"python -m helpers.release: error: {error}", file=sys.stderr)
         return 2
-    extra = sum(is_teachers(exercise) for exercise in REGISTRY.values())
-    print(f"wrote {args.kind} copies of {len(written)} notebooks ({len(REGISTRY)} exercises, {extra} from your "
+    lessons = {path.name[:2] for path in written}
+    released = [exercise for exercise in REGISTRY.values() if exercise.lesson in lessons]
+    extra = sum(is_teachers(exercise) for exercise in released)
+    print(f"wrote {args.kind} copies of {len(written)} notebooks ({len(released)} exercises, {extra} from your "
           f"files) to {args.target}")
     print("learners: see README.md there; after they hand in, grade with python -m helpers.grade")
     if args.manifest:

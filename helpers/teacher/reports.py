@@ -139,7 +139,11 @@ def gradebook_rows(
     fallback = list(expect) or class_lessons(results)
     learners = sorted({*(plan.roster if plan else []), *(result.learner for result in results)})
     expected = {learner: expected_of(learner, plan, fallback, points) for learner in learners}
-    columns = exercise_columns(results, [i for wanted, _ in expected.values() for i in wanted])
+    wanted_ids = [i for wanted, _ in expected.values() for i in wanted]
+    if expected and all(strict for _, strict in expected.values()):  # a manifest or --expect: theirs alone
+        columns = exercise_columns([], wanted_ids)
+    else:
+        columns = exercise_columns(results, wanted_ids)
     counted, duplicates = counted_answers(results)
     graded = {(r.learner, a.exercise): a for r in results for a in r.answers}
     rows = []
@@ -284,11 +288,14 @@ def feedback_name(learner: str) -> str:
     return plain + ".html"
 
 
-def feedback_html(learner: str, results: Sequence[NotebookResult], row: Row | None = None) -> str:
+def feedback_html(
+    learner: str, results: Sequence[NotebookResult], row: Row | None = None, questions: dict[str, str] | None = None
+) -> str:
     """A learner's page: per notebook the problems, then per exercise the verdict, the mistake and a hint.
 
     With the learner's gradebook ``row`` the total is the gradebook's, out of the same points, and the
-    exercises they are graded on that no hand-in answered are listed too.
+    exercises they are graded on that no hand-in answered are listed too, asked as ``questions`` says
+    (their own numbers) or as the register does.
     """
     total = row.total if row else sum(result.total for result in results)
     out_of = row.out_of if row else sum(answer.max_points for result in results for answer in result.answers)
@@ -301,8 +308,9 @@ def feedback_html(learner: str, results: Sequence[NotebookResult], row: Row | No
         for result in results
     ]
     answered = {answer.exercise for result in results for answer in result.answers}
+    asked = {i: exercise.question for i, exercise in REGISTRY.items()} | (questions or {})
     missing = [
-        {"exercise": i, "question": REGISTRY[i].question if i in REGISTRY else "", "max_points": number(points)}
+        {"exercise": i, "question": asked.get(i, ""), "max_points": number(points)}
         for i, points in (row.expected.items() if row else []) if i not in answered
     ]
     return TEMPLATES.get_template("feedback.html.j2").render(
@@ -328,10 +336,13 @@ def _answer_row(answer: Judged) -> dict:
     }
 
 
-def write_feedback(folder: Path, learner: str, results: Sequence[NotebookResult], row: Row | None = None) -> Path:
+def write_feedback(
+    folder: Path, learner: str, results: Sequence[NotebookResult], row: Row | None = None,
+    questions: dict[str, str] | None = None,
+) -> Path:
     """Write one learner's page into folder; return its path."""
     path = folder / feedback_name(learner)
-    _write_text(path, feedback_html(learner, results, row))
+    _write_text(path, feedback_html(learner, results, row, questions))
     return path
 
 
@@ -493,7 +504,8 @@ class OutputFolder:
         (self.out / "results" / f"{number:04d}.json").write_text(result.to_json(), encoding="utf-8")
         rows = self.write_tables()
         own = [r for r in self.results.values() if r.learner == result.learner]
-        write_feedback(self.out / "feedback", result.learner, own, rows.get(result.learner))
+        write_feedback(self.out / "feedback", result.learner, own, rows.get(result.learner),
+                       self.plan.questions(result.learner))
 
     def write_tables(self) -> dict[str, Row]:
         """gradebook.csv and .xlsx, answers.csv; the gradebook's rows by learner."""
@@ -513,7 +525,8 @@ class OutputFolder:
             (self.out / "results" / f"{key}.json").write_text(result.to_json(), encoding="utf-8")
         rows = self.write_tables()
         for learner, row in rows.items():
-            write_feedback(self.out / "feedback", learner, [r for r in results if r.learner == learner], row)
+            write_feedback(self.out / "feedback", learner, [r for r in results if r.learner == learner], row,
+                           self.plan.questions(learner))
         write_class_report(self.out / "class-report.html", results, " ".join(said), interrupted, self.plan,
                            self.unmatched)
 
