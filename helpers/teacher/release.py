@@ -77,7 +77,9 @@ python3 -m venv .venv && .venv/bin/pip install -r requirements.txt
 
 {promise}
 
-Hand in the `.ipynb` files of `notebooks/` as your teacher asks. The grader runs
+Hand in the `.ipynb` files of `notebooks/` as your teacher asks; when `notebooks/`
+holds a folder with your id, that is your own copy (your own numbers): work and
+hand in there. The grader runs
 each one again from the top in a fresh kernel: check that Kernel > Restart and
 Run All works before you hand it in.
 """
