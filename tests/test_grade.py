@@ -480,6 +480,7 @@ def test_every_learner_gets_a_row_exactly_as_named(attacks):
     assert set(attacks["gradebook"]) == learners
     said = "bubblewrap" if attacks["mode"] == "bwrap" else "NOT sandboxed"
     assert attacks["run"].stdout.splitlines()[0].startswith(("sandbox: " + said, said))
+    assert "Traceback" not in attacks["run"].stdout + attacks["run"].stderr
 
 
 LESSON_01 = [exercise.id for exercise in exercises_of("01")]

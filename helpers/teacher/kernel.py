@@ -243,8 +243,8 @@ class Client:
         try:
             self.kernel.process.wait(timeout=2)
         except subprocess.TimeoutExpired:
-            raise Stopped("too-much-output", f"a message from the kernel was over {MAX_MESSAGE_BYTES // 1024**2} "
-                          "MB, or it closed its connection") from None
+            raise Stopped("too-much-output", f"it sent over {MAX_MESSAGE_BYTES // 1024**2} MB of output at once "
+                          "(or closed its connection to the grader)") from None
         raise Stopped("died")
 
     def send(self, msg_type: str, content: dict) -> str:

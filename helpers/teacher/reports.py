@@ -527,7 +527,7 @@ class OutputFolder:
         for learner, row in rows.items():
             write_feedback(self.out / "feedback", learner, [r for r in results if r.learner == learner], row,
                            self.plan.questions(learner))
-        write_class_report(self.out / "class-report.html", results, " ".join(said), interrupted, self.plan,
+        write_class_report(self.out / "class-report.html", results, "; ".join(said), interrupted, self.plan,
                            self.unmatched)
 
     def mark_changed(self, submissions: Sequence[Submission]) -> None:
