@@ -201,3 +201,28 @@ def test_the_plan_gives_each_learner_their_exercises_points_and_numbers(tmp_path
     # without a manifest: --expect the same for everyone, or today's rule (None)
     assert Plan(expect={"sheet-ndcg3": 1.0}).exercises("anyone") == {"sheet-ndcg3": 1.0}
     assert Plan().exercises("anyone") is None and Plan().roster == [] and Plan().on_roster("anyone")
+
+
+def test_a_copy_is_anothers_only_by_cells_that_are_not_also_the_learners_own():
+    from nbformat.v4 import new_markdown_cell, new_notebook
+
+    from helpers.teacher.grading import copy_problems
+    from helpers.teacher.manifest import LearnerEntry, Manifest, notebook_digest, text_digest
+    from helpers.teacher.plan import Plan
+
+    shared, anns, bobs = "numbers both drew", "ann's own numbers", "bob's own numbers"
+    released = new_notebook(cells=[new_markdown_cell("the lesson")])
+    manifest = Manifest(("03",), (
+        LearnerEntry("ann", ("03",), (), {}, (text_digest(shared), text_digest(anns))),
+        LearnerEntry("bob", ("03",), (), {}, (text_digest(shared), text_digest(bobs))),
+    ), released={"03.ipynb": notebook_digest(released)})
+    plan = Plan(manifest=manifest)
+
+    def codes(learner: str, *texts: str) -> dict[str, str]:
+        notebook = new_notebook(cells=[new_markdown_cell(text) for text in texts])
+        return {problem.code: problem.message for problem in copy_problems(notebook, learner, plan)}
+
+    assert codes("ann", shared, anns) == {}, "a cell bob drew too is still ann's own"
+    assert codes("bob", shared, anns) == {"other-learners-copy": "it holds the own numbers of ann, not of bob"}
+    assert codes("ann", "the lesson") == {"released-copy": "it is the notebook as released to the class, with "
+                                                           "nothing changed"}

@@ -117,7 +117,11 @@ def _out_of_the_lesson(result: NotebookResult, submission: Submission, settings:
 
 
 def copy_problems(notebook, learner: str, plan: Plan) -> list[Problem]:
-    """A hand-in that is the released notebook unchanged, or another learner's own copy (with a manifest)."""
+    """A hand-in that is the released notebook unchanged, or another learner's own copy (with a manifest).
+
+    A question cell counts as another learner's only when it is not also this learner's (two learners can
+    draw the same numbers).
+    """
     manifest = plan.manifest
     if manifest is None:
         return []
@@ -126,18 +130,18 @@ def copy_problems(notebook, learner: str, plan: Plan) -> list[Problem]:
     if digest in manifest.released.values():
         problems.append(Problem("released-copy", "it is the notebook as released to the class, with nothing "
                                 "changed"))
-    owners = set()
-    cells = {text_digest(cell.source) for cell in notebook.cells if cell.cell_type == "markdown"}
-    for entry in manifest.learners:
-        if digest in entry.copies.values() and digest not in manifest.released.values():
-            owners.add(entry.id)
-        if cells & set(entry.own_cells):
-            owners.add(entry.id)
     own = manifest.learner(learner)
-    owners.discard(own.id if own else learner)
+    own_copies = set(own.copies.values()) if own else set()
+    cells = {text_digest(cell.source) for cell in notebook.cells if cell.cell_type == "markdown"}
+    cells -= set(own.own_cells) if own else set()
+    owners = sorted(
+        entry.id for entry in manifest.learners
+        if entry is not own and ((digest in entry.copies.values() and digest not in own_copies
+                                  and digest not in manifest.released.values()) or cells & set(entry.own_cells))
+    )
     if owners:
-        named = ", ".join(sorted(owners)[:3])
-        problems.append(Problem("other-learners-copy", f"it holds the own numbers of {named}, not of {learner}"))
+        problems.append(Problem("other-learners-copy", f"it holds the own numbers of {', '.join(owners[:3])}, "
+                                f"not of {learner}"))
     return problems
 
 
