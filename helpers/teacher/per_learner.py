@@ -131,7 +131,9 @@ def neutral_hint(exercise_id: str) -> str:
 
 def personalised(notebook: nbformat.NotebookNode, secret: bytes, learner: str) -> nbformat.NotebookNode:
     """A learner's copy of a released lesson: each variant exercise's question cell shows their numbers,
-    and in such a lesson every other exercise says it is on the lesson's own numbers."""
+    and in such a lesson every other exercise says it is on the lesson's own numbers, with its whole question."""
+    from helpers.exercises import REGISTRY
+
     copy = nbformat.from_dict(notebook)
     checks = [(index, CHECKED.search(cell.source)) for index, cell in enumerate(copy.cells)
               if cell.cell_type == "code" and index > 0 and "exercise" in cell.get("metadata", {}).get("tags", [])]
@@ -140,8 +142,8 @@ def personalised(notebook: nbformat.NotebookNode, secret: bytes, learner: str) -
         for index, exercise_id in found:
             if exercise_id in VARIANTS:
                 copy.cells[index - 1] = question_cell(exercise_id, learner_variant(secret, learner, exercise_id))
-            elif copy.cells[index - 1].cell_type == "markdown":
-                copy.cells[index - 1].source += f" *{ON_THE_LESSON}*"
+            elif copy.cells[index - 1].cell_type == "markdown" and exercise_id in REGISTRY:
+                copy.cells[index - 1].source += f"\n\n*{ON_THE_LESSON}* {REGISTRY[exercise_id].question}"
     copy.metadata.setdefault("helpers", {})["per_learner"] = True
     return copy
 
