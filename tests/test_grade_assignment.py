@@ -370,10 +370,15 @@ def test_memory_past_the_limit_is_stopped(graded):
 
 
 def test_output_floods_stop_the_notebook_and_the_grader_stays_small(graded):
+    said = problems(graded, "joy")  # one print of 40 MB: over what one message may be
+    assert "too-much-output" in said and graded["gradebook"]["joy"]["explain-rr-mean"] == "0", said
+    said = problems(graded, "jon")  # a print loop: stopped by the cap, or its kernel's buffer runs out of memory first
+    if "too-much-output" in said:
+        assert graded["gradebook"]["jon"]["explain-rr-mean"] == "0", "nothing after the flood ran"
+    else:
+        assert "memory-limit" in said and "cell 3" in said["memory-limit"], said
     for learner in ("jon", "joy"):
-        assert "too-much-output" in problems(graded, learner), problems(graded, learner)
-        row = graded["gradebook"][learner]
-        assert row["new-hit-rate-at-2"] == "1" and row["explain-rr-mean"] == "0", "nothing after the flood ran"
+        assert graded["gradebook"][learner]["new-hit-rate-at-2"] == "1"
     assert graded["peak_mb"] < 600, f"the grader itself grew to {graded['peak_mb']:.0f} MB"
 
 

@@ -313,6 +313,7 @@ def execute(client: Client, code: str, deadline: float, number: int, run: Run) -
     replied = idle = False
     result = None
     after_reply = None
+    errors = len(run.errors)
     while not (replied and idle):
         now = time.monotonic()
         if now > deadline:
@@ -325,9 +326,12 @@ def execute(client: Client, code: str, deadline: float, number: int, run: Run) -
             kind, content = message["msg_type"], message.get("content", {})
             if channel == "shell" and kind == "execute_reply":
                 replied, after_reply = True, time.monotonic() + 2
+                if content.get("status") == "error" and len(run.errors) == errors:  # an error iopub never carried
+                    run.errors.append(CellError(number, str(content.get("ename", ""))[:100],
+                                                str(content.get("evalue", ""))[:300]))
             elif kind == "status" and content.get("execution_state") == "idle":
                 idle = True
-            elif kind == "error":
+            elif kind == "error" and len(run.errors) == errors:  # once per cell, whichever channel said it first
                 run.errors.append(CellError(number, str(content.get("ename", ""))[:100],
                                             str(content.get("evalue", ""))[:300]))
             elif kind == "execute_result":
