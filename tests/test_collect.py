@@ -68,6 +68,23 @@ def test_user_field_strips_the_home_prefix_of_the_littlest_jupyterhub(tmp_path: 
     assert [item.learner for item in collection.found] == ["ada", "ben"]
 
 
+def test_each_learner_s_own_copy_is_collected_from_their_folder_of_the_release(tmp_path: Path):
+    # a release with a roster puts every learner's folder in every home: only ann's folder of ann's home counts
+    for learner in ("ann", "bob"):
+        for owner in ("ann", "bob"):
+            write_notebook(tmp_path / learner / "ranking-metrics" / "notebooks" / owner / "03_x.ipynb",
+                           f"'{owner} in {learner}'s home'")
+        write_notebook(tmp_path / learner / "ranking-metrics" / "notebooks" / "03_x.ipynb", "'the base copy'")
+    pattern = f"{tmp_path}/{{user}}/ranking-metrics/notebooks/{{user}}/03*.ipynb"
+    for users in (None, ["ann", "bob"]):
+        collection = collect.find(pattern, users)
+        assert [(item.learner, item.path.parts[-2]) for item in collection.found] == [("ann", "ann"), ("bob", "bob")]
+        assert all(item.path.parts[-5] == item.learner for item in collection.found)
+    out = tmp_path / "submissions"
+    collect.copy_all(collect.find(pattern), out)
+    assert "'ann in ann's home'" in (out / "ann.ipynb").read_text()
+
+
 def test_the_users_given_are_collected_and_the_missing_named(homes: Path):
     pattern = f"{homes}/{{user}}/ranking-metrics/notebooks/03*.ipynb"
     collection = collect.find(pattern, users=["ben", "dora", "ada"])
@@ -99,6 +116,7 @@ def test_no_match_is_refused(homes: Path, tmp_path: Path):
         ("/home/*/ranking-metrics/notebooks/03*", "end it with .ipynb"),
         ("/home/ada/ranking-metrics/notebooks/03.ipynb", "names no learner"),
         ("/home/{user}/{user}.ipynb", "more than once"),
+        ("/home/{user}-{user}/03.ipynb", "more than once"),
         ("/home/jupyter-*{user}/notebooks/03.ipynb", "only {user} may vary"),
     ],
 )

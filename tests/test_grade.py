@@ -337,7 +337,6 @@ def attack_notebooks(submissions: Path, fake_home: Path, token: str, secrets: li
     """The learners of the attacks folder and their cells."""
     right = text_of("explain-rr-mean")
     victim, victim2 = submissions / "victim" / "01_mine.ipynb", submissions / "victim2" / "01_mine.ipynb"
-    log = "os.environ['HELPERS_CHECK_LOG']"
     forged = [{"event": "check", "exercise": i, "correct": True, "verdict": "right", "points": 9}
               for i in ("new-mrr-d8-first", "new-hit-rate-at-2")]
     forged += [{"event": "check", "exercise": "explain-rr-mean", "given": {"type": "str", "text": "0.9"}},
@@ -353,7 +352,7 @@ def attack_notebooks(submissions: Path, fake_home: Path, token: str, secrets: li
         "a-vandal": [IMPORT, "import os", f"open({str(victim)!r}, 'w').write('{{}}')", f"os.remove({str(victim2)!r})",
                      f"check('explain-rr-mean', {right!r})"],
         "forger": [IMPORT, "import os", "check('explain-rr-mean', None)",
-                   f"with open({log}, 'a') as log:\n    log.write({lines!r})"],
+                   f"os.write(int(os.environ['HELPERS_CHECK_FD']), {lines!r}.encode())"],
         "key-seeker": [IMPORT, "check('new-mrr-d8-first', REGISTRY['new-mrr-d8-first'].worked().value)",
                        "from helpers.exercises.registry import answer_key_open",
                        "import helpers.exercises.lessons",
@@ -401,6 +400,8 @@ def attack_notebooks(submissions: Path, fake_home: Path, token: str, secrets: li
         "victim": [IMPORT, f"check('explain-rr-mean', {right!r})"],
         "victim2": [IMPORT, f"check('explain-rr-mean', {right!r})"],
         "dup": [IMPORT, f"check('explain-rr-mean', {right!r})"],
+        "typo": [IMPORT, "check('explain-rr-mea', '0.5')",
+                 f"check('new-hit-rate-at-2', {text_of('new-hit-rate-at-2')!r})"],
     }
 
 
@@ -458,7 +459,7 @@ def attacks(request, tmp_path_factory):
     jobs = "2" if mode == "bwrap" else "1"
     try:
         run = run_grader(submissions, out, "--sandbox", mode, "--timeout", "8", "--memory", "3072", "--jobs", jobs,
-                         env=env)
+                         "--allow-unknown", env=env)
     finally:
         for path in secrets[1:]:
             path.unlink(missing_ok=True)
@@ -475,10 +476,11 @@ def attacks(request, tmp_path_factory):
 def test_every_learner_gets_a_row_exactly_as_named(attacks):
     learners = {"a-vandal", "forger", "key-seeker", "path-reader", "silencer", "patcher", "secret-reader",
                 "home-writer", "background", "memory-hog", "raising", "endless", "last-counts", "victim", "victim2",
-                "dup", "broken", "empty", "-leading-dash", "leak", "copycat", "linked", "pipe"}
+                "dup", "broken", "empty", "-leading-dash", "leak", "copycat", "linked", "pipe", "typo"}
     assert set(attacks["gradebook"]) == learners
     said = "bubblewrap" if attacks["mode"] == "bwrap" else "NOT sandboxed"
     assert attacks["run"].stdout.splitlines()[0].startswith(("sandbox: " + said, said))
+    assert "Traceback" not in attacks["run"].stdout + attacks["run"].stderr
 
 
 LESSON_01 = [exercise.id for exercise in exercises_of("01")]
@@ -538,6 +540,14 @@ def test_two_hand_ins_of_one_learner_are_both_graded_never_merged(attacks):
     assert sorted(r["notebook"] for r in graded if r["exercise"] == "explain-rr-mean") == ["dup.ipynb",
                                                                                           "dup/01_mine.ipynb"]
     assert attacks["gradebook"]["-leading-dash"]["total"] == "0"
+
+
+def test_a_typo_in_an_exercise_id_is_an_unknown_exercise_with_the_nearest_id(attacks):
+    row = attacks["gradebook"]["typo"]
+    assert row["problems"] == "unknown-exercise" and row["new-hit-rate-at-2"] == "1", "not raised: the cells go on"
+    results = [json.loads(p.read_text()) for p in (attacks["out"] / "results").glob("*.json")]
+    said = next(p["message"] for r in results if r["learner"] == "typo" for p in r["problems"])
+    assert "'explain-rr-mea' (did you mean 'explain-rr-mean'?)" in said
 
 
 def test_the_last_answer_counts(attacks):

@@ -318,3 +318,137 @@ def test_the_idle_culler_stops_idle_servers_and_keeps_the_homes(classroom: Class
     assert not alive
     for learner in classroom.learners:
         assert (learner.home / LESSON_03).is_file()  # stopping a server keeps the learner's work
+
+
+# --- a graded class: the keyless helpers of the assignment release, the teacher's key out of reach ------------
+
+WEEK_3 = '''\
+from helpers import metrics
+from helpers.exercises import Exercise, register
+
+register(Exercise(
+    id="week3-dcg", lesson="03", question="A list has grades 3, 2, 0 in rank order. What is DCG@3 (linear gain)?",
+    answer=lambda: metrics.dcg([3, 2, 0], 3), hints=("Divide each grade by log2(rank + 1).",),
+))
+'''
+GRADED_PROBE = """
+import importlib.util, json, os, sys
+from pathlib import Path
+import helpers
+from helpers.exercises import check, is_assignment_copy, reveal, solution
+try:
+    reveal("sheet-ndcg3")
+    revealed = "revealed"
+except ValueError as error:
+    revealed = str(error)
+key_folders = [p for p in sys.path if p and (Path(p) / "helpers" / "exercises" / "lessons").is_dir()]
+installed = Path(helpers.__file__).parent
+print(json.dumps({
+    "assignment": is_assignment_copy(),
+    "lessons_module": importlib.util.find_spec("helpers.exercises.lessons") is not None,
+    "key_folders": key_folders,
+    "check": check("sheet-ndcg3", 0.401).message,
+    "teacher_check": check("week3-dcg", "4.262").message,
+    "solution": " ".join(solution("week3-dcg").lines),
+    "revealed": revealed,
+    "exercises_env": os.environ.get("HELPERS_EXERCISES", ""),
+    "helpers": str(installed),
+    "week3_code": [str(p) for p in installed.rglob("*") if p.is_file() and b"dcg([3, 2, 0]" in p.read_bytes()],
+}))
+"""
+
+
+@dataclass
+class GradedClass:
+    """A hub whose shared environment holds the keyless helpers of an assignment release, and one learner."""
+
+    hub: Hub
+    learner: Learner
+    folder: Path
+    site: Path
+    manifest: Path
+    teacher_file: Path
+
+
+@pytest.fixture(scope="module")
+def graded_class(tmp_path_factory: pytest.TempPathFactory):
+    proxy = proxy_command()
+    if proxy is None:
+        pytest.skip("configurable-http-proxy is not on PATH: npm install -g configurable-http-proxy@5.3.0 (.ci/run)")
+    folder = tmp_path_factory.mktemp("graded")
+    teacher = folder / "teacher"  # the teacher's own folder: only the teacher's account may read it
+    teacher.mkdir(mode=0o700)
+    (teacher / "week3.py").write_text(WEEK_3, encoding="utf-8")
+    (folder / "roster.txt").write_text("ann\n", encoding="utf-8")
+    options = ["--lessons", "03", "--roster", str(folder / "roster.txt"), "--secret", str(teacher / "course.secret"),
+               "--manifest", str(teacher / "week3.json")]
+    released = release(folder / "release", exercises=[teacher / "week3.py"], options=options)
+    site = install_helpers(folder / "shared", origin=released)  # the class's environment: the copy's helpers
+    repo = publish(released, folder / "ranking-metrics.git", "week 3, graded")
+    hub = Hub(folder / "hub", site, proxy, exercises=teacher)
+    try:
+        hub.add_learners(["ann"])
+        hub.start_servers(["ann"])
+        learner = hub.learner("ann")
+        learner.pull(repo)
+        yield GradedClass(hub, learner, folder, site, teacher / "week3.json", teacher / "week3.py")
+    finally:
+        hub.stop()
+
+
+def test_a_graded_classes_kernel_cannot_judge_reveal_or_read_the_teachers_exercise_file(graded_class):
+    ann = graded_class.learner
+    own = f"{LESSONS}/notebooks/ann/03_the_ndcg_spreadsheet.ipynb"
+    notebook = ann.read_notebook(own)
+    kernel, session = ann.open_kernel(own)
+    try:
+        setup = next(cell for cell in notebook.cells
+                     if cell.cell_type == "code" and "setup" in cell.metadata.get("tags", []))
+        started = kernel.execute(setup.source)
+        probe = kernel.execute(GRADED_PROBE)
+    finally:
+        kernel.close()
+        ann.close_session(session)
+    assert started.status == "ok" and probe.status == "ok", (started.error, probe.error)
+    said = json.loads(probe.text.strip().splitlines()[-1])
+    assert said["assignment"] and not said["lessons_module"] and said["key_folders"] == []
+    assert said["check"].startswith("Recorded: 0.401"), "it records; it never says right or wrong"
+    assert said["teacher_check"].startswith("Recorded: 4.262") and "no answers" in said["solution"]
+    assert "holds no answers" in said["revealed"]
+    assert said["exercises_env"] == "", "a graded class's servers are never given the teacher's files"
+    assert Path(said["helpers"]).is_relative_to(graded_class.site), "the class's environment, not a copy"
+    assert said["week3_code"] == [], "the teacher's answer code is nowhere in the helpers the kernel imports"
+    assert not (graded_class.site / "helpers" / "exercises" / "lessons").exists()
+
+
+def test_the_graded_classes_own_copies_are_collected_and_graded_by_the_manifest(graded_class):
+    from helpers.exercises.fresh import draw
+    from helpers.teacher.manifest import Manifest
+
+    ann = graded_class.learner
+    manifest = Manifest.read(graded_class.manifest)
+    answers = {}
+    for assigned in manifest.learner("ann").exercises:
+        if assigned.id in REGISTRY:
+            exercise = REGISTRY[assigned.id]
+            worked = draw(assigned.id, assigned.seed).worked if assigned.seed is not None else exercise.worked()
+            answers[assigned.id] = repr(f"{worked.value:.{exercise.decimals}f}")
+    answers["week3-dcg"] = repr("4.262")
+    own = f"{LESSONS}/notebooks/ann/03_the_ndcg_spreadsheet.ipynb"
+    notebook = ann.read_notebook(own)
+    for cell in notebook.cells:
+        for exercise_id, text in answers.items():
+            checked = re.search(rf"""check\(\s*["']{exercise_id}["']\s*,\s*answer\)""", cell.source)
+            if cell.cell_type == "code" and checked:
+                cell.source = cell.source.replace("answer = None", f"answer = {text}", 1)
+    ann.write_notebook(own, notebook)
+    submissions, grades = graded_class.folder / "submissions", graded_class.folder / "grades"
+    pattern = f"{graded_class.hub.homes}/{{user}}/{LESSONS}/notebooks/{{user}}/03*.ipynb"  # each one's own copy
+    teacher_command(["-m", "helpers.teacher.collect", pattern, "--out", submissions, "--users", "ann"])
+    teacher_command(["-m", "helpers.grade", submissions, "--out", grades, "--assignment", graded_class.manifest,
+                     "--exercises", graded_class.teacher_file, "--timeout", "180"])
+    with open(grades / "gradebook.csv", encoding="utf-8-sig") as file:
+        book = {row["learner"]: row for row in csv.DictReader(file)}
+    points = sum(manifest.learner("ann").points.values())
+    assert list(book) == ["ann"] and float(book["ann"]["total"]) == float(book["ann"]["out_of"]) == points
+    assert "week3-dcg" in book["ann"] and book["ann"]["problems"] == ""

@@ -165,3 +165,59 @@ def test_learners_starting_at_the_same_moment_are_given_different_ports(shipped,
     for spawner in starting:
         config.Spawner.pre_spawn_hook(spawner)
     assert [spawner.port for spawner in starting] == [40001, 40002, 40003]
+
+
+@pytest.fixture(scope="module")
+def keyless_env(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder holding the keyless helpers of an assignment copy (what a graded class's environment installs)."""
+    from helpers.exercises import REGISTRY
+    from helpers.teacher.keyless import copy_keyless_helpers
+
+    folder = tmp_path_factory.mktemp("keyless")
+    copy_keyless_helpers(folder, REGISTRY.values())
+    return folder
+
+
+def load_graded_config(monkeypatch: pytest.MonkeyPatch, keyless: Path, exercises: Path) -> tuple[Config, dict]:
+    """The shipped config for a shared environment whose helpers is the keyless one."""
+    monkeypatch.setenv("RANKING_METRICS_ENV", sys.prefix)
+    monkeypatch.setenv("RANKING_METRICS_EXERCISES", str(exercises))
+    monkeypatch.setenv("PYTHONPATH", str(keyless))  # the environment's helpers: the assignment copy's
+    config = Config()
+    path = DEPLOY / "jupyterhub_config.py"
+    names = {"get_config": lambda: config, "__file__": str(path)}
+    exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), names)
+    return config, names
+
+
+def test_a_graded_class_gives_its_servers_no_exercise_file_and_a_practice_class_does(keyless_env, shipped, tmp_path,
+                                                                                      monkeypatch):
+    practice, names, _ = shipped
+    assert names["CLASS_KIND"] == "practice" and "HELPERS_EXERCISES" in practice.Spawner.environment
+    private = tmp_path / "teacher"
+    private.mkdir(mode=0o700)
+    (private / "week3.py").write_text("# the teacher's answer key", encoding="utf-8")
+    graded, names = load_graded_config(monkeypatch, keyless_env, private)
+    assert names["CLASS_KIND"] == "assignment"
+    assert "HELPERS_EXERCISES" not in graded.Spawner.environment, "a graded class's servers never get the key"
+    assert (Path(graded.Spawner.environment["JUPYTER_PATH"]) / "voila" / "templates" / "classroom").is_dir()
+
+
+def test_a_graded_class_refuses_exercise_files_learners_could_read(keyless_env, monkeypatch):
+    import shutil
+    import tempfile
+
+    top = Path(tempfile.mkdtemp(prefix="hub-config-", dir="/tmp"))  # /tmp is open to every account
+    try:
+        shared = top / "shared" / "exercises"
+        shared.mkdir(parents=True)
+        for folder in (top, top / "shared", shared):
+            folder.chmod(0o755)
+        (shared / "week3.py").write_text("# the teacher's answer key", encoding="utf-8")
+        (shared / "week3.py").chmod(0o644)
+        with pytest.raises(RuntimeError, match="learners could read your exercise files"):
+            load_graded_config(monkeypatch, keyless_env, shared)
+        shared.chmod(0o700)
+        load_graded_config(monkeypatch, keyless_env, shared)  # only the teacher can read them now
+    finally:
+        shutil.rmtree(top)

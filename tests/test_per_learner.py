@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import unicodedata
 from pathlib import Path
 
 import nbformat
@@ -84,7 +85,7 @@ def test_each_learner_of_the_roster_gets_notebooks_with_their_own_numbers(tmp_pa
             text = f"{worked.value:.{REGISTRY[exercise_id].decimals}f}"
             if abs(worked.value * 4 - round(worked.value * 4)) > 1e-9:  # simple fractions aside
                 assert f"= {text}" not in copy_text and f"answer: {text}" not in copy_text
-    with pytest.raises(ValueError, match="need an assignment copy and the course secret"):
+    with pytest.raises(ValueError, match="needs an assignment copy, and the course secret"):
         release.release(tmp_path / "other", roster=["ann"], secret=None)
 
 
@@ -122,3 +123,106 @@ def test_the_grader_recomputes_each_learners_key_from_the_roster_id(tmp_path):
     bob = {a["exercise"]: a for a in results["bob"]["answers"]}
     assert all(ann[i]["correct"] for i in variant_ids), "her own numbers, her own right answers"
     assert not any(bob[i]["correct"] for i in variant_ids), "a neighbour's answers do not fit"
+
+
+# --- the manifest: what the release decides for the grader -------------------------------------------------
+
+
+def test_the_manifest_lists_the_roster_their_exercises_points_and_seeds(tmp_path):
+    from helpers.teacher.manifest import FORMAT, VERSION, Manifest
+
+    path = tmp_path / "teacher" / "week3.json"
+    roster = ["ann", unicodedata.normalize("NFC", "José")]
+    release.release(tmp_path / "class", roster=roster, secret=SECRET, lessons="03", manifest=path,
+                    points={"sheet-ndcg3": 2})
+    assert path.stat().st_mode & 0o077 == 0, "it holds every learner's seeds: only the teacher reads it"
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    assert (raw["format"], raw["version"], raw["lessons"]) == (FORMAT, VERSION, ["03"])
+    manifest = Manifest.read(path)
+    assert manifest.roster == roster and manifest.per_learner
+    ann = manifest.learner("ann")
+    assert [e.id for e in ann.exercises] == [e.id for e in exercises_of("03")]
+    assert ann.points["sheet-ndcg3"] == 2 and ann.points["kb04-graded-2"] == 1
+    assert ann.seeds == {i: learner_seed(SECRET, "ann", i) for i in ann.seeds} and set(ann.seeds) <= set(VARIANTS)
+    assert manifest.learner(unicodedata.normalize("NFD", "José")) is manifest.learner("José"), "compared in NFC"
+    assert manifest.learner("nobody") is None
+    assert sorted(path.name for path in (tmp_path / "class" / "notebooks").glob("*.ipynb")) == [
+        "00_start_here.ipynb", "03_the_ndcg_spreadsheet.ipynb"], "--lessons: only those lessons (and the start)"
+    # the digest of a learner's entry is stable and changes exactly when what they are graded on changes
+    again = Manifest.from_json(json.loads(json.dumps(manifest.to_json())))
+    assert again.learner("ann").digest() == ann.digest() != manifest.learner("José").digest()
+    raw["learners"][0]["exercises"][0]["points"] = 3
+    assert Manifest.from_json(raw).learner("ann").digest() != ann.digest()
+
+
+def test_a_manifest_is_refused_inside_the_copy_and_read_only_in_its_own_format(tmp_path):
+    from helpers.teacher.manifest import Manifest
+
+    with pytest.raises(ValueError, match="inside the learners' copy"):
+        release.release(tmp_path / "class", roster=["ann"], secret=SECRET, manifest=tmp_path / "class" / "m.json")
+    assert not (tmp_path / "class").exists(), "refused before anything was written"
+    with pytest.raises(ValueError, match="assignment copy with a roster"):
+        release.release(tmp_path / "other", manifest=tmp_path / "m.json")
+    (tmp_path / "other.json").write_text('{"format": "something else"}')
+    with pytest.raises(ValueError, match="not an assignment manifest"):
+        Manifest.read(tmp_path / "other.json")
+    (tmp_path / "newer.json").write_text('{"format": "ranking-metrics-assignment", "version": 99, "learners": []}')
+    with pytest.raises(ValueError, match="update helpers"):
+        Manifest.read(tmp_path / "newer.json")
+
+
+def test_a_roster_is_read_in_nfc_and_a_name_twice_in_any_form_is_refused(tmp_path):
+    nfd = unicodedata.normalize("NFD", "José")
+    (tmp_path / "roster.txt").write_text(f"{nfd}\nann\n", encoding="utf-8")
+    assert read_roster(tmp_path / "roster.txt") == ["José", "ann"]
+    (tmp_path / "twice.txt").write_text(f"{nfd}\nJosé\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="listed twice"):
+        read_roster(tmp_path / "twice.txt")
+
+
+def test_the_plan_gives_each_learner_their_exercises_points_and_numbers(tmp_path):
+    from helpers.teacher.manifest import Manifest
+    from helpers.teacher.plan import Plan
+
+    release.release(tmp_path / "class", roster=["ann", "bob"], secret=SECRET, lessons="03",
+                    manifest=tmp_path / "m.json", points={"sheet-ndcg3": 2})
+    plan = Plan(manifest=Manifest.read(tmp_path / "m.json"))
+    assert plan.roster == ["ann", "bob"] and plan.on_roster("ann") and not plan.on_roster("eve")
+    assert plan.exercises("ann") == {"sheet-ndcg3": 2.0, "kb04-graded-2": 1.0, "helpdesk-mean-ndcg5": 1.0}
+    key = plan.key(AnswerKey.build(), "ann")
+    assert key.worked["sheet-ndcg3"] == learner_key(SECRET, "ann")["sheet-ndcg3"] and key.points["sheet-ndcg3"] == 2
+    events = [{"event": "check", "exercise": i, "given": {"type": "str", "text": "0.5"}}
+              for i in ("sheet-ndcg3", "explain-rr-mean")]
+    judged = judge_notebook(["03"], events, key, plan.exercises("ann"))
+    assert [answer.exercise for answer in judged] == list(plan.exercises("ann")), "explain-rr-mean is not ann's"
+    asked = {answer.exercise: answer.question for answer in judged}
+    assert "your own numbers" in asked["sheet-ndcg3"] and asked["sheet-ndcg3"] != REGISTRY["sheet-ndcg3"].question
+    assert asked["helpdesk-mean-ndcg5"].endswith("not on your table."), "the lesson's numbers, said so"
+    # without a manifest: --expect the same for everyone, or today's rule (None)
+    assert Plan(expect={"sheet-ndcg3": 1.0}).exercises("anyone") == {"sheet-ndcg3": 1.0}
+    assert Plan().exercises("anyone") is None and Plan().roster == [] and Plan().on_roster("anyone")
+
+
+def test_a_copy_is_anothers_only_by_cells_that_are_not_also_the_learners_own():
+    from nbformat.v4 import new_markdown_cell, new_notebook
+
+    from helpers.teacher.grading import copy_problems
+    from helpers.teacher.manifest import LearnerEntry, Manifest, notebook_digest, text_digest
+    from helpers.teacher.plan import Plan
+
+    shared, anns, bobs = "numbers both drew", "ann's own numbers", "bob's own numbers"
+    released = new_notebook(cells=[new_markdown_cell("the lesson")])
+    manifest = Manifest(("03",), (
+        LearnerEntry("ann", ("03",), (), {}, (text_digest(shared), text_digest(anns))),
+        LearnerEntry("bob", ("03",), (), {}, (text_digest(shared), text_digest(bobs))),
+    ), released={"03.ipynb": notebook_digest(released)})
+    plan = Plan(manifest=manifest)
+
+    def codes(learner: str, *texts: str) -> dict[str, str]:
+        notebook = new_notebook(cells=[new_markdown_cell(text) for text in texts])
+        return {problem.code: problem.message for problem in copy_problems(notebook, learner, plan)}
+
+    assert codes("ann", shared, anns) == {}, "a cell bob drew too is still ann's own"
+    assert codes("bob", shared, anns) == {"other-learners-copy": "it holds the own numbers of ann, not of bob"}
+    assert codes("ann", "the lesson") == {"released-copy": "it is the notebook as released to the class, with "
+                                                           "nothing changed"}

@@ -78,8 +78,8 @@ def test_the_readme_shows_practice_and_per_learner_assignments():
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     assert 'practice("' in text and "from helpers.exercises import practice" in text
     release = next(line for line in text.splitlines() if "helpers.release" in line and "--roster" in line)
-    grade = next(line for line in text.splitlines() if "helpers.grade" in line and "--secret" in line)
-    assert "--assignment" in release and "--secret" in release and "--out" in grade
+    grade = next(line for line in text.splitlines() if "helpers.grade" in line and "--assignment" in line)
+    assert "--assignment" in release and "--secret" in release and "--manifest" in release and "--out" in grade
 
 
 def test_every_relative_link_of_the_readme_and_the_guides_leads_to_a_file():

@@ -14,12 +14,13 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from helpers.exercises import REGISTRY, check, checking
 from helpers.exercises.checking import mistake_code
 from helpers.slips import describe as describe_slip
-from helpers.teacher import grade, reports, sandbox
+from helpers.teacher import grade, limits, logbook, reports, sandbox
 from helpers.teacher.judging import AnswerKey, judge_notebook, mistake_title, read_points
 from helpers.teacher.logbook import read_log
 from helpers.teacher.results import Judged, NotebookResult, Problem, load_results
@@ -464,13 +465,17 @@ def test_no_sandbox_when_asked_and_bwrap_found_by_trying_it():
 
 
 def test_the_kernel_command_carries_the_limits_and_an_allow_list(tmp_path):
-    plain = sandbox.Sandbox(None, "none").command_prefix(tmp_path, tmp_path / "w", tmp_path / "course", 1024)
-    assert plain[:3] == [sys.executable, "-S", "-c"] and plain[4] == str(1024**3)
+    launcher = limits.find_limits("process").launcher(1024, None)
+    plain = sandbox.Sandbox(None, "none").command_prefix(tmp_path, tmp_path / "w", tmp_path / "course", launcher, 256)
+    assert plain == launcher and plain[:3] == [sys.executable, "-S", "-c"] and plain[4] == str(1024**3)
     course = tmp_path / "course"
-    wrapped = sandbox.Sandbox("/usr/bin/bwrap").command_prefix(tmp_path, tmp_path / "w", course, 1024)
+    wrapped = sandbox.Sandbox("/usr/bin/bwrap").command_prefix(tmp_path, tmp_path / "w", course, launcher, 256)
     text = " ".join(wrapped)
     assert "--ro-bind / /" not in text, "nothing of the machine by default"
-    assert "--unshare-all" in text and "--cap-drop ALL" in text and "--tmpfs /tmp" in text
+    assert "--unshare-all" in text and "--cap-drop ALL" in text and f"--size {256 * 1024**2} --tmpfs /tmp" in text
+    assert "--dir /tmp/home" in text, "the kernel's HOME is in the capped /tmp"
+    unsized = sandbox.Sandbox("/usr/bin/bwrap", sized_tmp=False).command_prefix(tmp_path, tmp_path, course, [], 256)
+    assert "--size" not in unsized and "--tmpfs" in unsized, "an older bwrap without --size still runs"
     assert f"--ro-bind {course} {course}" in text and f"--bind {tmp_path} {tmp_path}" in text and wrapped[-1] == "--"
     binds = [wrapped[i + 1] for i, word in enumerate(wrapped) if word in ("--ro-bind", "--bind")]
     for path in binds:
@@ -483,10 +488,64 @@ def test_the_kernel_command_carries_the_limits_and_an_allow_list(tmp_path):
 
 
 def test_limits_apply_to_the_command(tmp_path):
-    code = "import resource; print(resource.getrlimit(resource.RLIMIT_AS)[0])"
-    prefix = sandbox.Sandbox(None).command_prefix(tmp_path, tmp_path, tmp_path, 512)
+    code = "import resource as r; print(r.getrlimit(r.RLIMIT_AS)[0], r.getrlimit(r.RLIMIT_FSIZE)[0])"
+    prefix = limits.find_limits("process").launcher(512, None)
     done = subprocess.run([*prefix, sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
-    assert int(done.stdout) == 512 * 1024**2
+    assert done.stdout.split() == [str(512 * 1024**2), str(limits.MAX_FILE_BYTES)]
+
+
+def test_per_process_limits_say_what_they_hold():
+    found = limits.find_limits("process")
+    said = found.describe(2048)
+    assert not found.cgroups and "per process" in said and "2048 MB of address space each" in said
+    assert "/tmp 512 MB" in said and limits.tmp_megabytes(found, 2048) == 512
+    tasks = int(found.launcher(2048, None)[6])
+    assert tasks == 0 if os.geteuid() == 0 else tasks > limits.PROCESS_SLACK
+    with pytest.raises(ValueError, match="--limits cgroup"):
+        limits.find_limits("cgroup", root=Path("/nonexistent"))
+
+
+def test_a_cgroup_v2_tree_delegated_to_the_grader_is_used(tmp_path, monkeypatch):
+    # a cgroup v2 file system is only files: a fake one shows which files the grader writes
+    own = tmp_path / "user.slice" / "grader"
+    own.mkdir(parents=True)
+    (tmp_path / "cgroup.controllers").write_text("memory pids cpu")
+    (own / "cgroup.controllers").write_text("memory pids")
+    (own / "cgroup.subtree_control").write_text("memory pids")
+    monkeypatch.setattr(limits, "own_groups", lambda: {"": "/user.slice/grader"})
+    monkeypatch.setattr(limits, "_try", lambda found: "")
+    found = limits.find_limits("auto", root=tmp_path)
+    assert found.kind == "cgroup v2" and dict(found.parents) == {"memory": own, "pids": own}
+    assert "1024 MB for all its processes and its /tmp together" in found.describe(1024)
+    monkeypatch.setattr(limits.NotebookGroup, "make", classmethod(lambda cls, lim, name, mb: cls(lim, {
+        "memory": own / name, "pids": own / name})))
+    group = found.group("hg-test", 1024)
+    assert group is not None and group.procs_files() == [own / "hg-test" / "cgroup.procs"]
+    assert found.launcher(1024, group)[7] == str(own / "hg-test" / "cgroup.procs")
+    (own / "hg-test").mkdir()
+    (own / "hg-test" / "memory.events").write_text("low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\n")
+    assert group.out_of_memory()
+
+
+def test_a_notebook_group_limits_memory_and_processes_where_the_machine_has_cgroups(tmp_path):
+    found = limits.find_limits("auto")
+    if not found.cgroups:
+        pytest.skip(f"no cgroups here: {found.reason}")
+    group = found.group(f"hg-unit-{os.getpid()}", 256)
+    assert group is not None
+    try:
+        code = ("import os, time\npids = []\ntry:\n    for _ in range(400):\n        pid = os.fork()\n"
+                "        if pid == 0:\n            time.sleep(5); os._exit(0)\n        pids.append(pid)\n"
+                "except OSError:\n    pass\nprint(len(pids), flush=True)\nfor pid in pids:\n    os.kill(pid, 9)\n"
+                "block = bytearray(400 * 1024**2)\nprint('survived')")
+        done = subprocess.run([*found.launcher(1024, group), sys.executable, "-c", code], capture_output=True,
+                              text=True, timeout=60)
+        assert int(done.stdout.split()[0]) < limits.CGROUP_TASKS, "a fork bomb stops at the group's count"
+        assert "survived" not in done.stdout and done.returncode == -9, "400 MB touched in a 256 MB group: killed"
+        assert group.out_of_memory()
+    finally:
+        group.remove()
+    assert not any(folder.exists() for folder in group.folders.values())
 
 
 def test_python_folders_are_bound_alone_wherever_python_lives():
@@ -564,3 +623,115 @@ def test_doctests():
     import doctest
 
     assert doctest.testmod(reports).failed == 0
+
+
+# --- what a notebook sends back, read in bounded time and space -------------------------------------------
+
+
+def test_answers_no_metric_needs_are_refused_at_once_and_said_so():
+    from helpers.exercises.answers import MAX_DIGITS, UnreadableAnswer, read_answer, refuse_oversized
+
+    for text in ("1e12000000/3", "1e16000000/3", "9" * 1_000_000, "0." + "3" * 100, "1E+999", "2/1e-99999"):
+        with pytest.raises(UnreadableAnswer, match="answer here needs"):
+            read_answer(text)
+    with pytest.raises(UnreadableAnswer, match="whole number"):
+        read_answer(10**MAX_DIGITS)
+    for text in ("0.8212", "82.12%", "3/7", "5.5e-1", "0,4", "undefined", "1" * MAX_DIGITS):
+        refuse_oversized(text)  # what a learner types: read as before
+    assert read_answer("5.5e-1").decimals == 2 and read_answer("0." + "3" * 30).value == pytest.approx(1 / 3)
+    result = checking.judge(REGISTRY["explain-rr-mean"], "1e12000000/3", REGISTRY["explain-rr-mean"].worked())
+    assert result.verdict.value == "could not be read" and "exponent past 50" in result.message
+
+
+def test_log_lines_python_cannot_read_are_skipped_not_fatal():
+    lines = [json.dumps(check_event("explain-rr-mean", "0.5")),
+             '{"event": "check", "exercise": "explain-rr-mean", "given": ' + "7" * 100_000 + "}",
+             "[" * 100_000 + "]" * 100_000, json.dumps(check_event("explain-rr-mea", "1"))]
+    reading = logbook.read_log_bytes("\n".join(lines).encode(), REGISTRY)
+    assert [event["given"]["text"] for event in reading.events] == ["0.5"]
+    assert "'explain-rr-mea' (did you mean 'explain-rr-mean'?)" in reading.problems[0].message
+    assert logbook.read_log_bytes(b"x" * 10, REGISTRY, overflow=True).problems[0].code == "log-too-long"
+
+
+def test_a_drain_keeps_its_share_and_never_blocks_the_writer():
+    from helpers.teacher.kernel import Drain
+
+    head, tail = Drain(keep=10), Drain(keep=10, tail=True)
+    for drain in (head, tail):
+        writer = drain.writer
+        drain.writer = -1  # the test writes, as the kernel would, then closes its end
+        drain.thread.start()
+        for _ in range(100):
+            os.write(writer, b"0123456789" * 100)  # 100 kB, more than a pipe holds: read and dropped as it comes
+        os.close(writer)
+        drain.thread.join(timeout=10)
+    assert head.close() == b"0123456789" and head.total == 100_000 and head.overflow
+    assert tail.close() == b"0123456789"
+
+
+def test_only_the_last_cells_result_gives_function_outputs():
+    from helpers.teacher.grading import finished_outputs, functions_given
+    from helpers.teacher.kernel import Run
+
+    outputs = [{"kind": "value", "value": float("nan")}]
+    run = Run(finish_result={"application/json": {"outputs": json.dumps({"mrr-function": outputs, "x": 1})}})
+    events = finished_outputs(run)
+    assert [event["exercise"] for event in events] == ["mrr-function"] and math.isnan(events[0]["outputs"][0]["value"])
+    assert finished_outputs(Run(finish_result={"text/plain": "forged"})) == []
+    assert finished_outputs(Run(finish_result={"application/json": {"outputs": "[" * 100_000}})) == []
+    kept = [{"event": "check_function", "exercise": "mrr-function", "kept": True},
+            {"event": "check_function", "exercise": "dcg-function", "kept": True},
+            {"event": "check_function", "exercise": "dcg-function", "kept": False}]
+    assert functions_given(kept) == ["mrr-function"]
+    assert set(AnswerKey.build().hidden_inputs(["mrr-function"])) == {"mrr-function"}, "only the ones graded"
+
+
+def test_with_expect_only_those_exercises_count_on_every_page(tmp_path, results):
+    from helpers.teacher.plan import Plan
+
+    expect = {"sheet-ndcg3": 1.0, "kb04-graded-2": 1.0, "helpdesk-mean-ndcg5": 1.0}
+    plan = Plan(expect=expect)
+    columns, rows = reports.gradebook_rows(results, plan=plan)
+    by_learner = {row.learner: row for row in rows}
+    assert columns == list(expect) and by_learner["bob"].out_of == 3, "bob's lesson-01 answer does not count"
+    assert by_learner["carl"].out_of == 3 and by_learner["carl"].total == 0
+    page = reports.feedback_html("bob", [r for r in results if r.learner == "bob"], by_learner["bob"])
+    assert f"<b>{reports.number(by_learner['bob'].total)} of 3 points</b>" in page
+    assert "explain-rr-mean" not in page
+    report = reports.class_report_html(results, plan=plan)
+    assert "explain-rr-mean" not in report and "4 learners" in report
+    store = reports.OutputFolder(tmp_path, plan, None)
+    for number, result in enumerate(results, start=1):
+        store.add(number, result)
+    store.finish(["sandbox: test"])
+    gradebook = {row["learner"]: row for row in read_csv(tmp_path / "gradebook.csv")}
+    assert gradebook["bob"]["out_of"] == "3"
+    assert "<b>0 of 3 points</b>" in (tmp_path / "feedback" / "carl.html").read_text()
+
+
+def test_the_graders_refusals_name_the_nearest_id(tmp_path):
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    from helpers.teacher.submissions import Submission
+
+    notebook = new_notebook(cells=[new_code_cell("check('explain-rr-mea', '0.5')")])
+    data = nbformat.writes(notebook).encode()
+    said = grade.unknown_exercises([Submission(tmp_path / "ann.ipynb", "ann", "ann.ipynb", data)])
+    assert "did you mean 'explain-rr-mean'?" in said and "--allow-unknown" in said
+    with pytest.raises(grade.Refused, match="did you mean 'explain-rr-mean'"):
+        grade.expected_ids("explain-rr-mea")
+
+
+def test_the_assignment_decides_and_refuses_what_would_contradict_it(tmp_path, capsys):
+    from helpers.teacher import release
+
+    release.release(tmp_path / "class", roster=["ann"], secret=bytes(range(32)), lessons="01",
+                    manifest=tmp_path / "m.json")
+    (tmp_path / "other.secret").write_text("ab" * 32)
+    submissions = tmp_path / "submissions"
+    submissions.mkdir()
+    base = [str(submissions), "--out", str(tmp_path / "out"), "--assignment", str(tmp_path / "m.json")]
+    for extra, said in ((["--expect", "01"], "the manifest decides"),
+                        (["--secret", str(tmp_path / "other.secret")], "not the course secret of this release")):
+        assert grade.main([*base, *extra]) == 2
+        assert said in capsys.readouterr().err

@@ -5,6 +5,15 @@ holds the hub, JupyterLab, Voilà, nbgitpuller and ``helpers`` installed as a
 package (not editable). Each learner's lessons live in their own home, pulled
 there by nbgitpuller, so their edits never touch anyone else's copy.
 
+The helpers installed decide the kind of class. A practice class installs the
+project's helpers (``pip install .``): ``check`` judges, ``hint``, ``solution``
+and ``reveal`` work, and the teacher's exercise files in ``exercises/`` reach
+every server. A graded class installs the keyless helpers of the assignment
+release (``pip install class/``, the folder ``python -m helpers.release
+--assignment`` wrote): no answer key anywhere in the learners' environment,
+``check`` only records, and the teacher's exercise files never reach a server;
+this file refuses to start if they sit where learners could read them.
+
 Run it (as root, from the project's folder)::
 
     /opt/ranking-metrics/bin/jupyterhub -f deploy/jupyterhub/jupyterhub_config.py
@@ -49,25 +58,53 @@ MEMORY_LIMIT = "1G"
 # --- the learners' servers -----------------------------------------------------------------------
 
 
-def classroom_templates(python: Path) -> str:
-    """The folder that holds Voilà's classroom template, asked of the shared environment's own Python."""
-    code = "import helpers.teacher.classroom as c; print(c.TEMPLATES_ROOT)"
+def installed_helpers(python: Path) -> tuple[str, str]:
+    """Asked of the shared environment's own Python: the folder of Voilà's classroom template, and the class's
+    kind ('practice': helpers with its answer key; 'assignment': the keyless helpers of an assignment release)."""
+    code = ("import helpers.teacher.classroom as c, helpers.exercises.questions as q; "
+            "print(c.TEMPLATES_ROOT); print('assignment' if q.is_assignment_copy() else 'practice')")
     try:
-        found = subprocess.run([str(python), "-c", code], capture_output=True, text=True, timeout=120, check=True)
+        found = subprocess.run([str(python), "-P", "-c", code], capture_output=True, text=True, timeout=120,
+                               check=True)  # -P: the environment's helpers, never one in the current folder
     except (OSError, subprocess.SubprocessError) as error:
         raise RuntimeError(
             f"helpers is not installed in {SHARED_ENV} ({error}): run "
             f"{SHARED_ENV}/bin/pip install -r deploy/jupyterhub/requirements.txt . from the project's folder"
         ) from None
-    folder = Path(found.stdout.strip())
-    if not (folder / "voila" / "templates" / "classroom").is_dir():
+    folder, kind = found.stdout.split()[-2:]
+    if not (Path(folder) / "voila" / "templates" / "classroom").is_dir():
         raise RuntimeError(f"no Voilà classroom template under {folder}: reinstall helpers in {SHARED_ENV}")
-    return str(folder)
+    return folder, kind
+
+
+def readable_by_learners(path: Path) -> bool:
+    """True when another account can read the file: it and every folder above it open to others."""
+    try:
+        if not path.stat().st_mode & 0o004:
+            return False
+        return all(folder.stat().st_mode & 0o001 for folder in path.resolve().parents)
+    except OSError:
+        return False
+
+
+def exercises_out_of_reach(kind: str) -> None:
+    """In a graded class, refuse to start while a teacher's exercise file (its answer key) is readable by learners."""
+    exposed = [path for path in sorted(EXERCISES_DIR.glob("*.py")) if readable_by_learners(path)]
+    if kind == "assignment" and exposed:
+        raise RuntimeError(
+            f"a graded class: learners could read your exercise files {', '.join(map(str, exposed))}. Keep them in "
+            "a folder only you can read (chmod 700, outside the shared environment) and pass them to "
+            "python -m helpers.grade --exercises"
+        )
 
 
 def teacher_exercise_files(spawner) -> str:
     """$HELPERS_EXERCISES for a server starting now: the teacher's exercise files of EXERCISES_DIR."""
     return os.pathsep.join(str(path) for path in sorted(EXERCISES_DIR.glob("*.py")))
+
+
+TEMPLATES, CLASS_KIND = installed_helpers(SHARED_ENV / "bin" / "python")
+exercises_out_of_reach(CLASS_KIND)
 
 
 # Ports handed to servers that may not have bound them yet. JupyterHub finds a free port for each server and lets
@@ -93,9 +130,10 @@ c.Spawner.notebook_dir = "~"  # each learner sees their own home, where nbgitpul
 c.Spawner.default_url = "/lab"
 c.Spawner.environment = {
     # Voilà finds the classroom template: /user/<name>/voila/render/<lesson>?template=classroom
-    "JUPYTER_PATH": classroom_templates(SHARED_ENV / "bin" / "python"),
-    "HELPERS_EXERCISES": teacher_exercise_files,
+    "JUPYTER_PATH": TEMPLATES,
 }
+if CLASS_KIND == "practice":  # a graded class's servers never get the teacher's exercise files (the answer key)
+    c.Spawner.environment["HELPERS_EXERCISES"] = teacher_exercise_files
 c.Spawner.mem_limit = MEMORY_LIMIT
 # Learners' servers on one machine start kernels at the same minute, and a kernel's TCP ports are picked before it
 # binds them: now and then another server's kernel takes one first. Jupyter then restarts the kernel, but with its

@@ -68,6 +68,29 @@ UNDEFINED_WORDS = {
     "no value",
 }
 DECIMAL = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+MAX_DIGITS = 40  # more than any metric's answer needs; reading a longer number can take the grader seconds
+MAX_EXPONENT = 50
+EXPONENT = re.compile(r"[eE]\s*[+-]?\s*(\d+)")
+
+
+def refuse_oversized(text: str) -> None:
+    """UnreadableAnswer for a number no ranking metric needs: more than :data:`MAX_DIGITS` digits, or an
+    exponent past :data:`MAX_EXPONENT` (``1e12000000/3`` would hold the grader for most of a minute).
+
+    >>> refuse_oversized("0.8212")
+    >>> refuse_oversized("1e12000000/3")
+    Traceback (most recent call last):
+    ...
+    helpers.exercises.answers.UnreadableAnswer: '1e12000000/3' has an exponent past 50, which no answer here needs
+    """
+    digits = sum(character.isdigit() for character in text)
+    if digits > MAX_DIGITS:
+        raise UnreadableAnswer(f"{short_text(text)} has {digits} digits, more than the {MAX_DIGITS} any answer here "
+                               "needs")
+    for found in EXPONENT.finditer(text):
+        if int(found.group(1)) > MAX_EXPONENT:
+            raise UnreadableAnswer(f"{short_text(text)} has an exponent past {MAX_EXPONENT}, which no answer here "
+                                   "needs")
 
 
 def read_answer(answer: Any) -> Answer:
@@ -83,6 +106,8 @@ def read_answer(answer: Any) -> Answer:
     if isinstance(answer, bool):
         raise UnreadableAnswer(f"{answer!r} is a yes/no value, not a number")
     if isinstance(answer, Integral):
+        if abs(int(answer)) >= 10**MAX_DIGITS:
+            raise UnreadableAnswer(f"a whole number of more than {MAX_DIGITS} digits, which no answer here needs")
         return Answer(Decimal(int(answer)), 0, str(int(answer)))
     if isinstance(answer, Rational):
         return _exact(Fraction(int(answer.numerator), int(answer.denominator)), str(answer))
@@ -100,6 +125,7 @@ def read_answer(answer: Any) -> Answer:
 
 def read_text(text: str) -> Answer:
     """Read a number written as text: decimal comma, percent, fraction, exponent, 'undefined'."""
+    refuse_oversized(text)
     cleaned = text.strip().replace("−", "-").lstrip("≈~= ").strip()
     if cleaned.lower() in UNDEFINED_WORDS:
         return Answer(None, None, "undefined")

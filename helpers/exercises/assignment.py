@@ -15,7 +15,9 @@ An assignment copy (and the grader's kernel) holds the questions
 from __future__ import annotations
 
 import ast
+import difflib
 import inspect
+import json
 from functools import cache
 from numbers import Real
 from typing import Any
@@ -38,16 +40,35 @@ def questions() -> dict[str, Question]:
 
 
 def get(exercise_id: object) -> Question:
-    """The question with this id, or a clear error listing the known ids."""
+    """The question with this id, or a clear error naming the nearest known id."""
     if not isinstance(exercise_id, str):
         raise TypeError(f"an exercise id is a string such as 'old-mrr', got {short_text(exercise_id)}")
     if exercise_id not in questions():
-        raise ValueError(f"unknown exercise id {exercise_id!r}; known ids: {', '.join(sorted(questions()))}")
+        raise ValueError(unknown_id(exercise_id))
     return questions()[exercise_id]
+
+
+def unknown_id(exercise_id: str) -> str:
+    """'unknown exercise id ...; did you mean ...?' with the nearest ids of this copy."""
+    close = difflib.get_close_matches(exercise_id, list(questions()), n=1)
+    nearest = f"; did you mean {close[0]!r}?" if close else f"; known ids: {', '.join(sorted(questions()))}"
+    return f"unknown exercise id {exercise_id!r}{nearest}"
+
+
+def _unknown(exercise_id: object, answer: Any, event: str) -> CheckResult | None:
+    """A check of an id this copy does not know: recorded (the grader names it) and said, never raised."""
+    if not isinstance(exercise_id, str) or exercise_id in questions():
+        return None
+    checklog.record({"event": event, "exercise": exercise_id[:60], "given": checklog.given_text(answer)})
+    said = f"Not recorded for grading: {unknown_id(exercise_id)} Copy the id from the exercise's question."
+    return CheckResult(exercise_id, Verdict.UNREADABLE, said, "", (), "")
 
 
 def check(exercise_id: str, answer: Any) -> CheckResult:
     """Record an answer for the grader and say what was read; an assignment never says right or wrong."""
+    unknown = _unknown(exercise_id, answer, "check")
+    if unknown is not None:
+        return unknown
     found = get(exercise_id)
     if found.kind == "function":
         raise ValueError(f"{exercise_id!r} asks for a function: use check_function({exercise_id!r}, {found.name})")
@@ -79,8 +100,11 @@ def recorded_message(given, found: Question) -> str:
     return said
 
 
-def check_function(exercise_id: str, fn: Any, timeout: float = 2.0) -> FunctionReport:
+def check_function(exercise_id: str, fn: Any, timeout: float = 2.0) -> FunctionReport | CheckResult:
     """Keep a learner's function for the grader, who runs it on the hidden cases after the notebook ran."""
+    unknown = _unknown(exercise_id, None, "check_function")
+    if unknown is not None:
+        return unknown
     found = get(exercise_id)
     if found.kind != "function":
         raise ValueError(f"{exercise_id!r} asks for a number: use check({exercise_id!r}, your_answer)")
@@ -113,17 +137,34 @@ def still_the_template(fn: Any) -> bool:
     return len(body) == 1 and body[0].startswith("raise NotImplementedError")
 
 
-def run_hidden_cases(inputs: str) -> None:
-    """The grader's last cell: run each kept function on the inputs it sends, record the outputs.
+class HiddenOutputs:
+    """What the learner's functions returned on the hidden inputs: the grader's last cell's result.
 
-    ``inputs`` is the text of a dict ``{exercise id: [args, ...]}`` (Python literals).
+    The outputs travel as JSON text (NaN and infinities kept, which a Jupyter message's JSON drops).
     """
+
+    def __init__(self, outputs: dict[str, list]) -> None:
+        self.outputs = outputs
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+        shown = f"your functions ran on the hidden cases of {len(self.outputs)} exercise(s)"
+        return {"text/plain": shown, "application/json": {"outputs": json.dumps(self.outputs)}}
+
+
+def run_hidden_cases(inputs: str) -> HiddenOutputs:
+    """The grader's last cell: run each kept function on the inputs it sends; the outputs are the cell's result.
+
+    ``inputs`` is the text of a dict ``{exercise id: [args, ...]}`` (Python literals). The grader reads
+    the result of this cell only, so nothing a function (or a thread) writes afterwards counts.
+    """
+    found: dict[str, list] = {}
     for exercise_id, cases in ast.literal_eval(inputs).items():
         if exercise_id not in _functions:
             continue
         fn, timeout = _functions[exercise_id]
-        outputs = [_recorded(run_with_timeout(fn, tuple(args), timeout)) for args in cases]
-        checklog.record({"event": "outputs", "exercise": exercise_id, "outputs": outputs})
+        found[exercise_id] = [_recorded(run_with_timeout(fn, tuple(args), timeout)) for args in cases]
+        checklog.record({"event": "outputs", "exercise": exercise_id, "outputs": found[exercise_id]})
+    return HiddenOutputs(found)
 
 
 def exercise(exercise_id: str) -> Shown:

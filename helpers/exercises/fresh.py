@@ -35,6 +35,7 @@ class Variant:
     question: str
     data: pd.DataFrame
     worked: Worked
+    hints: tuple[str, ...] = ()  # hints in this variant's own numbers, where its generator writes them
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Variant):

@@ -9,7 +9,10 @@ Usage::
 - ``'/home/*/ranking-metrics/notebooks/03*.ipynb'``: each learner is the part
   of the path the *first* wildcard part matches (here the home folder's name);
 - ``'/home/jupyter-{user}/ranking-metrics/notebooks/03*.ipynb'``: the learner is
-  what ``{user}`` stands for (The Littlest JupyterHub names homes ``jupyter-<user>``).
+  what ``{user}`` stands for (The Littlest JupyterHub names homes ``jupyter-<user>``);
+- ``'/home/{user}/ranking-metrics/notebooks/{user}/03*.ipynb'``: each learner's own
+  copy of a release with a roster (``notebooks/<roster id>/``); ``{user}`` may come
+  again as a whole folder name, and only paths where it is the same learner count.
 
 ``--users`` (names) or ``--hub`` (a JupyterHub's user list, read with the token in
 ``$JUPYTERHUB_API_TOKEN``; admins are left out) says who should have handed in:
@@ -79,6 +82,7 @@ class Pattern:
     prefix: str
     suffix: str
     named: bool  # True when the learner is spelled {user}; False when it is the first wildcard part
+    again: tuple[int, ...] = ()  # the parts that are {user} once more (notebooks/{user}/): the same learner
 
     @classmethod
     def parse(cls, text: str) -> Pattern:
@@ -89,14 +93,15 @@ class Pattern:
             raise Refused(f"the pattern {text!r} must name notebooks: end it with .ipynb (e.g. 03*.ipynb)")
         parts = Path(text).parts
         with_field = [i for i, part in enumerate(parts) if USER_FIELD in part]
-        if text.count(USER_FIELD) > 1:
-            raise Refused(f"the pattern {text!r} holds {USER_FIELD} more than once: keep the one of the home folder")
         if with_field:
-            index = with_field[0]
+            index, again = with_field[0], tuple(with_field[1:])
+            if parts[index].count(USER_FIELD) > 1 or any(parts[i] != USER_FIELD for i in again):
+                raise Refused(f"the pattern {text!r} holds {USER_FIELD} more than once: after the home folder it "
+                              f"may come again only as a whole folder name (notebooks/{USER_FIELD}/)")
             prefix, suffix = parts[index].split(USER_FIELD)
             if any(mark in prefix + suffix for mark in WILDCARDS):
                 raise Refused(f"in {parts[index]!r} only {USER_FIELD} may vary: remove the wildcard next to it")
-            return cls(text, index, prefix, suffix, named=True)
+            return cls(text, index, prefix, suffix, named=True, again=again)
         wild = [i for i, part in enumerate(parts) if any(mark in part for mark in WILDCARDS)]
         if not wild:
             raise Refused(
@@ -116,6 +121,11 @@ class Pattern:
         if self.named:
             return part[len(self.prefix) : len(part) - len(self.suffix)]
         return Path(part).stem if self.index == len(path.parts) - 1 else part
+
+    def one_learner(self, path: Path) -> bool:
+        """True when every {user} of the pattern is the same learner in this path (ann's home, ann's folder)."""
+        learner = self.learner_of(path)
+        return all(path.parts[i] == learner for i in self.again)
 
     def learner_folder(self, path: Path) -> Path:
         """The folder (or file) the learner's part names: nothing below it may be a link."""
@@ -153,7 +163,7 @@ def find(pattern_text: str, users: Sequence[str] | None = None) -> Collection:
     skipped = []
     for match in sorted(dict.fromkeys(matches)):
         path = Path(match)
-        if ".ipynb_checkpoints" in path.parts or not path.is_file():
+        if ".ipynb_checkpoints" in path.parts or not path.is_file() or not pattern.one_learner(path):
             continue
         if followed_link(pattern, path):
             skipped.append(path)

@@ -2,11 +2,13 @@
 
 Usage::
 
-    python -m helpers.grade SUBMISSIONS --out DIR [--timeout 60] [--jobs 1] [--memory 4096]
-                            [--sandbox auto|bwrap|none] [--exercises FILE] [--points FILE]
-                            [--expect IDS_OR_LESSONS] [--keep]
+    python -m helpers.grade SUBMISSIONS --out DIR [--assignment MANIFEST] [--timeout 60] [--jobs 1]
+                            [--memory 4096] [--sandbox auto|bwrap|none] [--limits auto|cgroup|process]
+                            [--exercises FILE] [--points FILE] [--expect IDS_OR_LESSONS] [--secret FILE] [--keep]
 
 ``SUBMISSIONS`` holds ``<learner>/<notebook>.ipynb`` (or ``<learner>.ipynb``).
+With ``--assignment`` the release's manifest decides who and what is graded
+(:mod:`helpers.teacher.plan`); without it, ``--expect`` or the hand-ins do.
 ``DIR`` is checked before anything runs (a new or empty folder, or the output
 of an earlier run), then filled as each notebook finishes: ``results/`` (one
 JSON per notebook), ``gradebook.csv``, ``answers.csv``, ``feedback/``; and at
@@ -71,6 +73,7 @@ def check_out(out: Path, submissions: Path) -> Path:
 def expected_ids(text: str) -> list[str]:
     """--expect: exercise ids and lesson numbers ('01,old-mrr'), checked against the register."""
     from helpers.exercises import REGISTRY, exercises_of
+    from helpers.teacher.logbook import did_you_mean
 
     found: list[str] = []
     for name in filter(None, (part.strip() for part in text.split(","))):
@@ -79,8 +82,40 @@ def expected_ids(text: str) -> list[str]:
         elif exercises_of(name):
             found += [exercise.id for exercise in exercises_of(name)]
         else:
-            raise Refused(f"--expect: {name!r} is neither an exercise id nor a lesson with exercises")
+            raise Refused(f"--expect: {did_you_mean(name, REGISTRY)} is neither an exercise id nor a lesson with "
+                          "exercises")
     return list(dict.fromkeys(found))
+
+
+def read_plan(args: argparse.Namespace, points: dict[str, float], secret: bytes | None):
+    """The run's :class:`~helpers.teacher.plan.Plan` from --assignment, --expect, --points and --secret."""
+    from helpers.exercises import REGISTRY
+    from helpers.teacher.logbook import did_you_mean
+    from helpers.teacher.manifest import Manifest, secret_check
+    from helpers.teacher.per_learner import variant_digest
+    from helpers.teacher.plan import Plan
+
+    if args.assignment is None:
+        expect = expected_ids(args.expect)
+        chosen = {i: float(points.get(i, REGISTRY[i].points)) for i in expect} if expect else None
+        return Plan(expect=chosen, secret=secret)
+    if args.expect or args.points:
+        raise Refused("--assignment: the manifest decides the exercises and their points; leave out --expect and "
+                      "--points (release again with --lessons or --points to change them)")
+    manifest = Manifest.read(args.assignment)
+    unknown = [i for i in manifest.exercise_ids() if i not in REGISTRY]
+    if unknown:
+        named = ", ".join(did_you_mean(i, REGISTRY) for i in unknown[:5])
+        raise Refused(f"--assignment: the grader does not know {named}: pass the teacher's file of the release with "
+                      "--exercises FILE")
+    if secret is not None and manifest.secret_check != secret_check(secret):
+        raise Refused(f"--secret {args.secret} is not the course secret of this release")
+    for entry in manifest.learners[:1]:  # one learner's variants tell whether the generators still agree
+        for exercise in entry.exercises:
+            if exercise.seed is not None and variant_digest(exercise.id, exercise.seed) != exercise.variant:
+                raise Refused(f"--assignment: {exercise.id}'s variants differ from the release's (helpers changed "
+                              "since?): grade with the helpers the assignment was released with")
+    return Plan(manifest=manifest)
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -93,13 +128,19 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--out", type=Path, required=True, help="folder for the results (new, empty, or a re-run)")
     parser.add_argument("--timeout", type=float, default=60, help="seconds for all cells of one notebook (60)")
     parser.add_argument("--jobs", type=int, default=1, help="notebooks graded at the same time (1)")
-    parser.add_argument("--memory", type=int, default=4096, help="address-space limit per kernel in MB (4096)")
+    parser.add_argument("--memory", type=int, default=4096,
+                        help="MB for one notebook: its processes and /tmp together with cgroups, else each process")
     parser.add_argument("--sandbox", choices=("auto", "bwrap", "none"), default="auto",
                         help="auto: bubblewrap when it works here; bwrap: insist on it; none: no sandbox")
+    parser.add_argument("--limits", choices=("auto", "cgroup", "process"), default="auto",
+                        help="auto: a cgroup per notebook where the machine allows it; cgroup: insist; process: not")
+    parser.add_argument("--assignment", type=Path, metavar="MANIFEST",
+                        help="the manifest of the release (release --manifest): who and what is graded")
     parser.add_argument("--exercises", type=Path, action="append", default=[],
                         help="a teacher's exercise file (register(Exercise(...)) entries); may repeat")
     parser.add_argument("--points", type=Path, help="CSV 'exercise,points' overriding the register's points")
-    parser.add_argument("--expect", default="", help="exercise ids or lessons every learner is graded on (01,old-mrr)")
+    parser.add_argument("--expect", default="",
+                        help="exercise ids or lessons every learner is graded on, and only these (01,old-mrr)")
     parser.add_argument("--keep", action="store_true", help="keep each notebook's folder (printed)")
     parser.add_argument("--secret", type=Path,
                         help="the course secret of a release with --roster: each learner judged on their own numbers")
@@ -129,42 +170,49 @@ def main(argv: Sequence[str] | None = None) -> int:
     from helpers.teacher import grading
     from helpers.teacher.judging import AnswerKey, read_points
     from helpers.teacher.keyless import copy_course
+    from helpers.teacher.limits import find_limits
+    from helpers.teacher.per_learner import read_secret
     from helpers.teacher.reports import OutputFolder
     from helpers.teacher.submissions import find_notebooks, read_submissions
 
     try:
         for path in args.exercises:
             load_extra_exercises(str(path))
-        expect = expected_ids(args.expect)
         points = read_points(args.points) if args.points else {}
+        secret = read_secret(args.secret) if args.secret else None
+        plan = read_plan(args, points, secret)
         key = AnswerKey.build(points)
         sandbox = sb.find_sandbox(args.sandbox)
-        from helpers.teacher.per_learner import read_secret
-
-        secret = read_secret(args.secret) if args.secret else None
+        limits = find_limits(args.limits)
     except (Refused, ValueError, TypeError, OSError) as error:
         print(f"python -m helpers.grade: error: {error}", file=sys.stderr)
         return 2
-    if not find_notebooks(args.submissions):
+    if not find_notebooks(args.submissions) and not plan.roster:
         print(f"no .ipynb file under {args.submissions}", file=sys.stderr)
         return 1
-    submissions = read_submissions(args.submissions)
+    found = read_submissions(args.submissions)
+    submissions = [submission for submission in found if plan.on_roster(submission.learner)]
+    unmatched = [submission.notebook for submission in found if not plan.on_roster(submission.learner)]
     unknown, personal = read_ahead(submissions)
-    if unknown and not args.allow_unknown:
+    if unknown and not args.allow_unknown and plan.manifest is None:
         print(f"python -m helpers.grade: error: {unknown}", file=sys.stderr)
         return 2
-    if personal and secret is None:
+    if personal and secret is None and plan.manifest is None:
         print(f"python -m helpers.grade: error: {', '.join(personal[:3])} carry per-learner numbers: pass the "
-              "course secret of their release with --secret FILE", file=sys.stderr)
+              "course secret of their release with --secret FILE (or its manifest with --assignment FILE)",
+              file=sys.stderr)
         return 2
-    print(sandbox.describe(), flush=True)
+    said = [sandbox.describe(), limits.describe(args.memory)]
+    print("\n".join(said), flush=True)
+    for name in unmatched:
+        print(f"not graded: {name} (no learner of the assignment's roster has this id)", flush=True)
     session = Path(tempfile.mkdtemp(prefix="hg-", dir=_short_temp()))
     course = copy_course(session / "course", REGISTRY.values())  # what every kernel imports: no answer key
     watch = outside_watch(args, session, sandbox)
-    store = OutputFolder(args.out, expect, points, watch)
+    store = OutputFolder(args.out, plan, watch, unmatched=unmatched)
     settings = grading.Settings(
         sandbox=sandbox, key=key, session=session, course=course, timeout=args.timeout, memory_mb=args.memory,
-        watch=watch, keep=args.keep, concurrent=args.jobs > 1, secret=secret,
+        watch=watch, keep=args.keep, concurrent=args.jobs > 1, plan=plan, limits=limits,
     )
     stop = threading.Event()
     with StoppingOnSignals(stop, settings.token):
@@ -176,11 +224,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             if not args.keep:
                 shutil.rmtree(session, ignore_errors=True)
     if stop.is_set():
-        said = f"interrupted: {len(store.results)} of {len(submissions)} notebooks graded"
-        store.finish(sandbox.describe(), said)
-        print(f"\n{said}; written to {args.out}", file=sys.stderr)
+        interrupted = f"interrupted: {len(store.results)} of {len(submissions)} notebooks graded"
+        store.finish(said, interrupted)
+        print(f"\n{interrupted}; written to {args.out}", file=sys.stderr)
         return 130
-    store.finish(sandbox.describe())
+    store.finish(said)
     print(store.summary())
     return 0
 
@@ -212,12 +260,21 @@ def unknown_exercises(submissions: Sequence[Submission]) -> str:
 
 
 def unknown_message(found: dict[str, list[str]]) -> str:
-    """'' for no unknown id, else the ids with the notebooks that use them and what to pass."""
+    """'' for no unknown id, else the ids with the notebooks that use them, the nearest known id, what to pass."""
+    import difflib
+
+    from helpers.exercises import REGISTRY
+
     if not found:
         return ""
-    listed = "; ".join(f"{i} ({', '.join(sorted(set(names))[:3])})" for i, names in sorted(found.items()))
-    return (f"these notebooks use exercises the grader does not know: {listed}. Pass the teacher's file with "
-            "--exercises FILE, or --allow-unknown to grade them without those exercises")
+    listed = []
+    for exercise_id, names in sorted(found.items()):
+        close = difflib.get_close_matches(exercise_id, list(REGISTRY), n=1)
+        nearest = f": did you mean {close[0]!r}?" if close else ""
+        listed.append(f"{exercise_id} ({', '.join(sorted(set(names))[:3])}){nearest}")
+    return (f"these notebooks use exercises the grader does not know: {'; '.join(listed)}. Your own exercise: pass "
+            "its file with --exercises FILE; a typo in a learner's notebook: grade with --allow-unknown (the id is "
+            "then reported as unknown-exercise)")
 
 
 class StoppingOnSignals:

@@ -1,4 +1,4 @@
-"""Grade one notebook: run it in a fresh kernel that holds no answer key, read its log, judge its answers here.
+"""Grade one notebook: run it in a fresh kernel that holds no answer key, hear its answers, judge them here.
 
 :func:`grade_submission` is the unit of work (parallel runs and the
 collection of notebooks plug in around it); :func:`grade_path` grades one file.
@@ -6,23 +6,26 @@ Step by step:
 
 1. parse the bytes read before grading began (a broken file: ``invalid-notebook``);
 2. make the notebook's folder ``n<N>/`` in the grader's private session folder:
-   ``work/`` (the kernel's working directory, with a copy of the notebook),
-   ``home/``, ``tmp/`` and the check log;
+   ``work/`` (the kernel's working directory, with a copy of the notebook) and
+   what the kernel needs; a cgroup of its own where the machine allows it
+   (:mod:`helpers.teacher.limits`);
 3. start the kernel in the sandbox, on the run's keyless course (helpers
    without :mod:`helpers.exercises.lessons`, with the questions; the data), and
-   run every cell, errors included, for ``timeout`` seconds in all; then the
-   grader's last cell sends the hidden inputs of the function exercises and the
-   kernel records what the learner's functions return on them;
-4. stop processes the notebook left behind, shut the kernel down, and stop
-   any marked process that survived;
-5. list files changed outside the folder, read the log, judge the answers with
-   the key computed in this process.
+   run every cell, errors included, with one deadline of ``timeout`` seconds;
+   then the grader's last cell sends the hidden inputs of the function
+   exercises this notebook is graded on and gave a function for, and the
+   kernel answers with what the learner's functions return on them
+   (:mod:`helpers.teacher.kernel`: the answers come back through a pipe and
+   the kernel's messages, never through a file of its folder);
+4. stop processes the notebook left behind, kill the kernel and its group;
+5. list files changed outside the folder (without a sandbox), and judge the
+   answers with the key computed in this process, for this learner
+   (:mod:`helpers.teacher.plan`: their exercises, points and numbers).
 """
 
 from __future__ import annotations
 
-import asyncio
-import math
+import json
 import os
 import secrets
 import shutil
@@ -32,21 +35,19 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import nbformat
-from jupyter_client.manager import AsyncKernelManager
-
-from helpers.exercises import REGISTRY, checklog
+from helpers.exercises import REGISTRY
 from helpers.teacher import sandbox as sb
-from helpers.teacher.judging import AnswerKey, judge_notebook, unanswered
-from helpers.teacher.logbook import read_log
-from helpers.teacher.per_learner import learner_key
+from helpers.teacher.judging import AnswerKey, checked_ids, judge_notebook, unanswered
+from helpers.teacher.kernel import Run, run_notebook, start_kernel
+from helpers.teacher.limits import Limits, find_limits, tmp_megabytes
+from helpers.teacher.logbook import read_log_bytes
+from helpers.teacher.manifest import notebook_digest, text_digest
+from helpers.teacher.plan import Plan
 from helpers.teacher.results import NotebookResult, Problem
 from helpers.teacher.submissions import Submission, learner_of, lessons_of, lessons_of_name, read_notebook
 
-FINISH = (
-    "from helpers.exercises.assignment import run_hidden_cases as _grader_runs\n"
-    "_grader_runs({inputs!r})\ndel _grader_runs"
-)
+# The grader's last cell: one expression, whose result (the outputs, as JSON) is the cell's execute_result.
+FINISH = "__import__('helpers.exercises.assignment', fromlist=['_']).run_hidden_cases({inputs!r})"
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,8 @@ class Settings:
     memory_mb: int = 4096
     watch: sb.OutsideWatch | None = None
     keep: bool = False
-    secret: bytes | None = None  # the course secret: each learner judged on their own variants
+    plan: Plan = field(default_factory=Plan)
+    limits: Limits = field(default_factory=lambda: find_limits("process"))
     token: str = field(default_factory=lambda: secrets.token_hex(6))
     concurrent: bool = False
 
@@ -88,6 +90,7 @@ def grade_submission(submission: Submission, settings: Settings, number: int) ->
         return _out_of_the_lesson(result, submission, settings)
     lessons = lessons_of(notebook, submission.notebook)
     result.lesson = ", ".join(lessons)
+    result.problems += copy_problems(notebook, submission.learner, settings.plan)
     root = settings.session / f"n{number}"
     try:
         _grade_in(root, notebook, submission, settings, f"{settings.token}-{number}", result, lessons)
@@ -108,32 +111,156 @@ def _out_of_the_lesson(result: NotebookResult, submission: Submission, settings:
     """A hand-in that could not be run: every exercise of its lesson (from its name) unanswered, 0 points."""
     lessons = result.lesson.split(", ") if result.lesson else lessons_of_name(submission.notebook)
     result.lesson = ", ".join(lessons)
-    result.answers = unanswered(lessons, settings.key)
+    only = settings.plan.exercises(submission.learner)
+    result.answers = unanswered(lessons, settings.plan.key(settings.key, submission.learner), only)
     return result
+
+
+def copy_problems(notebook, learner: str, plan: Plan) -> list[Problem]:
+    """A hand-in that is the released notebook unchanged, or another learner's own copy (with a manifest).
+
+    A question cell counts as another learner's only when it is not also this learner's (two learners can
+    draw the same numbers).
+    """
+    manifest = plan.manifest
+    if manifest is None:
+        return []
+    digest = notebook_digest(notebook)
+    problems = []
+    if digest in manifest.released.values():
+        problems.append(Problem("released-copy", "it is the notebook as released to the class, with nothing "
+                                "changed"))
+    own = manifest.learner(learner)
+    own_copies = set(own.copies.values()) if own else set()
+    cells = {text_digest(cell.source) for cell in notebook.cells if cell.cell_type == "markdown"}
+    cells -= set(own.own_cells) if own else set()
+    owners = sorted(
+        entry.id for entry in manifest.learners
+        if entry is not own and ((digest in entry.copies.values() and digest not in own_copies
+                                  and digest not in manifest.released.values()) or cells & set(entry.own_cells))
+    )
+    if owners:
+        problems.append(Problem("other-learners-copy", f"it holds the own numbers of {', '.join(owners[:3])}, "
+                                f"not of {learner}"))
+    return problems
 
 
 def _grade_in(
     root: Path, notebook, submission: Submission, settings: Settings, marker: str, result, lessons: list[str]
 ) -> None:
     """Run the notebook in ``root`` and fill ``result`` (see the module docstring)."""
-    work, log = prepare(root, submission, settings)
-    env = kernel_environment(root, log, marker, settings.course)
-    before = settings.watch.snapshot() if settings.watch else {}
-    result.problems += asyncio.run(run_kernel(notebook, root, work, env, settings, marker))
+    learner = submission.learner
+    key = settings.plan.key(settings.key, learner)
+    only = settings.plan.exercises(learner)
+    work = prepare(root, submission, settings)
+    env = kernel_environment(root, marker, settings.course, settings.sandbox)
+    group = settings.limits.group(f"hg-{marker}", settings.memory_mb)
+    problems: list[Problem] = []
+    try:
+        prefix = settings.sandbox.command_prefix(
+            root, work, settings.course, settings.limits.launcher(settings.memory_mb, group),
+            tmp_megabytes(settings.limits, settings.memory_mb),
+        )
+        before = settings.watch.snapshot() if settings.watch else {}
+        kernel = start_kernel(root, work, prefix, env)
+
+        def finish(log: bytes) -> str | None:
+            events = read_log_bytes(log, REGISTRY).events
+            wanted = [i for i in functions_given(events) if only is None or i in only]
+            inputs = key.hidden_inputs(wanted)
+            return FINISH.format(inputs=repr(inputs)) if inputs else None
+
+        def before_kill() -> None:
+            problems.extend(stop_leftovers(marker, str(root / "kernel.json"), before_shutdown=True))
+
+        sources = [cell.source if cell.cell_type == "code" else "" for cell in notebook.cells]
+        run = run_notebook(sources, finish, kernel, settings.timeout, before_kill)
+        problems += stop_leftovers(marker, str(root / "kernel.json"), before_shutdown=False)
+    finally:
+        out_of_memory = group.out_of_memory() if group else False
+        if group:
+            group.remove()
     if settings.watch:
-        result.problems += outside_problems(*settings.watch.changes(before, settings.watch.snapshot()), settings)
-    reading = read_log(log, REGISTRY)
-    key = settings.key
-    if settings.secret is not None:  # the learner's own numbers, recomputed here from the roster id
-        key = key.for_learner(learner_key(settings.secret, submission.learner))
-    result.answers = judge_notebook(lessons, reading.events, key)
-    result.problems += reading.problems
+        problems += outside_problems(*settings.watch.changes(before, settings.watch.snapshot()), settings)
+    result.problems += run_problems(run, settings, out_of_memory) + problems
+    reading = read_log_bytes(run.log, REGISTRY, overflow=run.log_overflow)
+    events = [event for event in reading.events if event.get("event") != "outputs"] + finished_outputs(run)
+    result.answers = judge_notebook(lessons, events, key, only)
+    result.problems += reading.problems + outside_assignment(events, only)
     failed = [answer for answer in result.answers if answer.verdict == "grader-error"]
     if failed:
         said = "; ".join(f"{answer.exercise}: {answer.message}" for answer in failed)
         result.problems.append(Problem("grader-error", said[:300]))
-    if result.answers and not any(event.get("event") in ("check", "check_function") for event in reading.events):
+    if result.answers and not any(event.get("event") in ("check", "check_function") for event in events):
         result.problems.append(Problem("no-checks", "no check() or check_function() call was recorded"))
+
+
+def functions_given(events: list[dict]) -> list[str]:
+    """The function exercises whose last check_function line kept a function."""
+    last: dict[str, bool] = {}
+    for event in events:
+        if event.get("event") == "check_function" and isinstance(event.get("exercise"), str):
+            last[event["exercise"]] = event.get("kept") is True
+    return [exercise_id for exercise_id, kept in last.items() if kept]
+
+
+def finished_outputs(run: Run) -> list[dict]:
+    """The outputs of the learner's functions on the hidden inputs, from the last cell's result alone."""
+    data = (run.finish_result or {}).get("application/json")
+    try:
+        outputs = json.loads(data["outputs"]) if isinstance(data, dict) and isinstance(data.get("outputs"), str) else {}
+    except (ValueError, RecursionError):
+        return []
+    if not isinstance(outputs, dict):
+        return []
+    return [{"event": "outputs", "exercise": exercise_id, "outputs": found}
+            for exercise_id, found in outputs.items() if isinstance(exercise_id, str) and isinstance(found, list)]
+
+
+def outside_assignment(events: list[dict], only: dict[str, float] | None) -> list[Problem]:
+    """Answers for known exercises this learner is not graded on: ignored, and said."""
+    if only is None:
+        return []
+    outside = sorted(i for i in checked_ids(events) if i in REGISTRY and i not in only)
+    if not outside:
+        return []
+    shown = ", ".join(outside[:10]) + (f" and {len(outside) - 10} more" if len(outside) > 10 else "")
+    return [Problem("not-in-assignment", f"answers for {shown} were ignored: not part of this assignment")]
+
+
+def run_problems(run: Run, settings: Settings, out_of_memory: bool) -> list[Problem]:
+    """The problems of how the run went: cell errors, timeout, a dead kernel, memory, output, the last cell."""
+    problems = cell_errors(run, settings.memory_mb)
+    words = f" ({run.last_words()})" if run.last_words() else ""
+    if out_of_memory:
+        said = (f"the notebook's processes and its /tmp together went past {settings.memory_mb} MB: the system "
+                "stopped a process" + (" (the kernel: the notebook ended there)" if run.ended == "died" else ""))
+        problems.append(Problem("memory-limit", said))
+    if run.ended == "timeout":
+        problems.append(Problem("timeout", f"still running after {settings.timeout:g} s: stopped"))
+    elif run.ended == "died" and not out_of_memory:
+        problems.append(Problem("kernel-died", f"the kernel died{words}"))
+    elif run.ended == "too-much-output":
+        problems.append(Problem("too-much-output", f"{run.detail}: stopped"))
+    elif run.ended == "no-start":
+        problems.append(Problem("grader-error", f"the kernel did not start{words}"[:300]))
+    if run.finish_error:
+        said = f"{run.finish_error.split(':')[0]}: your functions were not run on the hidden cases"
+        problems.append(Problem("hidden-cases-failed", said[:300]))
+    return problems
+
+
+def cell_errors(run: Run, memory_mb: int) -> list[Problem]:
+    """'raised' naming the first cell that raised and how many did; 'memory-limit' for a MemoryError."""
+    problems = []
+    memory = [error.cell for error in run.errors if error.name == "MemoryError"]
+    if memory:
+        problems.append(Problem("memory-limit", f"cell {memory[0]} ran out of memory (the limit is {memory_mb} MB)"))
+    if run.errors:
+        first = run.errors[0]
+        more = f" ({len(run.errors)} cells raised)" if len(run.errors) > 1 else ""
+        problems.append(Problem("raised", f"cell {first.cell} raised {first.name}: {first.text}"[:300] + more))
+    return problems
 
 
 def outside_problems(owned: list[str], temporary: list[str], settings: Settings) -> list[Problem]:
@@ -150,8 +277,8 @@ def outside_problems(owned: list[str], temporary: list[str], settings: Settings)
     return problems
 
 
-def prepare(root: Path, submission: Submission, settings: Settings) -> tuple[Path, Path]:
-    """The notebook's folder: work/ with its copy, home/, tmp/; (work, log)."""
+def prepare(root: Path, submission: Submission, settings: Settings) -> Path:
+    """The notebook's folder: work/ with its copy, home/, tmp/ (without bwrap), ipython/, fonts; returns work/."""
     work = root / "work"
     for folder in (work, root / "home", root / "tmp", root / "ipython"):
         folder.mkdir(parents=True)
@@ -159,19 +286,20 @@ def prepare(root: Path, submission: Submission, settings: Settings) -> tuple[Pat
     fonts = settings.session / "matplotlib"
     if fonts.is_dir():
         shutil.copytree(fonts, root / "matplotlib")
-    return work, root / "checks.jsonl"
+    return work
 
 
-def kernel_environment(root: Path, log: Path, marker: str, course: Path) -> dict[str, str]:
+def kernel_environment(root: Path, marker: str, course: Path, sandbox: sb.Sandbox) -> dict[str, str]:
     """The kernel's whole environment, built from scratch: none of the grader's own variables leak in.
 
     ``PYTHONPATH`` is the keyless course alone, so ``import helpers`` finds helpers without its answer key.
+    The check log's file descriptor is added when the kernel starts (:func:`helpers.teacher.kernel.start_kernel`).
     """
     return {
         "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", os.defpath)]),
         "LANG": "C.UTF-8",
-        "HOME": str(root / "home"),
-        "TMPDIR": str(root / "tmp"),
+        "HOME": str(sandbox.home(root)),
+        "TMPDIR": str(sandbox.temporary(root)),
         "IPYTHONDIR": str(root / "ipython"),
         "MPLCONFIGDIR": str(root / "matplotlib"),
         "JUPYTER_CONFIG_DIR": str(root / "jupyter"),
@@ -182,7 +310,6 @@ def kernel_environment(root: Path, log: Path, marker: str, course: Path) -> dict
         "PYDEVD_DISABLE_FILE_VALIDATION": "1",
         "OPENBLAS_NUM_THREADS": "1",
         "OMP_NUM_THREADS": "1",
-        checklog.LOG_ENV: str(log),
         sb.MARKER_ENV: marker,
     }
 
@@ -195,92 +322,10 @@ def seed_font_cache(session: Path) -> None:
     )
 
 
-# --- the kernel ------------------------------------------------------------------------------
-
-
-class SandboxedKernelManager(AsyncKernelManager):
-    """A kernel manager whose kernel command starts with the sandbox's prefix (limits, bwrap)."""
-
-    command_prefix: list[str] = []
-
-    def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
-        return [*self.command_prefix, *super().format_kernel_cmd(extra_arguments)]
-
-
-async def run_kernel(notebook, root: Path, work: Path, env: dict, settings: Settings, marker: str) -> list[Problem]:
-    """Run every cell, then the grader's last cell; stop what the notebook left; return the problems."""
-    from nbclient import NotebookClient
-    from nbclient.exceptions import CellTimeoutError, DeadKernelError
-
-    notebook = nbformat.from_dict(notebook)
-    notebook.cells.append(nbformat.v4.new_code_cell(FINISH.format(inputs=repr(settings.key.hidden_inputs()))))
-    client = NotebookClient(
-        notebook, kernel_name="python3", allow_errors=True, startup_timeout=60,
-        kernel_manager_class=SandboxedKernelManager, resources={"metadata": {"path": str(work)}},
-    )
-    manager = client.create_kernel_manager()
-    assert isinstance(manager, SandboxedKernelManager)
-    manager.connection_file = str(root / "kernel.json")
-    manager.transport, manager.ip = "ipc", str(root / "k")  # local sockets in the notebook's folder
-    manager.command_prefix = settings.sandbox.command_prefix(root, work, settings.course, settings.memory_mb)
-    problems: list[Problem] = []
-    stderr = (root / "kernel-stderr.txt").open("wb")
-    try:
-        await client.async_start_new_kernel(cwd=str(work), env=env, stdout=subprocess.DEVNULL, stderr=stderr)
-        await client.async_start_new_kernel_client()
-        await _run_cells(client, settings.timeout)
-    except CellTimeoutError:
-        problems.append(Problem("timeout", f"still running after {settings.timeout:g} s: stopped"))
-    except DeadKernelError:
-        problems.append(Problem("kernel-died", f"the kernel died{_last_words(root)}"))
-    except Exception as error:  # a kernel that cannot start, a broken cell source, ...
-        problems.append(Problem("grader-error", f"{type(error).__name__}: {error}{_last_words(root)}"[:300]))
-    finally:
-        problems += stop_leftovers(marker, manager.connection_file, before_shutdown=True)
-        await _shut_down(client)
-        problems += stop_leftovers(marker, manager.connection_file, before_shutdown=False)
-        stderr.close()
-    return cell_errors(notebook, settings.memory_mb) + problems
-
-
-async def _run_cells(client, timeout: float) -> None:
-    """Run the code cells with one deadline for all of them; the grader's last cell gets 30 s of its own."""
-    from nbclient.exceptions import CellTimeoutError
-
-    deadline = time.monotonic() + timeout
-    cells = client.nb.cells
-    for index, cell in enumerate(cells[:-1]):
-        if cell.cell_type != "code":
-            continue
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise CellTimeoutError("out of time")
-        client.timeout = max(1, math.ceil(remaining))
-        await client.async_execute_cell(cell, index, execution_count=client.code_cells_executed + 1)
-    client.timeout = 30
-    await client.async_execute_cell(cells[-1], len(cells) - 1)
-
-
-async def _shut_down(client) -> None:
-    """Kill the kernel (its whole process group, or bwrap and so its namespace) and close the channels."""
-    manager = client.km
-    try:
-        if await manager.is_alive():
-            await manager.shutdown_kernel(now=True)
-    except RuntimeError:
-        pass
-    finally:
-        await manager.cleanup_resources()
-        if client.kc is not None:
-            client.kc.stop_channels()
-            client.kc = None
-
-
 def stop_leftovers(marker: str, connection_file: str, before_shutdown: bool) -> list[Problem]:
     """Kill the notebook's marked processes (before shutdown: other than the kernel and bwrap); report them."""
     if before_shutdown:
-        kernel_file = os.path.realpath(connection_file)
-        pids = [pid for pid in sb.marked_processes(marker) if not sb.is_infrastructure(pid, kernel_file)]
+        pids = [pid for pid in sb.marked_processes(marker) if not sb.is_infrastructure(pid, connection_file)]
     else:
         pids = _outliving(marker, seconds=2.0)
     shown = [sb.command_line(pid) or str(pid) for pid in pids]
@@ -298,35 +343,3 @@ def _outliving(marker: str, seconds: float) -> list[int]:
     while (pids := sb.marked_processes(marker)) and time.monotonic() < deadline:
         time.sleep(0.1)
     return pids
-
-
-def cell_errors(notebook, memory_mb: int) -> list[Problem]:
-    """'raised' naming the first cell that raised and how many did; 'memory-limit' for a MemoryError."""
-    raised = [
-        (number, output)
-        for number, cell in enumerate(notebook.cells[:-1], start=1)
-        if cell.cell_type == "code"
-        for output in cell.get("outputs", [])
-        if output.get("output_type") == "error"
-    ]
-    problems = []
-    memory = [number for number, output in raised if output.get("ename") == "MemoryError"]
-    if memory:
-        problems.append(Problem("memory-limit", f"cell {memory[0]} ran out of memory (the limit is {memory_mb} MB)"))
-    if raised:
-        number, output = raised[0]
-        more = f" ({len(raised)} cells raised)" if len(raised) > 1 else ""
-        said = f"cell {number} raised {output.get('ename')}: {output.get('evalue', '')}"[:300]
-        problems.append(Problem("raised", said + more))
-    finishing = [o for o in notebook.cells[-1].get("outputs", []) if o.get("output_type") == "error"]
-    if finishing:
-        said = f"{finishing[0].get('ename')}: your functions were not run on the hidden cases"
-        problems.append(Problem("hidden-cases-failed", said[:300]))
-    return problems
-
-
-def _last_words(root: Path) -> str:
-    """The kernel's last line on stderr, for a kernel that died or did not start."""
-    path = root / "kernel-stderr.txt"
-    lines = path.read_text(errors="replace").strip().splitlines() if path.is_file() else []
-    return f" ({lines[-1][:200]})" if lines else ""

@@ -36,6 +36,7 @@ class AnswerKey:
     cases: dict[str, list[Case]]
     points: dict[str, float]
     broken: dict[str, str] = field(default_factory=dict)  # exercise id -> why its key could not be computed
+    texts: dict[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)  # id -> a learner's question, hints
 
     @classmethod
     def build(cls, points: dict[str, float] | None = None) -> AnswerKey:
@@ -59,13 +60,22 @@ class AnswerKey:
                 broken[exercise_id] = f"{type(error).__name__}: {error}"[:200]
         return cls(worked, cases, {i: float((points or {}).get(i, e.points)) for i, e in REGISTRY.items()}, broken)
 
-    def for_learner(self, worked: dict[str, Worked]) -> AnswerKey:
-        """The same key with some exercises' answers replaced: one learner's own variants."""
-        return replace(self, worked={**self.worked, **worked})
+    def for_learner(self, worked: dict[str, Worked], texts: dict | None = None) -> AnswerKey:
+        """The same key with some exercises' answers replaced: one learner's own variants (and their words)."""
+        return replace(self, worked={**self.worked, **worked}, texts={**self.texts, **(texts or {})})
 
-    def hidden_inputs(self) -> dict[str, list[tuple]]:
-        """exercise id -> the arguments of its hidden cases (sent into a kernel; no expected value)."""
-        return {exercise_id: [case.args for case in cases] for exercise_id, cases in self.cases.items()}
+    def with_points(self, points: dict[str, float]) -> AnswerKey:
+        """The same key with these exercises' points (a manifest's)."""
+        return replace(self, points={**self.points, **points})
+
+    def hidden_inputs(self, ids: Iterable[str] | None = None) -> dict[str, list[tuple]]:
+        """exercise id -> the arguments of its hidden cases (sent into a kernel; no expected value).
+
+        ``ids``: only these function exercises (the ones a notebook is graded on and gave a function for).
+        """
+        wanted = set(self.cases) if ids is None else set(ids)
+        return {exercise_id: [case.args for case in cases] for exercise_id, cases in self.cases.items()
+                if exercise_id in wanted}
 
 
 def read_points(path: Path) -> dict[str, float]:
@@ -85,21 +95,32 @@ def read_points(path: Path) -> dict[str, float]:
     return found
 
 
-def graded_ids(lessons: Iterable[str], events: Iterable[dict]) -> list[str]:
-    """The exercises a notebook is graded on: its lessons', then any other it checked, in register order."""
-    checked = {event["exercise"] for event in events if event.get("event") in ("check", "check_function")}
-    wanted = {exercise.id for lesson in lessons for exercise in exercises_of(lesson)} | checked
+def checked_ids(events: Iterable[dict]) -> set[str]:
+    """The exercise ids a log's check and check_function lines name."""
+    return {event["exercise"] for event in events if event.get("event") in ("check", "check_function")}
+
+
+def graded_ids(lessons: Iterable[str], events: Iterable[dict], only: Iterable[str] | None = None) -> list[str]:
+    """The exercises a notebook is graded on: its lessons', then any other it checked, in register order.
+
+    ``only``: the exercises this learner is graded on at all (a manifest's, or ``--expect``); others are left out.
+    """
+    wanted = {exercise.id for lesson in lessons for exercise in exercises_of(lesson)} | checked_ids(events)
+    if only is not None:
+        wanted &= set(only)
     return [exercise_id for exercise_id in REGISTRY if exercise_id in wanted]
 
 
-def unanswered(lessons: Iterable[str], key: AnswerKey) -> list[Judged]:
+def unanswered(lessons: Iterable[str], key: AnswerKey, only: Iterable[str] | None = None) -> list[Judged]:
     """Every exercise of these lessons as not answered, 0 points (a hand-in that could not be run)."""
-    return judge_notebook(lessons, [], key)
+    return judge_notebook(lessons, [], key, only)
 
 
-def judge_notebook(lessons: Iterable[str], events: list[dict], key: AnswerKey) -> list[Judged]:
+def judge_notebook(
+    lessons: Iterable[str], events: list[dict], key: AnswerKey, only: Iterable[str] | None = None
+) -> list[Judged]:
     """One judged answer per exercise of the notebook's lessons and of those it checked (module docstring)."""
-    return [judge_safely(exercise_id, events, key) for exercise_id in graded_ids(lessons, events)]
+    return [judge_safely(exercise_id, events, key) for exercise_id in graded_ids(lessons, events, only)]
 
 
 GRADER_ERROR = "grader-error"
@@ -131,6 +152,7 @@ def judge_exercise(exercise_id: str, events: list[dict], key: AnswerKey) -> Judg
     verdict, correct, answer, message, slips = judged
     help_used = _help_used(own)
     points = key.points[exercise_id] if correct else 0.0
+    question, hints = key.texts.get(exercise_id, (exercise.question, tuple(exercise.hints)))
     return Judged(
         exercise=exercise_id,
         lesson=exercise.lesson,
@@ -143,8 +165,9 @@ def judge_exercise(exercise_id: str, events: list[dict], key: AnswerKey) -> Judg
         mistake=mistake_code(slips),
         mistake_title=mistake_title(slips),
         message=message,
-        hint="" if correct else next_hint(exercise.hints, own),
+        hint="" if correct else next_hint(hints, own),
         help_used=help_used,
+        question=question,
     )
 
 

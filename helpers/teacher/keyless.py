@@ -26,6 +26,16 @@ def copy_keyless_helpers(target: Path, exercises: Iterable, with_hints: bool = F
     return helpers
 
 
+def keyless_pyproject(text: str) -> str:
+    """The project's pyproject.toml for a keyless copy: no answer-key package, the questions file installed.
+
+    So ``pip install`` of an assignment copy installs the very helpers the copy holds (a hub for graded work).
+    """
+    text = text.replace('"helpers.exercises.lessons", ', "")
+    marker = '[tool.setuptools.package-data]\n'
+    return text.replace(marker, marker + '"helpers.exercises" = ["questions.json"]\n', 1)
+
+
 def copy_course(target: Path, exercises: Iterable) -> Path:
     """The grader's course folder: keyless helpers (compiled once, so no kernel compiles them) and the data."""
     import compileall

@@ -1,17 +1,21 @@
-"""Read the check log a graded notebook wrote: its answers, one JSON line each (the grader's side).
+"""Read the check log a graded notebook sent: its answers, one JSON line each (the grader's side).
+
+The log comes through a pipe the grader opened before the kernel started
+(:mod:`helpers.teacher.kernel`), never from a file the notebook could replace.
 
 The kernel that wrote it held no answer key, so nothing in the log can be worth
 more than what the learner could have answered anyway: a line the notebook
 wrote by hand is simply an answer. Lines that are not JSON objects are skipped
 and counted; lines about exercise ids the grader does not know are reported
-(``unknown-exercise``); a log longer than :data:`MAX_LOG_BYTES` is read up to
-that size (``log-too-long``).
+(``unknown-exercise``, with the nearest known id); a log longer than
+:data:`MAX_LOG_BYTES` is read up to that size (``log-too-long``).
 """
 
 from __future__ import annotations
 
+import difflib
 import json
-from collections.abc import Container
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,14 +32,22 @@ class LogReading:
     problems: list[Problem] = field(default_factory=list)
 
 
-def read_log(path: Path, known: Container[str]) -> LogReading:
-    """The events of a check log about known exercises, in order; see the module docstring."""
-    reading = LogReading()
+def read_log(path: Path, known: Collection[str]) -> LogReading:
+    """The events of a check log file about known exercises, in order (a practice copy's log; tests)."""
     data = b""
     if path.is_file():
         with path.open("rb") as handle:
             data = handle.read(MAX_LOG_BYTES + 1)
-    if len(data) > MAX_LOG_BYTES:
+    return read_log_bytes(data, known)
+
+
+def read_log_bytes(data: bytes, known: Collection[str], overflow: bool = False) -> LogReading:
+    """The events of a check log about known exercises, in order; see the module docstring.
+
+    ``overflow``: the log was longer than what was kept of it.
+    """
+    reading = LogReading()
+    if overflow or len(data) > MAX_LOG_BYTES:
         data = data[:MAX_LOG_BYTES]
         said = f"the check log is longer than {MAX_LOG_BYTES // 1024**2} MB: only its beginning was read"
         reading.problems.append(Problem("log-too-long", said))
@@ -49,14 +61,21 @@ def read_log(path: Path, known: Container[str]) -> LogReading:
         elif isinstance(entry.get("exercise"), str):
             unknown.append(entry["exercise"][:60])
     if unknown:
-        names = ", ".join(sorted(set(unknown))[:10])
+        names = ", ".join(did_you_mean(name, known) for name in sorted(set(unknown))[:10])
         reading.problems.append(Problem("unknown-exercise", f"check() was called for unknown exercise ids: {names}"))
     return reading
 
 
+def did_you_mean(name: str, known: Collection[str]) -> str:
+    """An unknown id with the nearest known one: "'teacher-new-mr3' (did you mean 'teacher-new-mrr'?)"."""
+    close = difflib.get_close_matches(name, list(known), n=1)
+    return f"{name!r} (did you mean {close[0]!r}?)" if close else repr(name)
+
+
 def _parse(line: str) -> dict | None:
+    """A line as a JSON object, or None (not JSON, a number past Python's digit limit, nested too deep)."""
     try:
         entry = json.loads(line)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):
         return None
     return entry if isinstance(entry, dict) else None

@@ -16,7 +16,9 @@ from __future__ import annotations
 import csv
 import hashlib
 import hmac
+import re
 import secrets
+import unicodedata
 from pathlib import Path
 
 import nbformat
@@ -26,7 +28,8 @@ from helpers.exercises.fresh import VARIANTS, Variant, draw
 from helpers.exercises.worked import Worked
 
 SECRET_BYTES = 32
-CHECK_LINE = 'check("{id}", answer)'
+CHECKED = re.compile(r"""^\s*check\(\s*["']([a-z0-9-]+)["']\s*,\s*answer\s*\)""", flags=re.M)
+ON_THE_LESSON = "This one is on the lesson's own numbers, not on your table."
 
 
 def read_secret(path: Path, create: bool = False) -> bytes:
@@ -44,8 +47,8 @@ def read_secret(path: Path, create: bool = False) -> bytes:
 
 
 def read_roster(path: Path) -> list[str]:
-    """Roster ids, one per line, or a CSV whose column ``learner`` holds them; each once, none empty."""
-    text = path.read_text(encoding="utf-8-sig")
+    """Roster ids, one per line, or a CSV whose column ``learner`` holds them; each once, none empty; in NFC."""
+    text = unicodedata.normalize("NFC", path.read_text(encoding="utf-8-sig"))
     lines = [line for line in text.splitlines() if line.strip()]
     if lines and "," in lines[0] and "learner" in [name.strip() for name in lines[0].split(",")]:
         ids = [row["learner"].strip() for row in csv.DictReader(lines)]
@@ -78,25 +81,76 @@ def learner_key(secret: bytes, learner: str) -> dict[str, Worked]:
     return {exercise_id: learner_variant(secret, learner, exercise_id).worked for exercise_id in VARIANTS}
 
 
-def question_cell(exercise_id: str, variant: Variant) -> nbformat.NotebookNode:
-    """A learner's own question cell: the variant's question and its data as a table."""
+def question_cell(exercise_id: str, variant: Variant | None = None, seed: int | None = None) -> nbformat.NotebookNode:
+    """A learner's own question cell: the variant's question and its data as a table (the variant, or its seed)."""
+    if variant is None:
+        assert seed is not None
+        variant = draw(exercise_id, seed)
     table = _markdown_table(variant)
     cell = new_markdown_cell(f"**Your own numbers** (exercise `{exercise_id}`). {variant.question}\n\n{table}")
     cell.metadata = {"tags": ["exercise"]}
     return cell
 
 
-def personalised(notebook: nbformat.NotebookNode, secret: bytes, learner: str) -> nbformat.NotebookNode:
-    """A learner's copy of a released lesson: each variant exercise's question cell shows their numbers."""
-    copy = nbformat.from_dict(notebook)
-    for index, cell in enumerate(copy.cells):
-        if cell.cell_type != "code" or index == 0:
+def variant_digest(exercise_id: str, seed: int) -> str:
+    """SHA-256 of a variant's question, data and answer: the same seed must give this again when grading."""
+    variant = draw(exercise_id, seed)
+    text = f"{variant.question}\0{variant.data.to_csv(index=False)}\0{variant.worked.value!r}"
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def own_texts(exercise_ids: list[str], seeds: dict[str, int]) -> dict[str, tuple[str, tuple[str, ...]]]:
+    """exercise id -> (question, hints) in a learner's own numbers, for the feedback page.
+
+    A variant's question and its hints (a variant-neutral hint where its
+    generator writes none); an exercise without variants that shares a lesson
+    with one says that it is on the lesson's own numbers.
+    """
+    from helpers.exercises import REGISTRY
+
+    texts: dict[str, tuple[str, tuple[str, ...]]] = {}
+    personal_lessons = {REGISTRY[i].lesson for i in seeds if i in REGISTRY}
+    for exercise_id in exercise_ids:
+        exercise = REGISTRY.get(exercise_id)
+        if exercise is None:
             continue
-        for exercise_id in VARIANTS:
-            if CHECK_LINE.format(id=exercise_id) in cell.source.splitlines():
+        if exercise_id in seeds:
+            variant = draw(exercise_id, seeds[exercise_id])
+            hints = tuple(getattr(variant, "hints", ()) or ()) or (neutral_hint(exercise_id),)
+            texts[exercise_id] = (f"{variant.question} (your own numbers: {_inline_table(variant)})", hints)
+        elif exercise.lesson in personal_lessons and exercise.kind == "answer":
+            texts[exercise_id] = (f"{exercise.question} {ON_THE_LESSON}", tuple(exercise.hints))
+    return texts
+
+
+def neutral_hint(exercise_id: str) -> str:
+    """A hint true for every variant, for a variant whose generator writes no hints of its own."""
+    return (f"Your numbers are your own: redo the lesson's steps for {exercise_id} on the table of your notebook, "
+            "one line per rank, then check each sum before dividing.")
+
+
+def personalised(notebook: nbformat.NotebookNode, secret: bytes, learner: str) -> nbformat.NotebookNode:
+    """A learner's copy of a released lesson: each variant exercise's question cell shows their numbers,
+    and in such a lesson every other exercise says it is on the lesson's own numbers, with its whole question."""
+    from helpers.exercises import REGISTRY
+
+    copy = nbformat.from_dict(notebook)
+    checks = [(index, CHECKED.search(cell.source)) for index, cell in enumerate(copy.cells)
+              if cell.cell_type == "code" and index > 0 and "exercise" in cell.get("metadata", {}).get("tags", [])]
+    found = [(index, match.group(1)) for index, match in checks if match]
+    if any(exercise_id in VARIANTS for _, exercise_id in found):
+        for index, exercise_id in found:
+            if exercise_id in VARIANTS:
                 copy.cells[index - 1] = question_cell(exercise_id, learner_variant(secret, learner, exercise_id))
+            elif copy.cells[index - 1].cell_type == "markdown" and exercise_id in REGISTRY:
+                copy.cells[index - 1].source += f"\n\n*{ON_THE_LESSON}* {REGISTRY[exercise_id].question}"
     copy.metadata.setdefault("helpers", {})["per_learner"] = True
     return copy
+
+
+def _inline_table(variant: Variant) -> str:
+    """A variant's data in one line: 'rank 1, 2, 3; grade 3, 0, 2'."""
+    return "; ".join(f"{name} {', '.join(str(v) for v in variant.data[name])}" for name in variant.data.columns)
 
 
 def _markdown_table(variant: Variant) -> str:

@@ -3,6 +3,7 @@
 Usage::
 
     python -m helpers.release DIR [--assignment | --practice] [--hints] [--exercises FILE ...] [--force]
+                              [--lessons 01,03] [--roster FILE] [--secret FILE] [--manifest FILE] [--points FILE]
 
 Two kinds of copy:
 
@@ -28,6 +29,13 @@ open the lessons and what the copy promises.
 The release refuses a lesson whose cells give away an answer: a ``check`` called
 with anything but ``answer``, a ``solution`` / ``reveal`` call, an unknown
 exercise id, or a check outside a cell tagged ``exercise``.
+
+Graded work: ``--lessons`` keeps the assignment to some lessons; ``--roster``
+gives each learner their own folder ``notebooks/<id>/`` (with ``--secret``,
+their own numbers); ``--manifest FILE`` writes what the grader needs to judge
+exactly this release (:mod:`helpers.teacher.manifest`), where the teacher keeps
+it, never in the copy. An assignment copy's ``pyproject.toml`` installs its
+keyless ``helpers`` as it is (``pip install DIR``: a hub for graded classes).
 """
 
 from __future__ import annotations
@@ -46,7 +54,8 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from helpers.exercises import REGISTRY, Exercise, load_extra_exercises
 from helpers.exercises.questions import parameters_of
 from helpers.exercises.registry import EXTRA_EXERCISES_ENV, EXTRA_EXERCISES_FOLDER, AnyExercise
-from helpers.teacher.keyless import copy_keyless_helpers
+from helpers.teacher import manifest as manifests
+from helpers.teacher.keyless import copy_keyless_helpers, keyless_pyproject
 from helpers.teacher.per_learner import personalised, read_roster, read_secret
 from helpers.teacher.roles import role_of
 
@@ -68,7 +77,9 @@ python3 -m venv .venv && .venv/bin/pip install -r requirements.txt
 
 {promise}
 
-Hand in the `.ipynb` files of `notebooks/` as your teacher asks. The grader runs
+Hand in the `.ipynb` files of `notebooks/` as your teacher asks; when `notebooks/`
+holds a folder with your id, that is your own copy (your own numbers): work and
+hand in there. The grader runs
 each one again from the top in a fresh kernel: check that Kernel > Restart and
 Run All works before you hand it in.
 """
@@ -202,31 +213,56 @@ def check_target(target: Path, force: bool) -> Path:
     return target
 
 
+def chosen_lessons(text: str, available: Sequence[str]) -> list[str]:
+    """--lessons '01,03': lesson numbers that have exercises, checked; '' is every lesson."""
+    if not text.strip():
+        return list(available)
+    wanted = [part.strip().zfill(2) for part in text.split(",") if part.strip()]
+    unknown = [lesson for lesson in wanted if lesson not in available]
+    if unknown:
+        raise ValueError(f"--lessons: no lesson {', '.join(unknown)} with exercises; these have: "
+                         f"{', '.join(available)}")
+    return list(dict.fromkeys(wanted))
+
+
 def release(
     target: Path, exercise_files: Sequence[Path] = (), force: bool = False, kind: str = "assignment",
-    hints: bool = False, roster: Sequence[str] = (), secret: bytes | None = None,
+    hints: bool = False, roster: Sequence[str] = (), secret: bytes | None = None, lessons: str = "",
+    manifest: Path | None = None, points: dict[str, float] | None = None,
 ) -> list[Path]:
     """Write the learners' copy into ``target`` (see the module docstring); return the notebooks written."""
     if kind not in PROMISES:
         raise ValueError(f"kind must be 'assignment' or 'practice', got {kind!r}")
-    if roster and (kind != "assignment" or secret is None):
-        raise ValueError("per-learner numbers (--roster) need an assignment copy and the course secret (--secret)")
+    if roster and (kind != "assignment" or (secret is None and manifest is None)):
+        raise ValueError("a roster (--roster) needs an assignment copy, and the course secret (--secret) for "
+                         "per-learner numbers or a manifest (--manifest) for a graded class")
+    if manifest is not None and (kind != "assignment" or not roster):
+        raise ValueError("--manifest is for graded work: an assignment copy with a roster (--roster)")
     target = check_target(target, force)
+    manifest = manifests.check_place(manifest, target) if manifest is not None else None
     for path in exercise_files:
         load_extra_exercises(str(path))
+    unknown = sorted(set(points or {}) - set(REGISTRY))
+    if unknown:
+        raise ValueError(f"--points: unknown exercise ids: {', '.join(unknown)}")
     files = teacher_files(exercise_files)
-    lessons = lesson_notebooks()
+    notebooks = lesson_notebooks()
     extra: dict[str, list[AnyExercise]] = {}
     for exercise in REGISTRY.values():
         if is_teachers(exercise):
             extra.setdefault(exercise.lesson, []).append(exercise)
+    with_exercises = sorted({exercise.lesson for exercise in REGISTRY.values()})
+    graded = chosen_lessons(lessons, with_exercises)
     copies = {}
-    for lesson, path in lessons.items():
+    for lesson, path in notebooks.items():
+        if lessons and lesson not in graded and lesson != "00":
+            continue
         notebook = nbformat.read(path, as_version=4)
         refuse_solutions(notebook, path.name)
         copies[path.name] = learner_copy(notebook, lesson, extra.get(lesson, []), kind)
-    for lesson in sorted(set(extra) - set(lessons)):
-        copies[f"{lesson}_exercises.ipynb"] = extra_notebook(lesson, extra[lesson], kind)
+    for lesson in sorted(set(extra) - set(notebooks)):
+        if not lessons or lesson in graded:
+            copies[f"{lesson}_exercises.ipynb"] = extra_notebook(lesson, extra[lesson], kind)
     _clear(target)
     written = []
     (target / "notebooks").mkdir(parents=True)
@@ -234,15 +270,18 @@ def release(
         nbformat.validate(notebook)
         nbformat.write(notebook, target / "notebooks" / name)
         written.append(target / "notebooks" / name)
-    for learner in roster:  # each learner's own numbers, in notebooks/<roster id>/
-        assert secret is not None
+    for learner in roster:  # each learner's own copy (with the secret, their own numbers) in notebooks/<roster id>/
         (target / "notebooks" / learner).mkdir()
         for name, notebook in copies.items():
-            nbformat.write(personalised(notebook, secret, learner), target / "notebooks" / learner / name)
+            own = personalised(notebook, secret, learner) if secret is not None else notebook
+            nbformat.write(own, target / "notebooks" / learner / name)
     if kind == "practice":
         _copy_project(target, files, kind)
     else:
         _copy_project(target, [], kind, hints)
+    if manifest is not None:
+        graded_exercises = {lesson: [e for e in REGISTRY.values() if e.lesson == lesson] for lesson in graded}
+        manifests.build(roster, graded_exercises, points or {}, copies, secret).write(manifest)
     return written
 
 
@@ -262,8 +301,10 @@ def _copy_project(target: Path, files: Sequence[Path], kind: str, hints: bool = 
         shutil.copytree(PROJECT_ROOT / "helpers", target / "helpers", ignore=ignore)
     else:
         copy_keyless_helpers(target, REGISTRY.values(), with_hints=hints)
-    for name in ("pyproject.toml", "requirements.txt"):
-        shutil.copy2(PROJECT_ROOT / name, target / name)
+    shutil.copy2(PROJECT_ROOT / "requirements.txt", target / "requirements.txt")
+    pyproject = (PROJECT_ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    (target / "pyproject.toml").write_text(pyproject if kind == "practice" else keyless_pyproject(pyproject),
+                                           encoding="utf-8")
     (target / "README.md").write_text(LEARNER_README.format(promise=PROMISES[kind]), encoding="utf-8")
     if kind == "assignment":
         return
@@ -287,9 +328,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                        help="self-study: check judges, hint, solution and reveal work")
     parser.set_defaults(kind="assignment")
     parser.add_argument("--hints", action="store_true", help="an assignment copy: include the hints")
-    parser.add_argument("--roster", type=Path, help="learner ids, one a line: each gets their own numbers")
+    parser.add_argument("--lessons", default="", help="the lessons of this assignment (01,03; default: every one)")
+    parser.add_argument("--roster", type=Path,
+                        help="learner ids, one a line: each gets notebooks/<id>/ (own numbers with --secret)")
     parser.add_argument("--secret", type=Path,
                         help="the course secret for --roster (created if missing; keep it, never hand it out)")
+    parser.add_argument("--manifest", type=Path,
+                        help="write the assignment's manifest here (outside DIR; grade --assignment reads it)")
+    parser.add_argument("--points", type=Path, help="CSV 'exercise,points': the points the manifest records")
     parser.add_argument("--exercises", type=Path, action="append", default=[],
                         help="a teacher's exercise file (register(Exercise(...)) entries); may repeat")
     parser.add_argument("--force", action="store_true", help="replace the release files in a folder that has them")
@@ -299,14 +345,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.secret and args.secret.resolve().is_relative_to(args.target.expanduser().resolve()):
             raise ValueError(f"--secret {args.secret} would be inside the learners' copy: keep it elsewhere")
         secret = read_secret(args.secret, create=True) if args.secret else None
-        written = release(args.target, args.exercises, args.force, args.kind, args.hints, roster, secret)
+        from helpers.teacher.judging import read_points
+
+        points = read_points(args.points) if args.points else None
+        written = release(args.target, args.exercises, args.force, args.kind, args.hints, roster, secret,
+                          args.lessons, args.manifest, points)
     except (ValueError, TypeError, OSError) as error:
         print(f"python -m helpers.release: error: {error}", file=sys.stderr)
         return 2
-    extra = sum(is_teachers(exercise) for exercise in REGISTRY.values())
-    print(f"wrote {args.kind} copies of {len(written)} notebooks ({len(REGISTRY)} exercises, {extra} from your "
+    lessons = {path.name[:2] for path in written}
+    released = [exercise for exercise in REGISTRY.values() if exercise.lesson in lessons]
+    extra = sum(is_teachers(exercise) for exercise in released)
+    print(f"wrote {args.kind} copies of {len(written)} notebooks ({len(released)} exercises, {extra} from your "
           f"files) to {args.target}")
     print("learners: see README.md there; after they hand in, grade with python -m helpers.grade")
+    if args.manifest:
+        print(f"manifest: {args.manifest} (keep it with your secret; grade with --assignment {args.manifest})")
     return 0
 
 

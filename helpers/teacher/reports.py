@@ -29,7 +29,7 @@ import re
 import shutil
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -43,6 +43,7 @@ from helpers.teacher.results import PROBLEMS, Judged, NotebookResult, Problem
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+    from helpers.teacher.plan import Plan
     from helpers.teacher.sandbox import OutsideWatch
     from helpers.teacher.submissions import (
         Submission,  # matplotlib is imported when a plot is drawn, so the grader's command line starts fast
@@ -60,12 +61,16 @@ TEMPLATES = Environment(
 
 @dataclass(frozen=True)
 class Row:
-    """A learner's line of the gradebook: points per exercise (None: not graded on it), and the problems."""
+    """A learner's line of the gradebook: points per exercise (None: not graded on it), and the problems.
+
+    ``expected``: the exercises this learner is graded on whether answered or not, with their points.
+    """
 
     learner: str
     points: dict[str, float | None]
     out_of: float
     problems: list[str]
+    expected: dict[str, float] = field(default_factory=dict)
 
     @property
     def total(self) -> float:
@@ -112,30 +117,54 @@ def exercise_columns(results: Sequence[NotebookResult], expect: Iterable[str] = 
     return [exercise_id for exercise_id in REGISTRY if exercise_id in seen] + sorted(seen - set(REGISTRY))
 
 
+def expected_of(
+    learner: str, plan: Plan | None, fallback: Sequence[str], points: dict[str, float] | None
+) -> tuple[dict[str, float], bool]:
+    """The exercises a learner is graded on whatever they handed in, with points; and whether only those count."""
+    chosen = plan.exercises(learner) if plan is not None else None
+    if chosen is not None:
+        return chosen, True
+    return {i: (points or {}).get(i, REGISTRY[i].points if i in REGISTRY else 0.0) for i in fallback}, False
+
+
 def gradebook_rows(
-    results: Sequence[NotebookResult], expect: Iterable[str] = (), points: dict[str, float] | None = None
+    results: Sequence[NotebookResult], expect: Iterable[str] = (), points: dict[str, float] | None = None,
+    plan: Plan | None = None,
 ) -> tuple[list[str], list[Row]]:
-    """The columns and one :class:`Row` per learner; ``expect``-ed exercises never graded count 0."""
-    expect = list(expect) or class_lessons(results)
-    columns = exercise_columns(results, expect)
+    """The columns and one :class:`Row` per learner (each of ``plan``'s roster, and each who handed in).
+
+    Expected exercises never graded count 0; with a plan that names a learner's exercises (a manifest,
+    ``--expect``), only those count, out of their points.
+    """
+    fallback = list(expect) or class_lessons(results)
+    learners = sorted({*(plan.roster if plan else []), *(result.learner for result in results)})
+    expected = {learner: expected_of(learner, plan, fallback, points) for learner in learners}
+    wanted_ids = [i for wanted, _ in expected.values() for i in wanted]
+    if expected and all(strict for _, strict in expected.values()):  # a manifest or --expect: theirs alone
+        columns = exercise_columns([], wanted_ids)
+    else:
+        columns = exercise_columns(results, wanted_ids)
     counted, duplicates = counted_answers(results)
     graded = {(r.learner, a.exercise): a for r in results for a in r.answers}
     rows = []
-    for learner in sorted({result.learner for result in results}):
+    for learner in learners:
+        wanted, strict = expected[learner]
         own = [result for result in results if result.learner == learner]
-        answers = counted.get(learner, {})
-        held = [column for column in columns if (learner, column) in graded and column not in answers]
+        answers = {i: a for i, a in counted.get(learner, {}).items() if not strict or i in wanted}
+        held = [c for c in columns if (learner, c) in graded and c not in answers and (not strict or c in wanted)]
         values: dict[str, float | None] = {
-            column: answers[column].points if column in answers else (0.0 if column in expect else None)
+            column: answers[column].points if column in answers else (0.0 if column in wanted else None)
             for column in columns
         }
         values.update(dict.fromkeys(held))  # a duplicate counts nothing until one hand-in is chosen
         out_of = sum(
+            wanted[column] if column in wanted else
             _max_points(column, {**answers, **{c: graded[(learner, c)] for c in held}}, points)
             for column in columns
             if values[column] is not None or column in held
         )
-        rows.append(Row(learner, values, out_of, _problems_of(own, duplicates.get(learner, []))))
+        problems = _problems_of(own, duplicates.get(learner, [])) if own else ["no-hand-in"]
+        rows.append(Row(learner, values, out_of, problems, wanted))
     return columns, rows
 
 
@@ -186,9 +215,9 @@ def write_csv(path: Path, header: list[str], rows: Iterable[list[str]]) -> None:
     os.replace(temporary, path)
 
 
-def write_gradebook(path: Path, results: Sequence[NotebookResult], expect=(), points=None) -> None:
+def write_gradebook(path: Path, results: Sequence[NotebookResult], expect=(), points=None, plan=None) -> None:
     """gradebook.csv: learner, one column per exercise (points), total, out_of, problems."""
-    columns, rows = gradebook_rows(results, expect, points)
+    columns, rows = gradebook_rows(results, expect, points, plan)
     write_csv(
         path,
         ["learner", *columns, "total", "out_of", "problems"],
@@ -200,11 +229,11 @@ def write_gradebook(path: Path, results: Sequence[NotebookResult], expect=(), po
     )
 
 
-def write_gradebook_xlsx(path: Path, results: Sequence[NotebookResult], expect=(), points=None) -> None:
+def write_gradebook_xlsx(path: Path, results: Sequence[NotebookResult], expect=(), points=None, plan=None) -> None:
     """gradebook.xlsx: the gradebook with every text written as a text cell (never a formula)."""
     import xlsxwriter
 
-    columns, rows = gradebook_rows(results, expect, points)
+    columns, rows = gradebook_rows(results, expect, points, plan)
     temporary = path.with_name(path.name + ".part")
     book = xlsxwriter.Workbook(str(temporary), {"strings_to_formulas": False, "strings_to_numbers": False})
     sheet = book.add_worksheet("gradebook")
@@ -259,38 +288,61 @@ def feedback_name(learner: str) -> str:
     return plain + ".html"
 
 
-def feedback_html(learner: str, results: Sequence[NotebookResult]) -> str:
-    """A learner's page: per notebook the problems, then per exercise the verdict, the mistake and a hint."""
-    total = sum(result.total for result in results)
-    out_of = sum(answer.max_points for result in results for answer in result.answers)
+def feedback_html(
+    learner: str, results: Sequence[NotebookResult], row: Row | None = None, questions: dict[str, str] | None = None
+) -> str:
+    """A learner's page: per notebook the problems, then per exercise the verdict, the mistake and a hint.
+
+    With the learner's gradebook ``row`` the total is the gradebook's, out of the same points, and the
+    exercises they are graded on that no hand-in answered are listed too, asked as ``questions`` says
+    (their own numbers) or as the register does.
+    """
+    total = row.total if row else sum(result.total for result in results)
+    out_of = row.out_of if row else sum(answer.max_points for result in results for answer in result.answers)
     notebooks = [
         {
             "name": result.notebook,
             "problems": [{"meaning": PROBLEMS.get(p.code, p.code), "message": p.message} for p in result.problems],
-            "answers": [_answer_row(answer) for answer in result.answers],
+            "answers": [_answer_row(answer) for answer in result.answers if not row or _counts(answer, row)],
         }
         for result in results
     ]
+    answered = {answer.exercise for result in results for answer in result.answers}
+    asked = {i: exercise.question for i, exercise in REGISTRY.items()} | (questions or {})
+    missing = [
+        {"exercise": i, "question": asked.get(i, ""), "max_points": number(points)}
+        for i, points in (row.expected.items() if row else []) if i not in answered
+    ]
     return TEMPLATES.get_template("feedback.html.j2").render(
-        title=f"Feedback: {learner}", learner=learner, total=number(total), out_of=number(out_of), notebooks=notebooks
+        title=f"Feedback: {learner}", learner=learner, total=number(total), out_of=number(out_of),
+        notebooks=notebooks, missing=missing, no_hand_in=not results,
     )
+
+
+def _counts(answer: Judged, row: Row) -> bool:
+    """True for an answer the learner's row grades (with a manifest or --expect: one of their exercises)."""
+    return not row.expected or answer.exercise in row.expected or row.points.get(answer.exercise) is not None
 
 
 def _answer_row(answer: Judged) -> dict:
     exercise = REGISTRY.get(answer.exercise)
     mark, css = ("✓", "right") if answer.correct else (("·", "none") if not answer.answer else ("✗", "wrong"))
+    question = answer.question or (exercise.question if exercise else "")
     return {
-        "exercise": answer.exercise, "question": exercise.question if exercise else "", "given": answer.answer,
+        "exercise": answer.exercise, "question": question, "given": answer.answer,
         "mark": mark, "css": css, "verdict": answer.verdict, "points": number(answer.points),
         "max_points": number(answer.max_points), "mistake_title": answer.mistake_title, "message": answer.message,
         "hint": answer.hint, "help_used": ", ".join(answer.help_used),
     }
 
 
-def write_feedback(folder: Path, learner: str, results: Sequence[NotebookResult]) -> Path:
+def write_feedback(
+    folder: Path, learner: str, results: Sequence[NotebookResult], row: Row | None = None,
+    questions: dict[str, str] | None = None,
+) -> Path:
     """Write one learner's page into folder; return its path."""
     path = folder / feedback_name(learner)
-    _write_text(path, feedback_html(learner, results))
+    _write_text(path, feedback_html(learner, results, row, questions))
     return path
 
 
@@ -316,30 +368,47 @@ class Item:
         return count / self.graded if self.graded else math.nan
 
 
-def item_analysis(results: Sequence[NotebookResult]) -> list[Item]:
-    """Per exercise: the counts of :class:`Item`, from each learner's answer that counts."""
+def item_analysis(results: Sequence[NotebookResult], rows: Sequence[Row] | None = None) -> list[Item]:
+    """Per exercise: the counts of :class:`Item`, over the learners the gradebook grades on it.
+
+    A learner graded on an exercise that no hand-in of theirs answered counts as not answered; an
+    exercise answered in two hand-ins of one learner (a duplicate) counts for neither.
+    """
+    columns, graded_rows = gradebook_rows(results) if rows is None else (None, rows)
     counted, _ = counted_answers(results)
+    exercises = columns if columns is not None else list(dict.fromkeys(c for row in graded_rows for c in row.points))
     items = []
-    for exercise in exercise_columns(results):
-        answers = [own[exercise] for own in counted.values() if exercise in own]
+    for exercise in exercises:
+        graded = [row for row in graded_rows if row.points.get(exercise) is not None]
+        answers = [counted[row.learner][exercise] for row in graded if exercise in counted.get(row.learner, {})]
         mistakes = Counter((a.mistake, a.mistake_title) for a in answers if a.mistake and not a.correct)
         items.append(
             Item(
                 exercise,
-                len(answers),
+                len(graded),
                 sum(a.correct for a in answers),
                 sum(bool(a.mistake) and not a.correct for a in answers),
-                sum(not a.answer for a in answers),
+                sum(not a.answer for a in answers) + len(graded) - len(answers),
                 [(codes, title, count) for (codes, title), count in mistakes.most_common()],
             )
         )
     return items
 
 
-def class_report_html(results: Sequence[NotebookResult], sandbox: str = "", interrupted: str = "") -> str:
-    """The teacher's page: the plots, the item table with the common mistakes, the scores, the problems."""
-    items = item_analysis(results)
-    _, rows = gradebook_rows(results)
+def class_report_html(
+    results: Sequence[NotebookResult], sandbox: str = "", interrupted: str = "", plan: Plan | None = None,
+    unmatched: Sequence[str] = (), expect: Iterable[str] = (), points: dict[str, float] | None = None,
+) -> str:
+    """The teacher's page: the plots, the item table with the common mistakes, the scores, the problems.
+
+    It counts as the gradebook does (the same rows: ``plan``, ``expect``, ``points``); ``unmatched``
+    names the hand-ins of no roster learner, which were not graded.
+    """
+    _, rows = gradebook_rows(results, expect, points, plan)
+    items = item_analysis(results, rows)
+    missing = [{"learner": row.learner, "notebook": "", "code": "no-hand-in",
+                "message": f"no notebook for this roster id: 0 of {number(row.out_of)}"}
+               for row in rows if row.problems == ["no-hand-in"]]
     return TEMPLATES.get_template("class-report.html.j2").render(
         title="Class report",
         learners=len(rows),
@@ -354,7 +423,8 @@ def class_report_html(results: Sequence[NotebookResult], sandbox: str = "", inte
             {"learner": r.learner, "notebook": r.notebook, "code": p.code, "message": p.message}
             for r in results
             for p in r.problems
-        ],
+        ] + missing,
+        unmatched=list(unmatched),
     )
 
 
@@ -406,8 +476,9 @@ def score_plot(rows: Sequence[Row]) -> Figure:
     return figure
 
 
-def write_class_report(path: Path, results: Sequence[NotebookResult], sandbox: str = "", interrupted: str = "") -> None:
-    _write_text(path, class_report_html(results, sandbox, interrupted))
+def write_class_report(path: Path, results: Sequence[NotebookResult], sandbox: str = "", interrupted: str = "",
+                       plan: Plan | None = None, unmatched: Sequence[str] = ()) -> None:
+    _write_text(path, class_report_html(results, sandbox, interrupted, plan, unmatched))
 
 
 # --- the output folder, filled as notebooks finish -----------------------------------------------
@@ -416,8 +487,8 @@ def write_class_report(path: Path, results: Sequence[NotebookResult], sandbox: s
 class OutputFolder:
     """The output folder: each result saved the moment it arrives, the CSV files and feedback rewritten."""
 
-    def __init__(self, out: Path, expect: list[str], points: dict[str, float], watch: OutsideWatch | None):
-        self.out, self.expect, self.points, self.watch = out, expect, points, watch
+    def __init__(self, out: Path, plan: Plan, watch: OutsideWatch | None, unmatched: Sequence[str] = ()):
+        self.out, self.plan, self.watch, self.unmatched = out, plan, watch, list(unmatched)
         self.results: dict[str, NotebookResult] = {}
         for name in ("results", "feedback"):
             shutil.rmtree(out / name, ignore_errors=True)
@@ -431,28 +502,33 @@ class OutputFolder:
     def add(self, number: int, result: NotebookResult) -> None:
         self.results[f"{number:04d}"] = result
         (self.out / "results" / f"{number:04d}.json").write_text(result.to_json(), encoding="utf-8")
-        self.write_tables()
+        rows = self.write_tables()
         own = [r for r in self.results.values() if r.learner == result.learner]
-        write_feedback(self.out / "feedback", result.learner, own)
+        write_feedback(self.out / "feedback", result.learner, own, rows.get(result.learner),
+                       self.plan.questions(result.learner))
 
-    def write_tables(self) -> None:
+    def write_tables(self) -> dict[str, Row]:
+        """gradebook.csv and .xlsx, answers.csv; the gradebook's rows by learner."""
         results = self.ordered()
-        write_gradebook(self.out / "gradebook.csv", results, self.expect, self.points)
-        write_gradebook_xlsx(self.out / "gradebook.xlsx", results, self.expect, self.points)
+        write_gradebook(self.out / "gradebook.csv", results, plan=self.plan)
+        write_gradebook_xlsx(self.out / "gradebook.xlsx", results, plan=self.plan)
         write_answers(self.out / "answers.csv", results)
+        return {row.learner: row for row in gradebook_rows(results, plan=self.plan)[1]}
 
     def ordered(self) -> list[NotebookResult]:
         return [self.results[key] for key in sorted(self.results)]
 
-    def finish(self, sandbox: str, interrupted: str = "") -> None:
-        """Rewrite everything from the results in hand, and the class report."""
+    def finish(self, said: Sequence[str], interrupted: str = "") -> None:
+        """Rewrite everything from the results in hand, every learner's page, and the class report."""
         results = self.ordered()
         for key, result in self.results.items():  # again: a notebook run without a sandbox could have edited them
             (self.out / "results" / f"{key}.json").write_text(result.to_json(), encoding="utf-8")
-        self.write_tables()
-        for learner in {result.learner for result in results}:
-            write_feedback(self.out / "feedback", learner, [r for r in results if r.learner == learner])
-        write_class_report(self.out / "class-report.html", results, sandbox, interrupted)
+        rows = self.write_tables()
+        for learner, row in rows.items():
+            write_feedback(self.out / "feedback", learner, [r for r in results if r.learner == learner], row,
+                           self.plan.questions(learner))
+        write_class_report(self.out / "class-report.html", results, "; ".join(said), interrupted, self.plan,
+                           self.unmatched)
 
     def mark_changed(self, submissions: Sequence[Submission]) -> None:
         """After grading: a submission whose file changed or vanished gets a problem (graded as first read)."""
@@ -472,9 +548,11 @@ class OutputFolder:
     def summary(self) -> str:
         """The lines printed at the end: learners, points, problems, where the files are."""
         results = self.ordered()
-        _, rows = gradebook_rows(results, self.expect, self.points)
+        _, rows = gradebook_rows(results, plan=self.plan)
         lines = [f"{row.learner}: {number(row.total)} of {number(row.out_of)}"
                  + (f" ({'; '.join(row.problems)})" if row.problems else "") for row in rows]
+        if self.unmatched:
+            lines.append(f"not graded (no roster id): {', '.join(self.unmatched)}")
         lines.append(f"\n{len(rows)} learners, {len(results)} notebooks: {self.out}/gradebook.csv, answers.csv, "
                      "feedback/, class-report.html")
         return "\n".join(lines)

@@ -17,10 +17,15 @@ PROBLEMS = {
     "invalid-notebook": "the file is not a notebook the grader can read",
     "raised": "a cell stopped with an error (the cells after it still ran)",
     "timeout": "the notebook ran past the time limit and was stopped",
-    "memory-limit": "a cell asked for more memory than the limit",
+    "memory-limit": "the notebook asked for more memory than the limit (a cell, or its processes and /tmp together)",
+    "too-much-output": "the notebook printed or showed more than the grader takes in, and was stopped",
     "kernel-died": "the Python kernel running the notebook died",
     "no-checks": "no exercise cell recorded an answer",
     "unknown-exercise": "check() was called with an exercise id the grader does not know",
+    "not-in-assignment": "answers for exercises that are not part of this assignment were ignored",
+    "released-copy": "the hand-in is the notebook as it was released, with nothing changed",
+    "other-learners-copy": "the hand-in is another learner's own copy (their numbers), not this learner's",
+    "no-hand-in": "no notebook was handed in",
     "log-too-long": "the notebook wrote more to the check log than the grader reads",
     "hidden-cases-failed": "the grader's last cell, which runs your functions on the hidden cases, failed",
     "wrote-outside": "files outside the notebook's own folder were created, changed or deleted while it ran",
@@ -58,6 +63,7 @@ class Judged:
     message: str = ""
     hint: str = ""
     help_used: tuple[str, ...] = ()
+    question: str = ""  # what this learner was asked (their own variant's words); '' in results graded before
 
 
 @dataclass

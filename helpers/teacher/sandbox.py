@@ -15,7 +15,8 @@ and TMPDIR into the notebook's own folder, kills the kernel's process group
 and every process carrying the notebook's marker in its environment, and
 reports files it can see change outside that folder (:class:`OutsideWatch`).
 
-Both modes limit the kernel's address space (``--memory``) and file size.
+How much a notebook may take (memory, processes, /tmp) is :mod:`helpers.teacher.limits`'s part;
+the kernel's command starts with its launcher, then (with bwrap) the options below.
 """
 
 from __future__ import annotations
@@ -33,14 +34,7 @@ from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 MARKER_ENV = "HELPERS_GRADED_RUN"  # every process a graded notebook starts inherits it
-MAX_FILE_BYTES = 200 * 1024**2
-# Runs before the kernel (or bwrap): set the limits, then become the command. No imports beyond the stdlib.
-LIMITS_CODE = (
-    "import os,resource,sys;m,f=int(sys.argv[1]),int(sys.argv[2]);"
-    "m and resource.setrlimit(resource.RLIMIT_AS,(m,m));"
-    "f and resource.setrlimit(resource.RLIMIT_FSIZE,(f,f));"
-    "os.execvp(sys.argv[3],sys.argv[3:])"
-)
+SANDBOX_TMP = Path("/tmp")  # inside bubblewrap: a tmpfs of a capped size, the kernel's TMPDIR and HOME
 
 
 @dataclass(frozen=True)
@@ -49,6 +43,7 @@ class Sandbox:
 
     bwrap: str | None
     reason: str = ""
+    sized_tmp: bool = True  # this bwrap caps the size of its /tmp (--size, bubblewrap 0.8 and later)
 
     @property
     def kind(self) -> str:
@@ -67,26 +62,34 @@ class Sandbox:
             "files they change outside their folder are reported"
         )
 
-    def command_prefix(self, root: Path, work: Path, course: Path, memory_mb: int) -> list[str]:
-        """What goes before the kernel's command: the limits, then bwrap with its mounts (when there is one)."""
-        limits = [sys.executable, "-S", "-c", LIMITS_CODE, str(memory_mb * 1024**2), str(MAX_FILE_BYTES)]
+    def command_prefix(self, root: Path, work: Path, course: Path, launcher: list[str], tmp_mb: int) -> list[str]:
+        """What goes before the kernel's command: the limits' launcher, then bwrap with its mounts (if any)."""
         if not self.bwrap:
-            return limits
-        return limits + bwrap_arguments(self.bwrap, root, work, course)
+            return launcher
+        return launcher + bwrap_arguments(self.bwrap, root, work, course, tmp_mb if self.sized_tmp else None)
+
+    def home(self, root: Path) -> Path:
+        """The kernel's HOME: in the sandbox's capped /tmp with bwrap, else in the notebook's folder."""
+        return SANDBOX_TMP / "home" if self.bwrap else root / "home"
+
+    def temporary(self, root: Path) -> Path:
+        """The kernel's TMPDIR."""
+        return SANDBOX_TMP if self.bwrap else root / "tmp"
 
 
 SYSTEM_FOLDERS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32")
 SYSTEM_ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "alternatives", "fonts")
 
 
-def bwrap_arguments(bwrap: str, root: Path, work: Path, course: Path) -> list[str]:
+def bwrap_arguments(bwrap: str, root: Path, work: Path, course: Path, tmp_mb: int | None = 1024) -> list[str]:
     """bwrap's options: an allow-list on an empty root, no network, ``root`` the only writable folder.
 
     Read-only: the system's libraries (/usr and its links), a few files of /etc
     (the linker's cache, the time zone, fonts) and ``root/etc``'s made-up
     passwd, group and hosts, this Python's folders (each alone, wherever it
     lives: a Python in your home brings no other file of your home), and the
-    keyless ``course`` (helpers and data). A fresh /tmp, /dev and /proc.
+    keyless ``course`` (helpers and data). A fresh /dev and /proc, and a fresh
+    /tmp of ``tmp_mb`` MB (None: no cap) holding the kernel's HOME.
     """
     arguments = [bwrap, "--unshare-all", "--cap-drop", "ALL", "--die-with-parent", "--new-session"]
     for name in SYSTEM_FOLDERS:
@@ -101,7 +104,9 @@ def bwrap_arguments(bwrap: str, root: Path, work: Path, course: Path) -> list[st
             arguments += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
     for name in made_up_etc(root):
         arguments += ["--ro-bind", str(root / "etc" / name), f"/etc/{name}"]
-    arguments += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    arguments += ["--proc", "/proc", "--dev", "/dev"]
+    arguments += ["--size", str(tmp_mb * 1024**2)] if tmp_mb else []
+    arguments += ["--tmpfs", str(SANDBOX_TMP), "--dir", str(SANDBOX_TMP / "home")]
     for folder in python_folders():
         arguments += ["--ro-bind", str(folder), str(folder)]
     arguments += ["--ro-bind", str(course), str(course), "--bind", str(root), str(root)]
@@ -117,7 +122,7 @@ def made_up_etc(root: Path) -> list[str]:
     folder.mkdir(parents=True, exist_ok=True)
     uid, gid = os.getuid(), os.getgid()
     files = {
-        "passwd": f"learner:x:{uid}:{gid}:learner:{root / 'home'}:/bin/sh\n",
+        "passwd": f"learner:x:{uid}:{gid}:learner:{SANDBOX_TMP / 'home'}:/bin/sh\n",
         "group": f"learner:x:{gid}:\n",
         "hosts": "127.0.0.1 localhost\n::1 localhost\n",
     }
@@ -151,7 +156,8 @@ def find_sandbox(mode: str = "auto") -> Sandbox:
     bwrap = shutil.which("bwrap")
     reason = "bwrap is not installed (apt-get install bubblewrap)" if bwrap is None else try_bwrap(bwrap)
     if bwrap is not None and not reason:
-        return Sandbox(bwrap)
+        sized = "--size" in subprocess.run([bwrap, "--help"], capture_output=True, text=True, timeout=20).stdout
+        return Sandbox(bwrap, sized_tmp=sized)
     if mode == "bwrap":
         raise ValueError(f"--sandbox bwrap: {reason}")
     return Sandbox(None, reason)
@@ -161,7 +167,8 @@ def try_bwrap(bwrap: str) -> str:
     """Run a Python inside bwrap with the grader's own options; '' when it works, else why not."""
     with tempfile.TemporaryDirectory(prefix="helpers-bwrap-") as folder:
         root = Path(folder)
-        command = [*bwrap_arguments(bwrap, root, root, root), sys.executable, "-S", "-c", "open('ok', 'w').write('1')"]
+        command = [*bwrap_arguments(bwrap, root, root, root, None), sys.executable, "-S", "-c",
+                   "open('ok', 'w').write('1')"]
         try:
             done = subprocess.run(command, capture_output=True, text=True, timeout=20)
         except (OSError, subprocess.TimeoutExpired) as error:

@@ -10,7 +10,7 @@ cannot change what that neighbour is graded on.
 The folder is not trusted: a symbolic link (to a file or a folder), a device or
 a pipe is never followed nor read; it becomes a hand-in with the problem
 ``not-a-file``, named in the report. The learner is exactly the folder's or the
-file's name, as on the roster.
+file's name, as on the roster (compared in Unicode NFC).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import hashlib
 import os
 import re
 import stat
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,8 +61,11 @@ def find_notebooks(folder: Path) -> list[Path]:
 
 
 def learner_of(relative: Path) -> str:
-    """The learner: the first folder of the path inside SUBMISSIONS, or the file name for a loose notebook."""
-    return relative.parts[0] if len(relative.parts) > 1 else relative.stem
+    """The learner: the first folder of the path inside SUBMISSIONS, or the file name for a loose notebook.
+
+    In Unicode NFC, as roster ids are compared (a zip made on macOS spells é as e and a combining accent).
+    """
+    return unicodedata.normalize("NFC", relative.parts[0] if len(relative.parts) > 1 else relative.stem)
 
 
 def not_a_file(path: Path) -> str:

@@ -90,14 +90,15 @@ def run(command: Sequence[str | Path], **kwargs) -> subprocess.CompletedProcess:
     return done
 
 
-def install_helpers(folder: Path) -> Path:
-    """helpers installed as a package (pip, not editable) from a copy of the project; the folder to import it from."""
+def install_helpers(folder: Path, origin: Path = PROJECT) -> Path:
+    """helpers installed as a package (pip, not editable) from a copy of the project, or of an assignment release
+    (its keyless helpers: a graded class); the folder to import it from."""
     source = folder / "source"
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.xlsx", ".ipynb_checkpoints")
     for name in ("helpers", "data"):
-        shutil.copytree(PROJECT / name, source / name, ignore=ignore)
+        shutil.copytree(origin / name, source / name, ignore=ignore)
     for name in ("pyproject.toml", "README.md"):
-        shutil.copy2(PROJECT / name, source / name)
+        shutil.copy2(origin / name, source / name)
     site = folder / "site-packages"
     run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", site, source], timeout=600)
     shutil.rmtree(source)
@@ -109,11 +110,13 @@ def project_env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(PROJECT), os.environ.get("PYTHONPATH")]))}
 
 
-def release(folder: Path, exercises: Sequence[Path] = (), kind: str = "assignment") -> Path:
+def release(
+    folder: Path, exercises: Sequence[Path] = (), kind: str = "assignment", options: Sequence[str] = ()
+) -> Path:
     """The learners' copy of the collection (python -m helpers.release --KIND), written or replaced in folder."""
     extra = [part for path in exercises for part in ("--exercises", str(path))]
-    run([sys.executable, "-m", "helpers.release", folder, "--force", f"--{kind}", *extra], env=project_env(),
-        timeout=300)
+    run([sys.executable, "-m", "helpers.release", folder, "--force", f"--{kind}", *extra, *options],
+        env=project_env(), timeout=300)
     return folder
 
 

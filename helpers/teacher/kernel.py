@@ -1,0 +1,382 @@
+"""Run a learner's notebook in a kernel that can only talk back through channels the grader opened first.
+
+The grader reads nothing the kernel could have written or replaced in its
+folder. What comes back:
+
+- the check log: a pipe whose write end the kernel inherits as a file
+  descriptor ($HELPERS_CHECK_FD); a thread here drains it, keeping at most
+  :data:`MAX_LOG_BYTES`. Only what arrived before the grader's own last cell
+  started counts (:meth:`Drain.mark`): nothing a background thread writes later;
+- the kernel's stderr: another pipe, of which the last :data:`STDERR_TAIL`
+  bytes are kept (a dying kernel's last words);
+- the kernel's messages (zmq over local sockets): the errors of each cell, and
+  the result of the grader's last cell, which carries what the learner's
+  functions returned on the hidden inputs. They are counted as they arrive and
+  not kept: past :data:`MAX_OUTPUT_BYTES` in all (or one message past
+  :data:`MAX_MESSAGE_BYTES`) the notebook is stopped. The sockets connect once,
+  while no learner code has run yet, and never reconnect, so a socket file the
+  notebook replaces later leads nowhere.
+
+:func:`run_notebook` runs every code cell, then asks ``finish`` for the last
+cell's code (it sees the check log up to then), with one deadline for all of it.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import secrets
+import select
+import signal
+import subprocess
+import sys
+import termios
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import zmq
+from jupyter_client.connect import write_connection_file
+from jupyter_client.session import Session
+from zmq.utils.monitor import recv_monitor_message
+
+from helpers.teacher.logbook import MAX_LOG_BYTES
+
+STDERR_TAIL = 4096
+MAX_OUTPUT_BYTES = 64 * 1024**2  # everything a notebook prints, plots and raises (lessons stay far below)
+MAX_MESSAGE_BYTES = 16 * 1024**2
+START_SECONDS = 60.0
+
+
+class Drain:
+    """A pipe the kernel writes into and a thread here reads from, keeping at most ``keep`` bytes.
+
+    ``tail``: keep the last bytes rather than the first. The kernel never blocks
+    on a full pipe: past the limit the bytes are read and dropped (``overflow``).
+    """
+
+    def __init__(self, keep: int, tail: bool = False) -> None:
+        self.reader, self.writer = os.pipe()
+        self.keep, self.tail = keep, tail
+        self.data = bytearray()
+        self.total = 0
+        self.lock = threading.Lock()
+        self.closing = threading.Event()
+        self.thread = threading.Thread(target=self._drain, daemon=True)
+
+    @property
+    def overflow(self) -> bool:
+        return self.total > self.keep
+
+    def start(self) -> None:
+        """Start reading; the write end stays open only in the kernel (call after it started)."""
+        os.close(self.writer)
+        self.writer = -1
+        self.thread.start()
+
+    def _drain(self) -> None:
+        while not self.closing.is_set():
+            ready, _, _ = select.select([self.reader], [], [], 0.2)
+            if ready and not self._take(os.read(self.reader, 65536)):
+                return
+
+    def _take(self, chunk: bytes) -> bool:
+        """Keep what fits of a chunk; False at the end of the pipe."""
+        if not chunk:
+            return False
+        with self.lock:
+            self.total += len(chunk)
+            if self.tail:
+                self.data = (self.data + chunk)[-self.keep :]
+            elif len(self.data) < self.keep:
+                self.data += chunk[: self.keep - len(self.data)]
+        return True
+
+    def pending(self) -> int:
+        """Bytes written into the pipe and not read yet."""
+        count = bytearray(4)
+        try:
+            fcntl.ioctl(self.reader, termios.FIONREAD, count)
+        except OSError:
+            return 0
+        return int.from_bytes(count, sys.byteorder)
+
+    def mark(self, seconds: float = 1.0) -> bytes:
+        """What was written up to now: waits until the pipe is read empty (at most ``seconds``)."""
+        deadline = time.monotonic() + seconds
+        while self.pending() and self.thread.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        with self.lock:
+            return bytes(self.data)
+
+    def close(self) -> bytes:
+        """Stop reading (once the kernel is gone), take what is left in the pipe, close it; what was kept."""
+        self.closing.set()
+        if self.thread.ident is not None:
+            self.thread.join()
+        if self.writer >= 0:
+            os.close(self.writer)
+            self.writer = -1
+        os.set_blocking(self.reader, False)
+        try:
+            for _ in range(16):  # the last words of a kernel that died, at most 1 MB more
+                if not self._take(os.read(self.reader, 65536)):
+                    break
+        except BlockingIOError:
+            pass
+        os.close(self.reader)
+        with self.lock:
+            return bytes(self.data)
+
+
+@dataclass
+class CellError:
+    """A cell that raised: its number among the notebook's cells (1-based), the error's name and text."""
+
+    cell: int
+    name: str
+    text: str
+
+
+@dataclass
+class Run:
+    """What running a notebook gave: cell errors, how it ended, the check log, the last cell's result."""
+
+    errors: list[CellError] = field(default_factory=list)
+    ended: str = "done"  # done, timeout, died, too-much-output, no-start
+    detail: str = ""
+    log: bytes = b""
+    log_overflow: bool = False
+    finish_result: dict | None = None
+    finish_error: str = ""
+    stderr: bytes = b""
+    output_bytes: int = 0
+
+    def last_words(self) -> str:
+        """The kernel's last line on stderr, short (for a kernel that died or did not start)."""
+        lines = self.stderr.decode("utf-8", "replace").strip().splitlines()
+        return lines[-1][:200] if lines else ""
+
+
+class Stopped(Exception):
+    """The notebook has to stop: ``reason`` is one of Run.ended."""
+
+    def __init__(self, reason: str, detail: str = "") -> None:
+        super().__init__(reason)
+        self.reason, self.detail = reason, detail
+
+
+@dataclass
+class KernelProcess:
+    """A started kernel: its process, its connection (held here, never read back) and its pipes."""
+
+    process: subprocess.Popen
+    info: dict
+    log: Drain
+    stderr: Drain
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def kill(self) -> None:
+        """Kill the kernel's whole process group (bwrap takes its namespace with it)."""
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+
+
+def start_kernel(root: Path, work: Path, prefix: Sequence[str], env: dict[str, str]) -> KernelProcess:
+    """Start ``prefix`` + ipykernel with local sockets in ``root`` and the two pipes; return at once."""
+    key = secrets.token_hex(32).encode()
+    _, info = write_connection_file(str(root / "kernel.json"), ip=str(root / "k"), key=key, transport="ipc")
+    log, stderr = Drain(MAX_LOG_BYTES), Drain(STDERR_TAIL, tail=True)
+    command = [*prefix, sys.executable, "-m", "ipykernel_launcher", "-f", str(root / "kernel.json")]
+    process = subprocess.Popen(
+        command, cwd=work, env={**env, "HELPERS_CHECK_FD": str(log.writer)}, stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL, stderr=stderr.writer, pass_fds=(log.writer,), start_new_session=True,
+    )
+    log.start()
+    stderr.start()
+    return KernelProcess(process, dict(info), log, stderr)
+
+
+class Client:
+    """The grader's side of the kernel's shell and iopub sockets: send a cell, count and read what comes back."""
+
+    def __init__(self, kernel: KernelProcess, reconnect: bool) -> None:
+        self.kernel = kernel
+        info = kernel.info
+        self.session = Session(key=info["key"] if isinstance(info["key"], bytes) else info["key"].encode(),
+                               signature_scheme=info.get("signature_scheme", "hmac-sha256"))
+        self.context = zmq.Context()
+        if not reconnect:  # set before connecting: a socket never follows its path a second time
+            self.context.setsockopt(zmq.RECONNECT_IVL, -1)
+        self.context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
+        self.context.setsockopt(zmq.LINGER, 0)
+        self.shell = self.context.socket(zmq.DEALER)
+        self.iopub = self.context.socket(zmq.SUB)
+        self.iopub.setsockopt(zmq.SUBSCRIBE, b"")
+        self.monitors = [sock.get_monitor_socket(zmq.EVENT_DISCONNECTED) for sock in (self.shell, self.iopub)]
+        self.shell.connect(f"ipc://{info['ip']}-{info['shell_port']}")
+        self.iopub.connect(f"ipc://{info['ip']}-{info['iopub_port']}")
+        self.poller = zmq.Poller()
+        for sock in (self.shell, self.iopub, *self.monitors):
+            self.poller.register(sock, zmq.POLLIN)
+        self.received = 0
+
+    def close(self) -> None:
+        for sock in (self.shell, self.iopub):
+            sock.disable_monitor()
+        for sock in (*self.monitors, self.shell, self.iopub):
+            sock.close(linger=0)
+        self.context.term()
+
+    def disconnected(self) -> None:
+        """A socket lost the kernel: it died (it takes bwrap a moment to follow), or a message was too big."""
+        try:
+            self.kernel.process.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            raise Stopped("too-much-output", f"it sent over {MAX_MESSAGE_BYTES // 1024**2} MB of output at once "
+                          "(or closed its connection to the grader)") from None
+        raise Stopped("died")
+
+    def send(self, msg_type: str, content: dict) -> str:
+        sent = self.session.send(self.shell, msg_type, content)
+        assert sent is not None
+        return sent["header"]["msg_id"]
+
+    def poll(self, seconds: float) -> list[tuple[str, dict]]:
+        """Messages that arrived within ``seconds``: ('shell' | 'iopub', message); raises Stopped."""
+        found = []
+        for sock, _ in self.poller.poll(max(0, int(seconds * 1000))):
+            if sock in self.monitors:
+                if recv_monitor_message(sock)["event"] == zmq.EVENT_DISCONNECTED:
+                    self.disconnected()
+                continue
+            frames = sock.recv_multipart()
+            self.received += sum(len(frame) for frame in frames)
+            if self.received > MAX_OUTPUT_BYTES:
+                raise Stopped("too-much-output", f"over {MAX_OUTPUT_BYTES // 1024**2} MB of output")
+            try:
+                _, parts = self.session.feed_identities(frames)
+                message = self.session.deserialize(parts)
+            except Exception:  # a message that is not the kernel's (bad signature, broken framing): not heard
+                continue
+            found.append(("shell" if sock is self.shell else "iopub", message))
+        if not found and not self.kernel.alive():
+            raise Stopped("died", "")
+        return found
+
+
+def connect(kernel: KernelProcess, deadline: float) -> Client:
+    """Wait for the kernel to answer, then connect for good (no reconnection) and make sure iopub hears."""
+    first = Client(kernel, reconnect=True)  # finds the sockets whenever the kernel makes them
+    try:
+        _handshake(first, deadline, need_iopub=False)
+    finally:
+        first.close()
+    client = Client(kernel, reconnect=False)  # the sockets exist now and no learner code ran yet
+    try:
+        _handshake(client, deadline, need_iopub=True)
+    except BaseException:
+        client.close()
+        raise
+    return client
+
+
+def _handshake(client: Client, deadline: float, need_iopub: bool) -> None:
+    """kernel_info until a reply (and, with ``need_iopub``, a message on iopub) comes back before ``deadline``."""
+    replied = heard = False
+    while not (replied and (heard or not need_iopub)):
+        if time.monotonic() > deadline:
+            raise Stopped("no-start", "the kernel did not answer within a minute")
+        if not replied or not heard:
+            client.send("kernel_info_request", {})
+        for channel, message in client.poll(0.5):
+            replied |= channel == "shell" and message["msg_type"] == "kernel_info_reply"
+            heard |= channel == "iopub"
+
+
+def execute(client: Client, code: str, deadline: float, number: int, run: Run) -> dict | None:
+    """Run one cell; note its error in ``run``; its execute_result's data (None without one). Raises Stopped."""
+    msg_id = client.send("execute_request", {
+        "code": code, "silent": False, "store_history": True, "user_expressions": {}, "allow_stdin": False,
+        "stop_on_error": False,
+    })
+    replied = idle = False
+    result = None
+    after_reply = None
+    errors = len(run.errors)
+    while not (replied and idle):
+        now = time.monotonic()
+        if now > deadline:
+            raise Stopped("timeout")
+        if after_reply is not None and now > after_reply:
+            break  # the reply came; a status message lost on the way is not waited for
+        for channel, message in client.poll(min(0.5, deadline - now)):
+            if message.get("parent_header", {}).get("msg_id") != msg_id:
+                continue
+            kind, content = message["msg_type"], message.get("content", {})
+            if channel == "shell" and kind == "execute_reply":
+                replied, after_reply = True, time.monotonic() + 2
+                if content.get("status") == "error" and len(run.errors) == errors:  # an error iopub never carried
+                    run.errors.append(CellError(number, str(content.get("ename", ""))[:100],
+                                                str(content.get("evalue", ""))[:300]))
+            elif kind == "status" and content.get("execution_state") == "idle":
+                idle = True
+            elif kind == "error" and len(run.errors) == errors:  # once per cell, whichever channel said it first
+                run.errors.append(CellError(number, str(content.get("ename", ""))[:100],
+                                            str(content.get("evalue", ""))[:300]))
+            elif kind == "execute_result":
+                result = content.get("data")
+    return result
+
+
+def run_notebook(
+    cells: Sequence[str], finish: Callable[[bytes], str | None], kernel: KernelProcess, timeout: float,
+    stop_leftovers: Callable[[], None],
+) -> Run:
+    """Run each code cell (``cells``: their sources, '' for a markdown cell), then the grader's last cell.
+
+    ``finish`` gets the check log as it stood when the learner's cells were
+    done and gives the last cell's code (or None: nothing to run). One deadline,
+    ``timeout`` seconds after the kernel answered, covers everything.
+    """
+    run = Run()
+    client = None
+    try:
+        client = connect(kernel, time.monotonic() + START_SECONDS)
+        deadline = time.monotonic() + timeout
+        for number, source in enumerate(cells, start=1):
+            if source.strip():
+                execute(client, source, deadline, number, run)
+        run.log = kernel.log.mark()
+        code = finish(run.log)
+        if code:
+            before = len(run.errors)
+            run.finish_result = execute(client, code, deadline, len(cells) + 1, run)
+            finishing = run.errors[before:]
+            del run.errors[before:]
+            run.finish_error = f"{finishing[0].name}: {finishing[0].text}" if finishing else ""
+    except Stopped as stop:
+        run.ended, run.detail = stop.reason, stop.detail
+        if not run.log:
+            run.log = kernel.log.mark(seconds=0.2)
+    finally:
+        if client is not None:
+            run.output_bytes = client.received
+        stop_leftovers()
+        kernel.kill()
+        if client is not None:
+            client.close()
+        kernel.log.close()
+        run.stderr = kernel.stderr.close()
+        run.log_overflow = kernel.log.overflow
+    return run
