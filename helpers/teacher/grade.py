@@ -37,7 +37,8 @@ if TYPE_CHECKING:
 
 # The register (pandas), nbformat and matplotlib are imported once the command line is checked,
 # so that a bad --out fails at once.
-OUR_FILES = ("gradebook.csv", "gradebook.xlsx", "answers.csv", "class-report.html", "results", "feedback")
+OUR_FILES = ("gradebook.csv", "gradebook.xlsx", "answers.csv", "class-report.html", "results", "feedback",
+             "gradebook-canvas.csv", "gradebook-moodle.csv")
 
 
 class Refused(ValueError):

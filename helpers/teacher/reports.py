@@ -425,7 +425,9 @@ class OutputFolder:
         if watch:
             watch.ignored.append((out / "results").resolve())
             watch.ignored.append((out / "feedback").resolve())
-            for name in ("gradebook.csv", "gradebook.xlsx", "answers.csv", "class-report.html"):
+            from helpers.teacher.lms import LMS_FILES
+
+            for name in ("gradebook.csv", "gradebook.xlsx", "answers.csv", "class-report.html", *LMS_FILES):
                 watch.own |= {(out / name).resolve(), (out / f"{name}.part").resolve()}
 
     def add(self, number: int, result: NotebookResult) -> None:
@@ -440,6 +442,9 @@ class OutputFolder:
         write_gradebook(self.out / "gradebook.csv", results, self.expect, self.points)
         write_gradebook_xlsx(self.out / "gradebook.xlsx", results, self.expect, self.points)
         write_answers(self.out / "answers.csv", results)
+        from helpers.teacher.lms import write_lms_files  # the gradebook for Canvas and Moodle, from the same rows
+
+        write_lms_files(self.out, results, self.expect, self.points)
 
     def ordered(self) -> list[NotebookResult]:
         return [self.results[key] for key in sorted(self.results)]
