@@ -1,27 +1,44 @@
 """The grader on a class: N lesson-03 notebooks from an assignment copy, graded with --jobs J (a benchmark, not a test).
 
-    .venv/bin/python benchmarks/bench_grade.py                 # 60 notebooks, --jobs 2, bubblewrap when it works
+    .venv/bin/python benchmarks/bench_grade.py                 # breakdown of 6 notebooks, then 100 with --jobs 2
     .venv/bin/python benchmarks/bench_grade.py --notebooks 20 --jobs 1 --sandbox none
+    .venv/bin/python benchmarks/bench_grade.py --breakdown 0   # the class run alone
 
 The class: a third answers every exercise right, a third gives a known slip,
-a third hands the copy in untouched, as a real class mixes them. Printed: the
-wall time of the whole run, seconds of wall time per notebook, the median and
-90th percentile of one notebook's own time (its kernel, start to end), and the
-load average while it ran. The goal on two cores is 1.2 s of wall time per
-notebook (100 notebooks in under 2 minutes).
+a third hands the copy in untouched, as a real class mixes them. Printed:
+
+1. what lesson 03's setup cell imports in the grader's keyless course
+   (``python -X importtime``, grouped by package, ``%matplotlib inline`` counted as
+   the ``matplotlib.pyplot`` it loads);
+2. where one notebook's time goes, graded one at a time by the grader's own
+   code (:func:`helpers.teacher.grading.grade_submission`), each step timed from
+   outside: the kernel's start in the sandbox, the first cell (the imports),
+   the other cells, the grader's last cell, the shutdown, judging, the rest;
+   and the CPU each notebook costs (kernel and grader), which on two cores sets
+   the floor of the class run's wall time per notebook at --jobs 2;
+3. the class run, as a teacher types it: the wall time, seconds of wall time per
+   notebook, one notebook's own time (median, p90), the load average.
+
+The goal on two quiet cores, --jobs 2: 100 notebooks in 90 s or less (0.9 s of
+wall time per notebook), one notebook's own time 2 s or less.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
 import json
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
@@ -33,6 +50,7 @@ from helpers.exercises import REGISTRY, check, exercises_of  # noqa: E402
 
 ANSWER_LINE = re.compile(r"^answer = None.*$", flags=re.M)
 CHECK_ID = re.compile(r"""\bcheck\(\s*["']([a-z0-9-]+)["']\s*,\s*answer\)""")
+TICK = os.sysconf("SC_CLK_TCK")
 
 
 def answer_text(exercise_id: str, kind: str) -> str | None:
@@ -68,11 +86,254 @@ def load_average() -> str:
     return " ".join(f"{value:.1f}" for value in os.getloadavg())
 
 
+# --- 1. what the setup cell imports ------------------------------------------------------------------
+
+
+def setup_imports(release_folder: Path, course: Path) -> None:
+    """Lesson 03's setup cell, its imports alone, under ``python -X importtime`` on the keyless course."""
+    source = next((release_folder / "notebooks").glob("03_*.ipynb"))
+    setup = next(cell.source for cell in nbformat.read(source, as_version=4).cells if cell.cell_type == "code")
+    code = "\n".join("import matplotlib.pyplot" if line.startswith("%matplotlib") else line
+                     for line in setup.splitlines() if not line.startswith("%") or line.startswith("%matplotlib"))
+    env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(course), "PYTHONDONTWRITEBYTECODE": "1",
+           "MPLBACKEND": "module://matplotlib_inline.backend_inline"}
+    runs = []
+    for _ in range(3):  # the first warms the page cache; the median of the three is shown
+        started = time.monotonic()
+        done = subprocess.run([sys.executable, "-X", "importtime", "-c", code], env=env, cwd=course,
+                              capture_output=True, text=True)
+        runs.append((time.monotonic() - started, done.stderr))
+        if done.returncode != 0:
+            print(done.stderr[-1500:])
+            return
+    wall, report = sorted(runs)[1]
+    packages: dict[str, float] = defaultdict(float)
+    helpers_parts: dict[str, float] = defaultdict(float)
+    for line in report.splitlines():
+        found = re.match(r"import time:\s+\d+ \|\s+(\d+) \|( *)(\S+)$", line)
+        if not found:
+            continue
+        cumulative, depth, name = int(found[1]) / 1e6, len(found[2]), found[3]
+        if depth == 1:  # imported by the cell itself (or first by it): cumulative holds what it pulled in
+            packages[name.split(".")[0]] += cumulative
+        if name.startswith("helpers.") and name.count(".") == 1:
+            helpers_parts[name] = max(helpers_parts[name], cumulative)
+    print(f"lesson 03's setup cell, its imports in the keyless course: {wall:.2f} s of wall time "
+          f"(python -X importtime, median of 3)")
+    shown = sorted(packages.items(), key=lambda item: -item[1])
+    print("  first imported by the cell: " + ", ".join(f"{name} {seconds:.2f} s" for name, seconds in shown[:8]))
+    parts = sorted(helpers_parts.items(), key=lambda item: -item[1])
+    print("  helpers' modules (cumulative, each with what it pulled in first): "
+          + ", ".join(f"{name} {seconds:.2f} s" for name, seconds in parts[:8]))
+
+
+# --- 2. one notebook, step by step -----------------------------------------------------------------
+
+
+class Steps:
+    """Wall and CPU seconds per step of the notebook being graded, measured around the grader's own calls.
+
+    The CPU is the kernel's side (the kernel and the sandbox's processes, found by the notebook's marker
+    once the kernel is up); a step's wall time beyond its CPU was spent waiting (for a core, or idle).
+    """
+
+    def __init__(self) -> None:
+        self.wall: dict[str, float] = defaultdict(float)
+        self.cpu: dict[str, float] = defaultdict(float)
+        self.pids: list[int] = []
+        self.cells: dict[str, list[float]] = defaultdict(list)  # a cell -> its CPU in each notebook
+        self.rows: list[tuple[dict[str, float], dict[str, float]]] = []
+
+    @contextlib.contextmanager
+    def timing(self, step: str, cpu: bool = False) -> Iterator[None]:
+        started, used = time.perf_counter(), kernel_cpu(self.pids) if cpu else 0.0
+        try:
+            yield
+        finally:
+            self.wall[step] += time.perf_counter() - started
+            if cpu:
+                self.cpu[step] += kernel_cpu(self.pids) - used
+
+    def close_notebook(self, own: float, grader_cpu: float) -> None:
+        self.wall["the rest (the folders, ...)"] = own - sum(self.wall.values())
+        self.wall["own time"] = own
+        self.cpu["own time"] = sum(self.cpu.values()) + grader_cpu
+        self.cpu["of which the grader's process"] = grader_cpu
+        self.rows.append((dict(self.wall), dict(self.cpu)))
+        self.wall, self.cpu, self.pids = defaultdict(float), defaultdict(float), []
+
+
+def kernel_cpu(pids: list[int]) -> float:
+    """CPU seconds used so far by these processes (with their reaped children); a gone process counts 0."""
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += sum(int(value) for value in fields[11:15])  # utime, stime, cutime, cstime
+    return total / TICK
+
+
+@contextlib.contextmanager
+def timed_grader(steps: Steps) -> Iterator[None]:
+    """Wrap the nbclient calls and the grader's functions that one notebook goes through, timing each."""
+    from nbclient import NotebookClient
+
+    from helpers.teacher import grading
+    from helpers.teacher import sandbox as sb
+
+    saved: list[tuple[object, str, object]] = []
+
+    def wrap(owner: object, name: str, make) -> None:
+        original = getattr(owner, name, None)
+        if original is None:  # the grader changed: that step is not measured, the rest still is
+            print(f"  (no {getattr(owner, '__name__', owner)}.{name}: not timed)")
+            return
+        saved.append((owner, name, original))
+        setattr(owner, name, make(original))
+
+    marker: dict[str, str] = {}
+
+    def start_kernel(original):
+        async def timed(self, **kwargs):
+            marker["now"] = kwargs.get("env", {}).get(sb.MARKER_ENV, "")
+            with steps.timing("kernel start: process launched"):
+                return await original(self, **kwargs)
+        return timed
+
+    def start_client(original):
+        async def timed(self):
+            with steps.timing("kernel start: until it answers"):
+                client = await original(self)
+            steps.pids = sb.marked_processes(marker["now"]) if marker.get("now") else []
+            steps.cpu["kernel start (CPU at ready)"] = kernel_cpu(steps.pids)
+            return client
+        return timed
+
+    def execute(original):
+        async def timed(self, cell, cell_index, *args, **kwargs):
+            code = [index for index, each in enumerate(self.nb.cells) if each.cell_type == "code"]
+            step = ("first cell (the imports)" if cell_index == code[0] else
+                    "the grader's last cell" if cell_index == len(self.nb.cells) - 1 else "the other cells")
+            used = kernel_cpu(steps.pids)
+            with steps.timing(step, cpu=True):
+                done = await original(self, cell, cell_index, *args, **kwargs)
+            first_line = cell.source.strip().splitlines()[0] if cell.source.strip() else ""
+            steps.cells[f"cell {cell_index}: {first_line[:50]}"].append(kernel_cpu(steps.pids) - used)
+            return done
+        return timed
+
+    def plain(step: str):
+        def make(original):
+            if asyncio.iscoroutinefunction(original):
+                async def timed_async(*args, **kwargs):
+                    with steps.timing(step):
+                        return await original(*args, **kwargs)
+                return timed_async
+
+            def timed(*args, **kwargs):
+                with steps.timing(step):
+                    return original(*args, **kwargs)
+            return timed
+        return make
+
+    wrap(NotebookClient, "async_start_new_kernel", start_kernel)
+    wrap(NotebookClient, "async_start_new_kernel_client", start_client)
+    wrap(NotebookClient, "async_execute_cell", execute)
+    wrap(grading, "_shut_down", plain("kernel shutdown"))
+    wrap(grading, "stop_leftovers", plain("leftover processes sought"))
+    wrap(grading, "read_log", plain("judging (log read, answers judged)"))
+    wrap(grading, "judge_notebook", plain("judging (log read, answers judged)"))
+    try:
+        yield
+    finally:
+        for owner, name, original in reversed(saved):
+            setattr(owner, name, original)
+
+
+def breakdown(submissions: Path, count: int, sandbox_mode: str) -> None:
+    """Grade ``count`` notebooks one at a time with the grader's own code; print each step's median."""
+    from helpers.teacher import grading
+    from helpers.teacher import sandbox as sb
+    from helpers.teacher.judging import AnswerKey
+    from helpers.teacher.keyless import copy_course
+    from helpers.teacher.submissions import read_submissions
+
+    session = Path(tempfile.mkdtemp(prefix="hg-", dir="/tmp"))
+    try:
+        sandbox = sb.find_sandbox(sandbox_mode)
+        settings = grading.Settings(sandbox=sandbox, key=AnswerKey.build(), session=session,
+                                    course=copy_course(session / "course", REGISTRY.values()))
+        grading.seed_font_cache(session)
+        steps = Steps()
+        chosen = read_submissions(submissions)[:count]
+        with timed_grader(steps):
+            for number, submission in enumerate(chosen, start=1):
+                before = os.times()
+                result = grading.grade_submission(submission, settings, number)
+                after = os.times()
+                steps.close_notebook(result.seconds, after.user + after.system - before.user - before.system)
+                if result.problems and not {p.code for p in result.problems} <= {"wrote-tmp"}:
+                    print(f"  {submission.notebook}: {', '.join(result.codes)}")
+    finally:
+        shutil.rmtree(session, ignore_errors=True)
+    print(f"\none notebook, step by step: median of {len(steps.rows)} graded one at a time "
+          f"({sandbox.kind}; load average {load_average()})")
+    walls, cpus = [row[0] for row in steps.rows], [row[1] for row in steps.rows]
+    names = list(dict.fromkeys(name for row in walls + cpus for name in row))
+    print(f"  {'step':<42} {'wall':>6} {'CPU':>6}")
+    for name in names:
+        wall = [row[name] for row in walls if name in row]
+        cpu = [row[name] for row in cpus if name in row]
+        shown = [f"{statistics.median(values):5.2f} s" if values else "     —" for values in (wall, cpu)]
+        print(f"  {name:<42} {shown[0]:>6} {shown[1]:>6}")
+    costly = sorted(steps.cells.items(), key=lambda item: -statistics.median(item[1]))[:6]
+    print("  the cells that cost most CPU: " + "; ".join(f"{name} {statistics.median(values):.2f} s"
+                                                          for name, values in costly))
+    cpu_total = statistics.median(row["own time"] for row in cpus)
+    start = statistics.median(row.get("kernel start: process launched", 0.0) + row.get("kernel start: until it "
+                                                                                       "answers", 0.0)
+                              for row in walls)
+    start_cpu = statistics.median(row.get("kernel start (CPU at ready)", 0.0) for row in cpus)
+    print(f"  CPU per notebook {cpu_total:.2f} s: on two cores a class at --jobs 2 needs at least "
+          f"{cpu_total / 2:.2f} s of wall time per notebook, whatever overlaps")
+    print(f"  a kernel started ahead, while the previous notebook runs, takes the start ({start:.2f} s) off each "
+          f"notebook's own time; with --jobs 2 on two busy cores the class gains at most the start's idle part, "
+          f"{max(0.0, start - start_cpu):.2f} s a notebook (its wall time minus its CPU, {start_cpu:.2f} s)")
+
+
+# --- 3. the class, as a teacher runs it -------------------------------------------------------------
+
+
+def class_run(submissions: Path, out: Path, notebooks: int, jobs: int, sandbox: str, env: dict) -> int:
+    print(f"\nload average before: {load_average()}")
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "helpers.grade", str(submissions), "--out", str(out), "--jobs", str(jobs),
+         "--sandbox", sandbox],
+        env=env, capture_output=True, text=True,
+    )
+    wall = time.monotonic() - started
+    if done.returncode != 0:
+        print(done.stderr[-2000:])
+        return 1
+    own = [json.loads(path.read_text())["seconds"] for path in (out / "results").glob("*.json")]
+    print(done.stdout.splitlines()[0])
+    print(f"load average after: {load_average()}")
+    print(f"{notebooks} notebooks, --jobs {jobs}: {wall:.1f} s in all, "
+          f"{wall / notebooks:.2f} s of wall time per notebook")
+    print(f"one notebook's own time: median {statistics.median(own):.2f} s, "
+          f"p90 {statistics.quantiles(own, n=10)[-1]:.2f} s")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--notebooks", type=int, default=60)
+    parser.add_argument("--notebooks", type=int, default=100, help="the class run's size (100; 0: no class run)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--sandbox", default="auto", choices=("auto", "bwrap", "none"))
+    parser.add_argument("--breakdown", type=int, default=6, help="notebooks graded one at a time, step by step")
     args = parser.parse_args()
     assert exercises_of("03"), "lesson 03 has exercises"
     with tempfile.TemporaryDirectory(prefix="bench-grade-") as folder:
@@ -80,25 +341,16 @@ def main() -> int:
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         subprocess.run([sys.executable, "-m", "helpers.release", str(base / "class")], check=True, env=env,
                        capture_output=True)
-        write_class(base / "class", base / "submissions", args.notebooks)
-        print(f"load average before: {load_average()}")
-        started = time.monotonic()
-        done = subprocess.run(
-            [sys.executable, "-m", "helpers.grade", str(base / "submissions"), "--out", str(base / "out"),
-             "--jobs", str(args.jobs), "--sandbox", args.sandbox],
-            env=env, capture_output=True, text=True,
-        )
-        wall = time.monotonic() - started
-        if done.returncode != 0:
-            print(done.stderr[-2000:])
-            return 1
-        own = [json.loads(path.read_text())["seconds"] for path in (base / "out" / "results").glob("*.json")]
-        print(done.stdout.splitlines()[0])
-        print(f"load average after: {load_average()}")
-        print(f"{args.notebooks} notebooks, --jobs {args.jobs}: {wall:.1f} s in all, "
-              f"{wall / args.notebooks:.2f} s of wall time per notebook")
-        print(f"one notebook's own time: median {statistics.median(own):.2f} s, "
-              f"p90 {statistics.quantiles(own, n=10)[-1]:.2f} s")
+        write_class(base / "class", base / "submissions", max(args.notebooks, args.breakdown))
+        if args.breakdown:
+            from helpers.teacher.keyless import copy_course
+
+            setup_imports(base / "class", copy_course(base / "course", REGISTRY.values()))
+            breakdown(base / "submissions", args.breakdown, args.sandbox)
+        if args.notebooks:
+            for extra in sorted((base / "submissions").iterdir())[args.notebooks:]:
+                shutil.rmtree(extra)
+            return class_run(base / "submissions", base / "out", args.notebooks, args.jobs, args.sandbox, env)
     return 0
 
 

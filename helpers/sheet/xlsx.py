@@ -31,8 +31,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import xlsxwriter
-from openpyxl import load_workbook
-from openpyxl.utils.exceptions import InvalidFileException
 from xlsxwriter.exceptions import XlsxWriterException
 from xlsxwriter.utility import quote_sheetname, xl_cell_to_rowcol, xl_rowcol_to_cell
 
@@ -341,6 +339,9 @@ def read_workbook(path) -> SheetCheck:
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such file")
+    from openpyxl import load_workbook  # here, not at the top: saving a workbook (lessons 01-04) never reads one
+    from openpyxl.utils.exceptions import InvalidFileException
+
     try:
         formulas = load_workbook(path)
         stored = load_workbook(path, data_only=True)

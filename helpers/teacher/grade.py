@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from helpers.teacher import sandbox as sb
+from helpers.teacher.progress import Progress
 from helpers.teacher.results import NotebookResult
 
 if TYPE_CHECKING:
@@ -38,7 +39,8 @@ if TYPE_CHECKING:
 
 # The register (pandas), nbformat and matplotlib are imported once the command line is checked,
 # so that a bad --out fails at once.
-OUR_FILES = ("gradebook.csv", "gradebook.xlsx", "answers.csv", "class-report.html", "results", "feedback")
+OUR_FILES = ("gradebook.csv", "gradebook.xlsx", "answers.csv", "class-report.html", "results", "feedback",
+             "gradebook-canvas.csv", "gradebook-moodle.csv")
 
 
 class Refused(ValueError):
@@ -306,16 +308,20 @@ def run_all(
 
     Once ``stop`` is set no notebook starts, and results finished after it (cut short) are dropped.
     """
-    total = len(submissions)
+    with Progress(len(submissions)) as progress:  # a bar on a terminal, a line per notebook elsewhere
 
-    def report(number: int, result: NotebookResult) -> None:
-        if stop.is_set():
-            return
-        done(number, result)
-        problems = f" ({', '.join(result.codes)})" if result.codes else ""
-        points = sum(answer.max_points for answer in result.answers)
-        print(f"[{number}/{total}] {result.notebook}: {result.total:g} of {points:g} points{problems}", flush=True)
+        def report(number: int, result: NotebookResult) -> None:
+            if not stop.is_set():
+                done(number, result)
+                progress.show(number, result)
 
+        _run_each(submissions, settings, jobs, report, grade, stop)
+
+
+def _run_each(
+    submissions: list[Submission], settings, jobs: int, report: Callable, grade: Callable, stop: threading.Event
+) -> None:
+    """The loop of :func:`run_all`: one at a time, or ``jobs`` threads; ``report`` gets each result in turn."""
     if jobs == 1:
         for number, submission in enumerate(submissions, start=1):
             if stop.is_set():

@@ -496,7 +496,9 @@ class OutputFolder:
         if watch:
             watch.ignored.append((out / "results").resolve())
             watch.ignored.append((out / "feedback").resolve())
-            for name in ("gradebook.csv", "gradebook.xlsx", "answers.csv", "class-report.html"):
+            from helpers.teacher.lms import LMS_FILES
+
+            for name in ("gradebook.csv", "gradebook.xlsx", "answers.csv", "class-report.html", *LMS_FILES):
                 watch.own |= {(out / name).resolve(), (out / f"{name}.part").resolve()}
 
     def add(self, number: int, result: NotebookResult) -> None:
@@ -513,6 +515,9 @@ class OutputFolder:
         write_gradebook(self.out / "gradebook.csv", results, plan=self.plan)
         write_gradebook_xlsx(self.out / "gradebook.xlsx", results, plan=self.plan)
         write_answers(self.out / "answers.csv", results)
+        from helpers.teacher.lms import write_lms_files  # the gradebook for Canvas and Moodle, from the same rows
+
+        write_lms_files(self.out, results, plan=self.plan)
         return {row.learner: row for row in gradebook_rows(results, plan=self.plan)[1]}
 
     def ordered(self) -> list[NotebookResult]:

@@ -1,0 +1,141 @@
+"""The gradebook in the import formats of Canvas and Moodle: one column per lesson, the learner id where each looks.
+
+Both files are built from the rows of ``gradebook.csv`` (:func:`helpers.teacher.reports.gradebook_rows`):
+a learner's mark for a lesson is the sum of their points on that lesson's
+exercises, blank when they were graded on none of them (both systems then
+leave the grade as it was). The learner id is written exactly as in
+``gradebook.csv``, the id on your roster.
+
+``gradebook-canvas.csv``, for Canvas's Grades > Import: the student columns
+Canvas reads first (``Student``, ``ID``, ``SIS User ID``, ``SIS Login ID``,
+``Section``), one column per lesson titled ``Lesson 03``, and a ``Points
+Possible`` row under the header. ``ID`` (Canvas's own number) is left blank:
+Canvas then finds the student by SIS User ID, else by SIS Login ID, and both
+hold the roster id, so it matches whichever kind of id the roster uses.
+
+``gradebook-moodle.csv``, for Moodle's Grade administration > Import > CSV
+file: the id column first, then one column per lesson. Moodle asks which
+column identifies the user ("Map from") and which user field it holds ("Map
+to": username, ID number or email address); the id column is titled for the
+field the ids look like (``Email address`` when every id holds an @, ``ID
+number`` when every id is digits, else ``Username``).
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from helpers.exercises import REGISTRY
+from helpers.teacher.reports import Row, gradebook_rows, number
+from helpers.teacher.results import NotebookResult
+
+if TYPE_CHECKING:
+    from helpers.teacher.plan import Plan
+
+CANVAS_FILE, MOODLE_FILE = "gradebook-canvas.csv", "gradebook-moodle.csv"
+LMS_FILES = (CANVAS_FILE, MOODLE_FILE)
+CANVAS_STUDENT_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
+CANVAS_POINTS_ROW = "Points Possible"
+
+
+@dataclass(frozen=True)
+class LessonMarks:
+    """Each learner's points per lesson (None: graded on none of its exercises), and each lesson's points."""
+
+    lessons: list[str]
+    points_possible: dict[str, float]
+    marks: dict[str, dict[str, float | None]]  # learner -> lesson -> points
+
+
+def lesson_title(lesson: str) -> str:
+    """The column of a lesson in both files: 'Lesson 03' (its assignment or grade item in the LMS)."""
+    return f"Lesson {lesson}"
+
+
+def lesson_marks(
+    columns: Sequence[str], rows: Iterable[Row], lesson_of: Mapping[str, str], max_points: Mapping[str, float]
+) -> LessonMarks:
+    """Sum the gradebook's exercise columns by lesson: ``lesson_of`` and ``max_points`` give each column's."""
+    lessons = list(dict.fromkeys(lesson_of[column] for column in columns))
+    possible = {lesson: 0.0 for lesson in lessons}
+    for column in columns:
+        possible[lesson_of[column]] += max_points[column]
+    marks: dict[str, dict[str, float | None]] = {}
+    for row in rows:
+        own: dict[str, float | None] = dict.fromkeys(lessons)
+        for column in columns:
+            value = row.points[column]
+            if value is not None:
+                own[lesson_of[column]] = (own[lesson_of[column]] or 0.0) + value
+        marks[row.learner] = own
+    return LessonMarks(lessons, possible, marks)
+
+
+def class_marks(
+    results: Sequence[NotebookResult], expect: Iterable[str] = (), points=None, plan: Plan | None = None
+) -> LessonMarks:
+    """The lesson marks of a class, from the same rows as gradebook.csv."""
+    columns, rows = gradebook_rows(results, expect, points, plan)
+    lesson_of: dict[str, str] = {}
+    max_points: dict[str, float] = {}
+    for result in results:
+        for answer in result.answers:
+            lesson_of.setdefault(answer.exercise, answer.lesson)
+            max_points[answer.exercise] = max(max_points.get(answer.exercise, 0.0), answer.max_points)
+    for row in rows:  # a manifest's (or --expect's) points, for exercises nobody answered
+        for column, possible in row.expected.items():
+            max_points.setdefault(column, possible)
+    for column in columns:  # expected of everyone but graded for nobody: the register (or --points) says
+        exercise = REGISTRY.get(column)
+        lesson_of.setdefault(column, exercise.lesson if exercise else "?")
+        max_points.setdefault(column, float((points or {}).get(column, exercise.points if exercise else 0.0)))
+    return lesson_marks(columns, rows, lesson_of, max_points)
+
+
+def canvas_table(marks: LessonMarks) -> list[list[str]]:
+    """Canvas's import: the header, the Points Possible row, one row per learner (id in both SIS columns)."""
+    titles = [lesson_title(lesson) for lesson in marks.lessons]
+    table = [CANVAS_STUDENT_COLUMNS + titles]
+    table.append([CANVAS_POINTS_ROW, "", "", "", ""] + [number(marks.points_possible[x]) for x in marks.lessons])
+    for learner, own in marks.marks.items():
+        table.append([learner, "", learner, learner, ""] + [number(own[lesson]) for lesson in marks.lessons])
+    return table
+
+
+def moodle_id_column(learners: Iterable[str]) -> str:
+    """The title of Moodle's id column: the user field the ids look like (the teacher maps it on import)."""
+    ids = list(learners)
+    if ids and all("@" in learner for learner in ids):
+        return "Email address"
+    if ids and all(learner.isdigit() for learner in ids):
+        return "ID number"
+    return "Username"
+
+
+def moodle_table(marks: LessonMarks) -> list[list[str]]:
+    """Moodle's import: the id column and one column per lesson; a blank mark is 'no grade'."""
+    header = [moodle_id_column(marks.marks)] + [lesson_title(lesson) for lesson in marks.lessons]
+    rows = [[learner] + [number(own[lesson]) for lesson in marks.lessons] for learner, own in marks.marks.items()]
+    return [header, *rows]
+
+
+def write_table(path: Path, table: list[list[str]]) -> None:
+    """A CSV in plain UTF-8 (what both imports read), written atomically."""
+    temporary = path.with_name(path.name + ".part")
+    with temporary.open("w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerows(table)
+    os.replace(temporary, path)
+
+
+def write_lms_files(
+    out: Path, results: Sequence[NotebookResult], expect: Iterable[str] = (), points=None, plan: Plan | None = None
+) -> None:
+    """Write gradebook-canvas.csv and gradebook-moodle.csv into ``out`` (beside gradebook.csv)."""
+    marks = class_marks(results, expect, points, plan)
+    write_table(out / CANVAS_FILE, canvas_table(marks))
+    write_table(out / MOODLE_FILE, moodle_table(marks))

@@ -1,0 +1,125 @@
+"""The grading Job for Kubernetes (deploy/grading/): the API's schema, and what the schema cannot see.
+
+The schema is Kubernetes's own OpenAPI schema of batch/v1 Job, as JSON schema
+(the ``kubernetes-validate`` package, strict: an unknown field is an error), for
+the oldest version the manifest is written for and the newest the package
+knows. No cluster runs it here.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import kubernetes_validate
+import pytest
+import yaml
+
+from helpers.teacher import grade
+
+ROOT = Path(__file__).resolve().parent.parent
+JOB = ROOT / "deploy" / "grading" / "grade-job.yaml"
+DOCKERFILE = ROOT / "deploy" / "grading" / "Dockerfile"
+# Options of the Job's command that python -m helpers.grade gains with issue 32 (--assignment, the release's
+# manifest) and with issue 37's part B (--shard K/N). Once both are in, this set empties itself: an option the
+# grader knows is parsed below like any other.
+COMING = {"--assignment", "--shard"}
+
+
+@pytest.fixture(scope="module")
+def job() -> dict:
+    return yaml.safe_load(JOB.read_text(encoding="utf-8"))
+
+
+def container(job: dict) -> dict:
+    (only,) = job["spec"]["template"]["spec"]["containers"]
+    return only
+
+
+def options(args: list[str]) -> dict[str, str]:
+    return dict(arg.split("=", 1) for arg in args if arg.startswith("--"))
+
+
+@pytest.mark.parametrize("version", ["1.33.0", kubernetes_validate.latest_version()])
+def test_the_job_passes_the_kubernetes_schema_of_batch_v1_job(job, version):
+    assert kubernetes_validate.validate(job, version, strict=True)
+
+
+def test_the_schema_check_catches_a_misspelt_or_missing_field(job):
+    misspelt = yaml.safe_load(JOB.read_text(encoding="utf-8"))
+    container(misspelt)["volumeMount"] = container(misspelt).pop("volumeMounts")
+    with pytest.raises(kubernetes_validate.ValidationError, match="volumeMount"):
+        kubernetes_validate.validate(misspelt, "1.33.0", strict=True)
+    nameless = yaml.safe_load(JOB.read_text(encoding="utf-8"))
+    del container(nameless)["name"]
+    with pytest.raises(kubernetes_validate.ValidationError, match="'name' is a required property"):
+        kubernetes_validate.validate(nameless, "1.33.0", strict=True)
+
+
+def test_each_index_grades_its_shard_into_a_folder_of_its_own(job):
+    spec = job["spec"]
+    assert (job["apiVersion"], job["kind"], spec["completionMode"]) == ("batch/v1", "Job", "Indexed")
+    assert spec["template"]["spec"]["restartPolicy"] == "Never", "a Job's pods never restart in place"
+    assert 1 <= spec["parallelism"] <= spec["completions"]
+    given = options(container(job)["args"])
+    shard = re.fullmatch(r"\$\(JOB_COMPLETION_INDEX\)/(\d+)", given["--shard"])
+    assert shard and int(shard[1]) == spec["completions"], "--shard K/N with N = completions"
+    assert given["--out"].endswith("$(JOB_COMPLETION_INDEX)"), "one output folder per shard"
+    assert given["--sandbox"] == "bwrap", "a pod that cannot sandbox stops, never grades unsandboxed"
+    assert container(job)["command"] == ["python", "-m", "helpers.grade"]
+
+
+def test_the_hand_ins_and_the_key_are_read_only_and_only_the_output_is_written(job):
+    pod = job["spec"]["template"]["spec"]
+    volumes = {volume["name"]: volume for volume in pod["volumes"]}
+    mounts = {mount["mountPath"]: mount for mount in container(job)["volumeMounts"]}
+    assert all(mount["name"] in volumes for mount in mounts.values())
+    assert mounts["/submissions"].get("readOnly") and mounts["/teacher"].get("readOnly")
+    assert "secret" in volumes[mounts["/teacher"]["name"]], "the key travels as a Secret"
+    assert not mounts["/out"].get("readOnly")
+    args = container(job)["args"]
+    paths = [args[0], *(value for value in options(args).values() if value.startswith("/"))]
+    for path in paths:
+        assert any(path == root or path.startswith(root + "/") for root in mounts), f"{path} is on no volume"
+    assert container(job)["securityContext"]["readOnlyRootFilesystem"] and "/tmp" in mounts
+    assert pod["automountServiceAccountToken"] is False
+
+
+def test_the_jobs_command_line_is_the_graders(job, tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        grade.parse_args(["--help"])
+    known = set(re.findall(r"--[a-z][a-z-]+", capsys.readouterr().out))
+    args = container(job)["args"]
+    used = set(options(args))
+    assert used - known <= COMING, f"options the grader does not have: {sorted(used - known - COMING)}"
+    here = {"/submissions": tmp_path / "submissions", "/teacher": tmp_path / "teacher", "/out": tmp_path / "out"}
+    for folder in here.values():
+        folder.mkdir()
+
+    def local(value: str) -> str:
+        value = value.replace("$(JOB_COMPLETION_INDEX)", "2")
+        for inside, outside in here.items():
+            if value == inside or value.startswith(inside + "/"):
+                return str(outside) + value[len(inside):]
+        return value
+
+    parsed = grade.parse_args([local(args[0])] + [
+        f"{name}={local(value)}" for name, value in options(args).items() if name in known
+    ])
+    assert parsed.submissions == here["/submissions"]
+    assert parsed.out == (here["/out"] / "shard-2").resolve()
+    assert (parsed.jobs, parsed.sandbox) == (2, "bwrap")
+    assert parsed.secret == here["/teacher"] / "course.secret"
+
+
+def test_the_image_is_the_hubs_with_bubblewrap_and_helpers_outside_site_packages():
+    text = DOCKERFILE.read_text(encoding="utf-8")
+    hub = yaml.safe_load((ROOT / "deploy" / "jupyterhub" / "z2jh-values.yaml").read_text())["singleuser"]["image"]
+    assert f"ARG HUB_IMAGE={hub['name']}:{hub['tag']}\nFROM ${{HUB_IMAGE}}" in text
+    assert re.search(r"apt-get install [^\n]*\bbubblewrap\b", text)
+    project = re.search(r'^name = "([^"]+)"', (ROOT / "pyproject.toml").read_text(), flags=re.M)[1]
+    assert f"pip uninstall -y {project}" in text, "the answer key must leave the site-packages bwrap shows"
+    workdir = re.search(r"^WORKDIR (\S+)$", text, flags=re.M)[1]
+    for folder in ("helpers", "data"):
+        assert f"COPY {folder} {workdir}/{folder}\n" in text
+    assert 'ENTRYPOINT ["python", "-m", "helpers.grade"]' in text
