@@ -211,7 +211,7 @@ def test_the_right_answer_is_accepted_whatever_its_type(exercise_id):
 
 
 @pytest.mark.parametrize("exercise_id", [i for i in ANSWER_IDS if defined(i)])
-def test_too_few_decimals_gets_one_verdict_whatever_its_type(exercise_id):
+def test_too_few_decimals_typed_as_text_gets_one_verdict_and_a_float_is_judged_by_its_value(exercise_id):
     found = REGISTRY[exercise_id]
     fewest = found.min_decimals if found.min_decimals is not None else found.decimals
     places = fewest - 1
@@ -224,9 +224,14 @@ def test_too_few_decimals_gets_one_verdict_whatever_its_type(exercise_id):
             assert not result.correct and result.verdict is not Verdict.TRUNCATED, (answer, result.message)
             assert "cut" not in result.message
         return
-    verdicts = {check(exercise_id, answer).verdict for answer in (float(short), short, short.replace(".", ","))}
+    verdicts = {check(exercise_id, answer).verdict for answer in (short, short.replace(".", ","), f" {short} ")}
     assert len(verdicts) == 1
     assert verdicts.pop() in (Verdict.TOO_FEW_DECIMALS, Verdict.SLIP)
+    # the same digits as a float: 0.86 may be 0.860 typed as a number, right when that is the key's rounding
+    as_number = check(exercise_id, float(short))
+    rounded_with_zeros = any(f"{value:.{p}f}" == f"{float(short):.{p}f}" for p in range(fewest, found.decimals + 1))
+    assert as_number.correct == rounded_with_zeros, (short, as_number.message)
+    assert as_number.correct or as_number.verdict in (Verdict.TOO_FEW_DECIMALS, Verdict.SLIP)
 
 
 @pytest.mark.parametrize("exercise_id", [i for i in ANSWER_IDS if defined(i)])
