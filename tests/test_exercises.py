@@ -285,6 +285,17 @@ def test_an_unreadable_answer_is_a_friendly_verdict(answer):
         ("0.5", 0.6, 3, NumberVerdict.WRONG),  # an exact short key: 0.5 is not 0.6 cut off
         (0.5, 0.6, 3, NumberVerdict.WRONG),
         ("0.599", 0.6, 3, NumberVerdict.CLOSE),
+        # a float cannot carry a trailing zero: 0.830 typed as a number is 0.83, right when the key rounds to 0.830
+        (0.830, 0.8304, 3, NumberVerdict.RIGHT),
+        ("0.83", 0.8304, 3, NumberVerdict.TOO_FEW_DECIMALS),
+        (0.83, 0.8254, 3, NumberVerdict.TOO_FEW_DECIMALS),  # 0.825 at 3 decimals: 0.83 is right only at 2
+        # more decimals than asked: right when a correct rounding at its own decimals, never rounded twice
+        ("0.4465", 0.446466, 3, NumberVerdict.RIGHT),
+        (0.4465, 0.446466, 3, NumberVerdict.RIGHT),
+        ("0.4464", 0.446466, 3, NumberVerdict.TRUNCATED),
+        ("0.44647", 0.446466, 3, NumberVerdict.RIGHT),
+        ("0.4466", 0.446466, 3, NumberVerdict.CLOSE),
+        ("0.6", 0.6667, 3, NumberVerdict.WRONG),  # too few decimals and not a rounding: never 'cut off'
     ],
 )
 def test_judging_a_number_by_its_digits(answer, expected, decimals, verdict):
@@ -302,9 +313,9 @@ def test_truncated_rounded_wrongly_and_too_few_decimals_are_told_apart_in_words(
     cut = check("kb04-graded-2", "0.0744")  # cut to 0.0744, rounded to 0.0745
     assert cut.verdict is Verdict.TRUNCATED and "round instead" in cut.message
     assert check("kb04-graded-2", 0.0744).verdict is Verdict.TRUNCATED
-    wrong_way = check("d4-grade-1-swapped", 0.1328)  # 0.132709...: rounds down to 0.1327
+    wrong_way = check("d4-grade-1-swapped", 0.2161)  # 0.216047...: rounds down to 0.2160
     assert wrong_way.verdict is Verdict.ROUNDED_WRONGLY and "wrong way" in wrong_way.message
-    assert "cut" not in check("new-hit-rate-at-2", "0.67").message  # 0.6666...: too few decimals, not a cut
+    assert "cut" not in check("new-hit-rate-at-2", "0.57").message  # 0.5714...: too few decimals, not a cut
 
 
 def test_an_unanswered_exercise_says_so_and_nothing_more():
@@ -327,9 +338,18 @@ def test_no_verdict_shows_the_expected_value(exercise_id):
 
 
 def test_undefined_answers():
-    assert check("d4-ndcg4", "undefined").correct and check("d4-ndcg4", float("nan")).correct
-    assert check("d4-ndcg4", 0).mistake == "undefined-as-zero"
+    nothing_relevant = Exercise(id="nothing-relevant", lesson="04", question="nDCG@2 of grades 0, 0?",
+                                answer=lambda: worked.worked_ndcg([0, 0], [0, 0], k=2), hints=("a", "b"))
+    register(nothing_relevant)
+    try:
+        assert check("nothing-relevant", "undefined").correct and check("nothing-relevant", float("nan")).correct
+        assert check("nothing-relevant", 0).mistake == "undefined-as-zero"
+    finally:
+        REGISTRY.pop("nothing-relevant")
     assert check("c-ap3", "undefined").verdict is Verdict.WRONG
+    assert check("d4-ndcg4", "undefined").verdict is Verdict.WRONG  # d4's nDCG is undefined; the mean is not
+    zero_for_d4 = f"{REGISTRY['d4-ndcg4'].worked().value * 3 / 4:.3f}"  # d4 scored 0 and kept: 4 in the mean
+    assert check("d4-ndcg4", zero_for_d4).mistake == "undefined-as-zero"
 
 
 # --- naming the slip -------------------------------------------------------------------------
@@ -359,8 +379,9 @@ SLIPS = [
     ("advisor-mrr2", metrics.mean_reciprocal_rank([1, 3, 5], 3), "cutoff-off-by-one"),
     # hit rate
     # NEW's five first ranks and the sixth question the exercise adds, answered at rank 1
-    ("new-hit-rate-at-2", metrics.mean_reciprocal_rank([*a_first_ranks()["NEW"], 1], 2), "mrr-for-hit-rate"),
-    ("new-hit-rate-at-2", metrics.mean_hit_rate([*a_first_ranks()["NEW"], 1], 3), "cutoff-off-by-one"),
+    ("new-hit-rate-at-2", metrics.mean_reciprocal_rank([*a_first_ranks()["NEW"], 1, 0], 2), "mrr-for-hit-rate"),
+    ("new-hit-rate-at-2", metrics.mean_hit_rate([*a_first_ranks()["NEW"], 1, 0], 3), "cutoff-off-by-one"),
+    ("new-hit-rate-at-2", metrics.mean_hit_rate([*a_first_ranks()["NEW"], 1], 2), "dropped-misses"),
     ("new-hit-rate-at-2", metrics.mean_hit_rate(a_first_ranks()["NEW"], 2), "before-the-change"),
     # DCG and nDCG
     ("fresh-dcg4", graded_slips.dcg_rank_discount([3, 0, 2, 1], 4), "rank-as-discount"),

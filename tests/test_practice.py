@@ -82,17 +82,35 @@ def test_the_same_seed_deals_the_same_variant_and_help_shows_its_numbers():
     assert practice("sheet-ndcg3").seed >= 0
     value = f"{first.variant.worked.value:.3f}"
     assert f"answer: {value}" in first.solution().lines and first.reveal().text == value
-    assert first.hint(1).lines == (REGISTRY["sheet-ndcg3"].hints[0],)
+    assert first.hint(1).lines == (first.variant.hints[0],) != (REGISTRY["sheet-ndcg3"].hints[0],)
     assert "rank" in first.variant.data.columns and "grade" in first.variant.data.columns
-    assert "Practice sheet-ndcg3, variant 42" in first._repr_html_()
+    html = first._repr_html_()
+    assert "Practice sheet-ndcg3, variant 42" in html and first.variant.question.endswith("Give 3 decimals.")
+    assert "<th class=\"blank" not in html and "row_heading" not in html, "no pandas index beside the rank column"
 
 
-@pytest.mark.parametrize(("exercise_id", "seed", "error"), [
-    ("mrr-function", 1, "asks for a function"),
-    ("golden-new-map", 1, "has no variants"),
-    ("sheet-ndcg3", -1, "seed must be a whole number"),
-    ("sheet-ndcg3", True, "seed must be a whole number"),
+def test_hint_steps_through_the_variants_own_hints_then_says_there_are_no_more():
+    run = practice("new-mrr-d8-first", seed=89971)
+    shown = [run.hint() for _ in range(len(run.variant.hints) + 1)]
+    assert [s.lines[0] for s in shown[:-1]] == list(run.variant.hints)
+    assert shown[0].title.startswith("Hint 1 of 2") and shown[1].title.startswith("Hint 2 of 2")
+    assert shown[-1].title.startswith("No more hints") and ".solution()" in shown[-1].lines[0]
+    assert run.hint(1).lines == (run.variant.hints[0],)
+    with pytest.raises(ValueError, match="hint number must be 1 to 2"):
+        run.hint(3)
+
+
+@pytest.mark.parametrize(("exercise_id", "said"), [
+    ("mrr-function", "asks for a function"),
+    ("golden-new-map", "has no variants"),
 ])
-def test_bad_requests_are_refused_clearly(exercise_id, seed, error):
-    with pytest.raises(ValueError, match=error):
-        practice(exercise_id, seed=seed)
+def test_practice_on_an_exercise_without_variants_is_one_line_naming_those_with(exercise_id, said):
+    note = practice(exercise_id)
+    assert said in note.title and note.lines == () and "\n" not in repr(note)
+    assert all(other in repr(note) for other in VARIANTS)
+
+
+@pytest.mark.parametrize("seed", [-1, True, 1.5])
+def test_a_bad_seed_is_refused_clearly(seed):
+    with pytest.raises(ValueError, match="seed must be a whole number"):
+        practice("sheet-ndcg3", seed=seed)

@@ -26,8 +26,13 @@ declare(
 )
 declare(
     "before-the-change",
-    'this is the value before the change',
-    'The lesson prints the value before the change; make the change the question asks and compute again.',
+    'this is the value before the change (or before part of it)',
+    'Make every change the question asks, then compute again from the changed data.',
+)
+declare(
+    "other-cutoff",
+    'another cut-off than the k the question asks',
+    'Cut at the k this question asks: a table or figure you have seen may use another k.',
 )
 declare(
     "lab-earlier-state",
