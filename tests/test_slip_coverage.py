@@ -59,8 +59,14 @@ def cases() -> list[tuple[str, str, str]]:
         ),
         (
             "lab-ndcg5-linear",
-            at("lab-ndcg5-linear", metrics.ndcg(lab_grades, 5, ideal=lab_judged)),
+            at("lab-ndcg5-linear", metrics.ndcg(lab_grades, 5, ideal=[*lab_judged, 2])),  # the new page's 2
             "one-side-of-a-gap",
+        ),
+        (  # the lab's two readings at K = 5 subtracted: the page it cannot add left out
+            "lab-ndcg5-linear",
+            at("lab-ndcg5-linear", metrics.ndcg(lab_grades, 5, ideal=lab_judged)
+               - metrics.ndcg(lab_grades, 5, ideal=lab_judged, gain="exponential")),
+            "before-the-change",
         ),
         (
             "lab-swap-ndcg3",
@@ -162,10 +168,12 @@ def ndcg3_with_r1_perfect(steps) -> float:
 
 
 def gain_gap_read_off(steps) -> float:
-    """Exercise 3: nDCG@5 read off the lab with exponential gain, then with linear gain, and subtracted."""
-    exponential = lab.lab_numbers(*lab_state_after([*steps, k5])).ndcg
-    linear_gain = lab.lab_numbers(*lab_state_after([*steps, k5, linear])).ndcg
-    return linear_gain - exponential
+    """Exercise 3: the lab's grades in their state, K at 5, the page it cannot add (grade 2) put in the ideal by
+    hand; nDCG@5 with linear gain minus nDCG@5 with exponential gain."""
+    setup, state = lab_state_after([*steps, k5])
+    ideal = [*state.grades, *state.missed_grades, 2]
+    return (metrics.ndcg(list(state.grades), 5, ideal=ideal)
+            - metrics.ndcg(list(state.grades), 5, ideal=ideal, gain="exponential"))
 
 
 def test_lesson_05_replayed_without_a_reset_is_right_or_named_as_the_earlier_state():
@@ -215,18 +223,38 @@ def test_the_controls_of_lessons_01_and_02_do_not_show_these_answers():
     at_2 = mrr_model.compute(mrr, mrr_model.with_hit_k(mrr, mrr.opening, 2)).systems["NEW"]
     readings = {"new-hit-rate-at-2": [at_2.hit_rate, at_2.mrr]}
     graded = ndcg_model.ndcg_setup(load_example("B"))
+    assert set(graded.movable) == {"D11", "D4"}, "the control regrades D11 and D4 only (not D9, D10, D12)"
     opening = ndcg_model.compute(graded, graded.opening)
+    # the nearest state each lesson 02 exercise names that the control reaches: the rest of its change is by hand
     missed = ndcg_model.compute(graded, ndcg_model.move(graded, graded.opening, 0, doc_id="D11"))
     moved = ndcg_model.compute(graded, ndcg_model.move(graded, graded.opening, 2, doc_id="D11"))
-    assert moved.ranking[:3] == ("D4", "D11", "D9"), "the state exercise 3 asks for"
-    readings["d11-removed-swapped"] = [missed.ndcg, missed.dcg, opening.ndcg]
-    readings["swapped-d11-second"] = [moved.ndcg, moved.dcg, opening.ndcg]
+    assert moved.ranking[:3] == ("D4", "D11", "D9"), "the move exercise 3 asks for"
     regraded = ndcg_model.compute(graded, ndcg_model.with_grade(graded, graded.opening, 1, doc_id="D4"))
-    readings["d4-grade-1-swapped"] = [regraded.ndcg, regraded.dcg, regraded.idcg, opening.ndcg]
+    for exercise_id, state in (("d11-removed-swapped", missed), ("swapped-d11-second", moved),
+                               ("d4-grade-1-swapped", regraded)):
+        shown = [state.ndcg, state.dcg, state.idcg, opening.ndcg, opening.dcg]
+        # a reading alone, or two readings subtracted either way, is never the answer
+        readings[exercise_id] = [*shown, opening.ndcg - state.ndcg, state.ndcg - opening.ndcg]
     for exercise_id, shown in readings.items():
         assert check(exercise_id, at(exercise_id, value_of(exercise_id))).correct
         for reading in shown:
             assert not check(exercise_id, at(exercise_id, reading)).correct, (exercise_id, reading)
+            assert not check(exercise_id, f"{reading:.3f}").correct, (exercise_id, reading)
+
+
+def test_lesson_06s_printed_cg5_and_dcg5_subtracted_are_the_value_before_the_change():
+    """Lesson 06 prints CG@5 and DCG@5 of reset-password as returned: their gap is named, never right."""
+    grades, _ = query_grades("C", "search", "reset-password")
+    printed_gap = f"{metrics.cumulative_gain(grades, 5):g}", f"{metrics.dcg(grades, 5):.3f}"
+    gap = float(printed_gap[0]) - float(printed_gap[1])
+    result = check("reset-cg-minus-dcg5", at("reset-cg-minus-dcg5", gap))
+    assert not result.correct and "before-the-change" in result.slips, result.message
+
+
+def test_lesson_04s_printed_undefined_is_not_the_answer_of_its_d4_exercise():
+    """Lesson 04 prints 'nDCG@4 of d4: nDCG is undefined'; the exercise on d4 asks for a mean that leaves it out."""
+    assert math.isfinite(value_of("d4-ndcg4"))
+    assert not check("d4-ndcg4", "undefined").correct
 
 
 def numbers_on(sheet) -> list[float]:

@@ -3,7 +3,7 @@
 One reader for every type: ``0.821`` (a float), ``"0.821"``, ``"0,821"``,
 ``"82.1%"`` and ``np.float64(0.821)`` are the same answer with 3 decimals. A
 float is read from its shortest repr; it cannot carry a trailing zero
-(``answer = 0.830`` arrives as 0.83), so a number is judged by its value: it is
+(0.830 typed as a number arrives as 0.83), so a number is judged by its value: it is
 right when it equals the key rounded at any precision the exercise accepts.
 Text keeps the digits as written (``"0.83"`` has 2 decimals). A fraction
 (``"3/4"``, ``Fraction(3, 4)``) is exact. Words such as ``"undefined"`` or

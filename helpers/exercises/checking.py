@@ -258,7 +258,7 @@ def matching_slips(exercise: Exercise, given: Answer, worked: Worked, exact: boo
         if not math.isfinite(value):
             continue
         decimals, fewest = exercise.decimals, exercise.min_decimals
-        if codes == ("percent-without-sign",):  # 50.8 for 0.508: a percentage has two decimals fewer
+        if codes == ("percent-without-sign",):  # 12.5 for 0.125: a percentage has two decimals fewer
             decimals, fewest = max(decimals - 2, 0), None if fewest is None else max(fewest - 2, 0)
         if exact:
             hit = judge_number(given, value, decimals, fewest) is NumberVerdict.RIGHT
