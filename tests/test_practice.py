@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 
 import pytest
 
 from helpers.exercises import REGISTRY, list_exercises, practice
 from helpers.exercises.answers import correctly_rounded
+from helpers.exercises.checking import distinct_slips
 from helpers.exercises.fresh import VARIANTS, draw
 from helpers.exercises.lessons.variants import collisions
 
@@ -114,3 +116,78 @@ def test_practice_on_an_exercise_without_variants_is_one_line_naming_those_with(
 def test_a_bad_seed_is_refused_clearly(seed):
     with pytest.raises(ValueError, match="seed must be a whole number"):
         practice("sheet-ndcg3", seed=seed)
+
+
+# --- every word a variant shows is about its own numbers ------------------------------------------------------
+
+ID = re.compile(r"\b(?:q|d|x|r|kb|D|c-0?)\d+\b")
+CUTOFF = re.compile(r"(?:@|\btop |\bstop at rank |\bpast rank |\bbelow rank |\babove |\bk = )(\d+)")
+FOREIGN = ("(s)", "lesson", "worksheet's yellow", "kb21", "press reset")
+
+
+def cutoff_of(worked) -> int | None:
+    """The k a variant asks about, from its worked problem (a difference: its sides share it)."""
+    inputs = worked.inputs
+    if "first" in inputs:
+        inputs = inputs["first"][1]
+    return inputs.get("k")
+
+
+def ids_in(*texts: str) -> set[str]:
+    return {found for text in texts for found in ID.findall(text)}
+
+
+@pytest.mark.parametrize("exercise_id", sorted(VARIANTS))
+def test_forty_variants_hints_solutions_and_slip_messages_speak_of_their_own_ids_k_and_numbers(exercise_id):
+    found = REGISTRY[exercise_id]
+    for seed in range(40):
+        run = practice(exercise_id, seed=seed)
+        variant = run.variant
+        table = variant.data.to_string(index=False)
+        hints, steps = list(variant.hints), list(run.solution().lines)
+        assert len(hints) >= 2 and hints != list(found.hints), (seed, "the variant's own hints")
+        k = cutoff_of(variant.worked)
+        for text in hints:  # the ids a hint names are those the question names (q3 moved, not the lesson's q1)
+            assert ids_in(text) <= ids_in(variant.question), (seed, text)
+        for text in steps:
+            assert ids_in(text) <= ids_in(variant.question, table), (seed, text)
+        for text in [*hints, *steps, variant.question]:
+            cuts = {int(n) for n in CUTOFF.findall(text)}
+            assert k is None or cuts <= {k, k + 1}, (seed, k, text)  # "stop at rank 3" in an NDCG@4 variant: no
+            assert not any(word in text for word in FOREIGN), (seed, text)
+        # the numbers a hint quotes are the variant's: each whole number is in its question or table, or is a
+        # rank, a discount's 1, 2 or k + 1, or a count of its rows
+        own = {int(n) for n in re.findall(r"\d+", f"{variant.question} {table}")}
+        rows = len(variant.data)
+        allowed = own | set(range(0, rows + 2)) | ({k + 1} if k else set()) | {2**g - 1 for g in own if g < 10}
+        for text in hints:
+            numbers = {int(n) for n in re.findall(r"(?<![\d.])\d+(?![\d.])", text)}
+            assert numbers <= allowed | _discount_digits(text), (seed, numbers - allowed, text)
+        # a named slip's words (title and fix) carry no other example's ids or cut-offs either
+        for codes, value in distinct_slips(found, variant.worked):
+            if not math.isfinite(value):
+                continue
+            message = run.check(f"{value:.{found.decimals}f}").message
+            assert ids_in(message) <= ids_in(variant.question, table), (seed, codes, message)
+            assert not any(word in message for word in FOREIGN), (seed, codes, message)
+
+
+def _discount_digits(text: str) -> set[int]:
+    """The digits of the written discounts (1.585, 2.322): parts of a number, not numbers of their own."""
+    return {int(n) for n in re.findall(r"\d+", " ".join(re.findall(r"\d+\.\d+", text)))}
+
+
+@pytest.mark.parametrize("exercise_id", sorted(VARIANTS))
+def test_no_variant_is_degenerate(exercise_id):
+    """An answer of 0 or 1 has nothing to compute; a slip that changes the number must not give the answer."""
+    found = REGISTRY[exercise_id]
+    fewest = found.min_decimals if found.min_decimals is not None else found.decimals
+    for seed in range(40):
+        worked = draw(exercise_id, seed).worked
+        assert worked.value not in (0.0, 1.0), (seed, worked.value)
+        for codes, value in worked.slips:
+            if not math.isfinite(value) or "rounded-early" in codes or abs(value - worked.value) < 1e-9:
+                continue
+            for places in range(fewest, found.decimals + 1):
+                assert f"{value:.{places}f}" != f"{worked.value:.{places}f}" or not correctly_rounded(
+                    value, places) & correctly_rounded(worked.value, places), (seed, codes, value, worked.value)

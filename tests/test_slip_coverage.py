@@ -13,7 +13,7 @@ import pytest
 
 from helpers import metrics
 from helpers.data import load_example
-from helpers.exercises import REGISTRY, check
+from helpers.exercises import REGISTRY, check, check_function
 from helpers.exercises.lessons._shared import query_grades
 from helpers.slips import graded as graded_slips
 from helpers.widgets import lab_model as lab
@@ -320,3 +320,61 @@ def test_the_controls_of_lessons_01_and_03_do_not_show_these_answers():
         for reading in shown:
             assert not check(exercise_id, at(exercise_id, reading)).correct, (exercise_id, reading)
             assert not check(exercise_id, f"{reading:.3f}").correct, (exercise_id, reading)
+
+
+def listed_slips() -> list[tuple[str, object, str]]:
+    """(exercise, a wrong answer a learner gives on a realistic path, the slip check must name)."""
+    sheet, _ = query_grades("C", "search", "reset-password")
+    _, kb21_at_4 = query_grades("C", "search", "reset-password", changes={"kb21": 4.0})
+    d4 = REGISTRY["d4-grade-1-swapped"].worked().inputs  # both sides of the fall, as the exercise records them
+    (_, before), (_, after) = d4["first"], d4["second"]
+    exponential_fall = (metrics.ndcg(before["grades"], 5, ideal=before["judged"], gain="exponential")
+                        - metrics.ndcg(after["grades"], 5, ideal=after["judged"], gain="exponential"))
+    moved = REGISTRY["swapped-d11-second"].worked().inputs
+    (_, up), (_, down) = moved["first"], moved["second"]
+    rank_gain = (graded_slips.ndcg_rank_discount(up["grades"], 5, up["judged"])
+                 - graded_slips.ndcg_rank_discount(down["grades"], 5, down["judged"]))
+    kb21_second = REGISTRY["reset-cg-minus-dcg5"].worked().inputs["grades"]
+    two_powers = [2**g if g else 0 for g in (3, 1, 0)], [2**g if g else 0 for g in (3, 1, 1)]
+    d8_first = [1, 3, 2, 4, 2]
+    printed_dcg5, rank_6 = round(metrics.dcg(sheet, 5, "exponential"), 3), round(3 / math.log2(7), 3)
+    return [
+        ("sheet-ndcg3", at("sheet-ndcg3", metrics.ndcg(sheet, 5, ideal=kb21_at_4)), "other-cutoff"),  # 0.483
+        ("helpdesk-map3", "0.4633", "other-cutoff"),  # the MAP@5 lesson 06 prints
+        ("d3-chunk-second-mrr4", "0.444", "before-the-change"),  # MRR@4 before c-0310 moves
+        ("d4-grade-1-swapped", at("d4-grade-1-swapped", exponential_fall), "exponential-for-linear"),
+        ("lab-swap-ndcg3", at("lab-swap-ndcg3", metrics.dcg(two_powers[0], 3) / metrics.dcg(two_powers[1], 3)),
+         "exp-without-minus-one"),  # 2^grade, a grade-0 result left at 0: 0.9026
+        ("swapped-d11-second", at("swapped-d11-second", rank_gain), "rank-as-discount"),
+        ("reset-cg-minus-dcg5", at("reset-cg-minus-dcg5", metrics.dcg(kb21_second, 5)
+                                   - metrics.cumulative_gain(kb21_second, 5)), "a-minus-b"),
+        ("new-mrr-d8-first", sum(d8_first) / len(d8_first), "mean-of-ranks"),  # 2.4: every first rank averaged
+        ("explain-rr-mean", f"{(1 + 3 + 4) / 3:.4f}", "mean-of-ranks"),
+        ("reset-dcg6-exp", f"{printed_dcg5 + rank_6:.3f}", "rounded-early"),  # 6.931 + 1.069 = 8.000
+        ("d4-ndcg4", at("d4-ndcg4", value_of("d4-ndcg4") * 3 / 4), "undefined-as-zero"),
+    ]
+
+
+@pytest.mark.parametrize(("exercise_id", "answer", "code"), listed_slips())
+def test_the_slips_learners_make_on_realistic_paths_are_named(exercise_id, answer, code):
+    for given in (answer, float(answer)):
+        result = check(exercise_id, given)
+        assert not result.correct and code in result.slips, (given, result.message)
+        assert at(exercise_id, value_of(exercise_id)) not in result.message.replace(str(given), "")
+
+
+def test_ln_in_the_dcg_function_is_named():
+    def dcg(gains):
+        return sum(gain / math.log(rank + 1) for rank, gain in enumerate(gains, start=1))
+
+    report = check_function("dcg-function", dcg)
+    assert not report.correct and report.slips == ("natural-log",), report.message
+
+
+def test_no_slip_is_named_on_its_leading_digits_alone():
+    """A float 0.5 for a slip worth 0.511 is not that slip; the text 0.500 and the float get one verdict."""
+    as_float, as_text = check("advisor-mrr2", (1 + 1 / 2 + 0) / 3), check("advisor-mrr2", "0.500")
+    assert as_float.slips == as_text.slips == () and not as_float.correct and not as_text.correct
+    for exercise_id, answer in (("new-hit-rate-at-2", 0.6), ("explain-ndcg-03", 0.8)):
+        result = check(exercise_id, answer)
+        assert "digits-cut-off" not in result.slips, result.message  # it would tell the answer's leading digit

@@ -22,7 +22,8 @@ declare(
 declare(
     "percent-without-sign",
     'a percentage written without its % sign',
-    '12.5 means twelve and a half, not 0.125: write the share (0.125) or add the sign (12.5%).',
+    'A number such as 12.5 means twelve and a half, not one eighth: write the share (between 0 and 1) or add the '
+    'sign (12.5%).',
 )
 declare(
     "before-the-change",
