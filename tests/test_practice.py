@@ -5,10 +5,11 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
-from helpers.exercises import REGISTRY, list_exercises, practice
+from helpers.exercises import REGISTRY, exercises_of, list_exercises, practice
 from helpers.exercises.answers import correctly_rounded
 from helpers.exercises.checking import distinct_slips
 from helpers.exercises.fresh import VARIANTS, draw
@@ -191,3 +192,19 @@ def test_no_variant_is_degenerate(exercise_id):
             for places in range(fewest, found.decimals + 1):
                 assert f"{value:.{places}f}" != f"{worked.value:.{places}f}" or not correctly_rounded(
                     value, places) & correctly_rounded(worked.value, places), (seed, codes, value, worked.value)
+
+
+@pytest.mark.parametrize("lesson", [f"0{n}" for n in range(1, 8)])
+def test_each_lessons_exercise_section_ends_with_a_line_on_practice_for_its_exercises_with_variants(lesson):
+    import nbformat
+
+    path = next(Path(__file__).resolve().parent.parent.glob(f"notebooks/{lesson}_*.ipynb"))
+    cells = nbformat.read(path, as_version=4).cells
+    start = next(i for i, cell in enumerate(cells) if "## Try it yourself" in cell.source)
+    end = start
+    while end + 1 < len(cells) and "exercise" in cells[end + 1].metadata.get("tags", []):
+        end += 1
+    last = cells[end]
+    assert last.cell_type == "markdown" and "from helpers.exercises import practice" in last.source
+    wanted = {exercise.id for exercise in exercises_of(lesson) if exercise.id in VARIANTS}
+    assert wanted and wanted == set(re.findall(r'practice\("([a-z0-9-]+)"\)', last.source)), last.source
