@@ -98,6 +98,7 @@ def test_hint_steps_through_the_variants_own_hints_then_says_there_are_no_more()
     assert [s.lines[0] for s in shown[:-1]] == list(run.variant.hints)
     assert shown[0].title.startswith("Hint 1 of 2") and shown[1].title.startswith("Hint 2 of 2")
     assert shown[-1].title.startswith("No more hints") and ".solution()" in shown[-1].lines[0]
+    assert ".hint() gives a nudge" in run.check(12345).message  # never the lesson's hint("id")
     assert run.hint(1).lines == (run.variant.hints[0],)
     with pytest.raises(ValueError, match="hint number must be 1 to 2"):
         run.hint(3)
@@ -123,7 +124,7 @@ def test_a_bad_seed_is_refused_clearly(seed):
 
 ID = re.compile(r"\b(?:q|d|x|r|kb|D|c-0?)\d+\b")
 CUTOFF = re.compile(r"(?:@|\btop |\bstop at rank |\bpast rank |\bbelow rank |\babove |\bk = )(\d+)")
-FOREIGN = ("(s)", "lesson", "worksheet's yellow", "kb21", "press reset")
+FOREIGN = ("(s)", "lesson", "worksheet's yellow", "kb21", "press reset", "hint('")
 
 
 def cutoff_of(worked) -> int | None:

@@ -101,7 +101,9 @@ class Practice:
         """Judge an answer to this variant, naming the slip a wrong one shows (never the expected value)."""
         checklog.record({"event": "practice-check", "exercise": self.exercise.id, "seed": self.seed,
                          "given": checklog.given_text(answer)})
-        return replace(judge(self.exercise, answer, self.variant.worked), question=self.variant.question)
+        result = judge(self.exercise, answer, self.variant.worked)
+        said = result.message.replace(f"hint('{self.exercise.id}')", ".hint()")  # this variant's hints, not the lesson's
+        return replace(result, question=self.variant.question, message=said)
 
     def hint(self, number: int | None = None) -> Shown:
         """The next hint of this variant each time it is called (a nudge, then the method); ``number`` picks one."""
