@@ -102,7 +102,8 @@ class Practice:
         checklog.record({"event": "practice-check", "exercise": self.exercise.id, "seed": self.seed,
                          "given": checklog.given_text(answer)})
         result = judge(self.exercise, answer, self.variant.worked)
-        said = result.message.replace(f"hint('{self.exercise.id}')", ".hint()")  # this variant's hints, not the lesson's
+        # this variant's own hints, not the lesson's
+        said = result.message.replace(f"hint('{self.exercise.id}')", ".hint()")
         return replace(result, question=self.variant.question, message=said)
 
     def hint(self, number: int | None = None) -> Shown:

@@ -6,8 +6,9 @@ repository itself is never touched (JupyterLab autosaves, and the lessons'
 save cells write .xlsx files next to the notebooks). One browser page opens
 the ten lessons in turn from the File menu. For each lesson: no error output, no MathJax inside
 an output table, no table cell cut or shortened with "…", no widget label
-clipped, at 1366 x 768 with the file browser open no output wider than the notebook (an arithmetic table
-scrolled sideways hides its last columns) and no box scrolling inside an output; a screenshot of the whole notebook (stitched screen by screen, since
+clipped; at 1366 x 768 with the file browser open, no output wider than the notebook
+(an arithmetic table scrolled sideways hides its last columns) and no box scrolling
+inside an output; a screenshot of the whole notebook (stitched screen by screen, since
 JupyterLab scrolls inside its panel) goes to test-output/browser/.
 """
 

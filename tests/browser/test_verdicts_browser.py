@@ -14,7 +14,6 @@ import shutil
 
 import nbformat
 import pytest
-from playwright.sync_api import expect
 
 from helpers.exercises import REGISTRY
 from tests.browser import page_checks, servers
@@ -38,7 +37,8 @@ VERDICT_COLOURS = """
 """
 
 CONTRAST_OF_VERDICTS = """
-async () => (await axe.run({include: [['.jp-OutputArea-output .helpers-check'], ['.jp-OutputArea-output .helpers-note'],
+async () => (await axe.run({include: [['.jp-OutputArea-output .helpers-check'],
+                                       ['.jp-OutputArea-output .helpers-note'],
                                        ['.jp-OutputArea-output .helpers-exercise']]},
     {runOnly: {type: 'rule', values: ['color-contrast']}, resultTypes: ['violations']}))
   .violations.flatMap(v => v.nodes.map(n => `${n.target.join(' ')}: ${n.any.map(a => a.message).join('; ')}`))
