@@ -31,8 +31,8 @@ VERDICT_COLOURS = """
 () => [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .helpers-check')].map(box => {
   const mark = box.querySelector('span');
   const style = getComputedStyle(box), marked = getComputedStyle(mark);
-  return {text: mark.parentElement.textContent.trim().slice(0, 120), background: style.backgroundColor, colour: style.color,
-          mark: marked.color, markBackground: marked.backgroundColor};
+  return {text: mark.parentElement.textContent.trim().slice(0, 120), background: style.backgroundColor,
+          colour: style.color, mark: marked.color, markBackground: marked.backgroundColor};
 })
 """
 
