@@ -237,7 +237,6 @@ def simple_fraction(value: float) -> bool:
 # of an exercise elsewhere: (exercise, the page that prints it). Lesson tests allow them (each lesson is checked
 # against its own exercises only); on a website every lesson is one click away, so each is named here.
 PRINTED_ELSEWHERE = {
-    ("explain-rr-mean", "notebooks/08_how_libraries_compute_it.html"): "lesson 08's MRR of example C, 0.5667",
     ("advisor-fifth-question-mrr4", "notebooks/01_hit_rate_and_mrr.html"): "NEW's MRR@3 with the miss dropped",
 }
 
