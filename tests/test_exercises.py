@@ -6,6 +6,7 @@ import ast
 import doctest
 import math
 import re
+from dataclasses import replace
 from decimal import Decimal
 from fractions import Fraction
 
@@ -647,3 +648,21 @@ def test_a_whole_number_asked_is_right_or_wrong_never_close():
     assert judge_number(read_answer("1"), 2.0, 0) is NumberVerdict.WRONG, "rank 1 for rank 2 is not 'close'"
     assert judge_number(read_answer("2.4"), 2.0, 0) is NumberVerdict.WRONG, "2.4 is not a whole number"
     assert judge_number(read_answer("4/2"), 2.0, 0) is NumberVerdict.RIGHT
+
+
+def test_the_question_states_the_precision_the_checker_judges_at_once_made_from_decimals():
+    from helpers.exercises.fresh import VARIANTS, draw
+    from helpers.exercises.registry import precision_sentence
+
+    for found in REGISTRY.values():
+        if not isinstance(found, Exercise):
+            continue
+        sentence = precision_sentence(found.decimals, found.min_decimals)
+        assert found.question.endswith(f" {sentence}"), found.id
+        assert found.question.count("decimal") == sentence.count("decimal"), found.id  # said once, never twice
+        if found.id in VARIANTS:
+            assert draw(found.id, 5).question.endswith(f" {sentence}"), found.id
+    changed = Exercise(id="precision-x", lesson="01", question="How much? Give 2 decimals.", answer=lambda: 0.5,
+                       hints=("a", "b"), decimals=4, min_decimals=3)
+    assert changed.question == "How much? Give 4 decimals (3 are accepted)."
+    assert replace(changed, decimals=3, min_decimals=None).question == "How much? Give 3 decimals."
