@@ -261,8 +261,9 @@ def sheet_ndcg_at_k(rng: random.Random) -> Variant:
         )
         best = high_to_low(grades + missed)[:k]
         hints = (
-            f"Both sums stop at rank {k}: the list's and the ideal's. The articles never returned are not in the "
-            "list, so only the ideal feels their grades.",
+            f"Both sums stop at rank {k}: the list's and the ideal's. "
+            + ("The article never returned is not in the list, so only the ideal feels its grade." if len(missed) == 1
+               else "The articles never returned are not in the list, so only the ideal feels their grades."),
             f"DCG@{k} adds grade / log2(rank + 1) over ranks 1-{k} of the table; IDCG@{k} does the same for the "
             f"{k} highest of every judged grade ({listed(best)}); divide.",
         )
