@@ -38,7 +38,7 @@ SIDEWAYS_OUTPUTS = """
     const found = [];
     if (o.scrollWidth > o.clientWidth + 1) {
       found.push(`an output scrolls sideways (${o.scrollWidth} px in ${o.clientWidth}): `
-                 + o.textContent.trim().slice(0, 60));
+                 + o.innerText.trim().slice(0, 80));
     }
     for (const e of o.querySelectorAll('*')) {
       const style = getComputedStyle(e);
