@@ -32,7 +32,7 @@ def expected_from_the_data(exercise: str, grades: list[int], question: str) -> f
         return metrics.ndcg(changed, 3, ideal=changed, gain="exponential")
     if exercise == "lab-ndcg5-linear":  # the gap between the two gains on the same list, one more page judged
         k = int(re.search(r"Move K to (\d+)", question).group(1))
-        unseen = int(re.search(r"\(grade (\d)\), which the search never returned", question).group(1))
+        unseen = int(re.search(r"\(grade (\d)\) was never returned", question).group(1))
         ideal = [*grades, unseen]
         return metrics.ndcg(grades, k, ideal=ideal) - metrics.ndcg(grades, k, ideal=ideal, gain="exponential")
     if exercise == "sheet-ndcg3":  # a missed article graded above the sheet's 0-3, perhaps another one

@@ -69,23 +69,6 @@ def over(colour: str, background: str) -> str:
     return f"rgb({mixed[0]}, {mixed[1]}, {mixed[2]})"
 
 
-def screen_by_screen(page, script: str) -> list:
-    """What ``script`` returns on each screen of the notebook, top to bottom (JupyterLab draws only what is in
-    view), without repeats."""
-    scroller = page.locator(SCROLLER).first
-    total, screen = scroller.evaluate("e => [e.scrollHeight, e.clientHeight]")
-    found, top = [], 0
-    while True:
-        reached = scroller.evaluate("(e, y) => { e.scrollTop = y; return e.scrollTop; }", top)
-        page.wait_for_timeout(150)
-        found += [item for item in page.evaluate(script) if item not in found]
-        if reached + screen >= total or reached < top:
-            break
-        top += screen // 2
-    scroller.evaluate("e => { e.scrollTop = 0; }")
-    return found
-
-
 def contrast(colour: str, background: str) -> float:
     lighter, darker = sorted((luminance(over(colour, background)), luminance(background)), reverse=True)
     return (lighter + 0.05) / (darker + 0.05)
@@ -135,7 +118,7 @@ def test_verdict_boxes_take_the_theme_and_read_in_it(themed_lab, laptop_page, sh
     try:
         assert page.evaluate("() => document.body.dataset.jpThemeLight") == THEMES[theme]
         run_all(page)
-        boxes = screen_by_screen(page, VERDICT_COLOURS)
+        boxes = page_checks.on_every_screen(page, SCROLLER, VERDICT_COLOURS)
         assert len(boxes) == 4, boxes  # three checks and the practice check
         assert any(box["text"].startswith("✓") for box in boxes) and any("4.430" in box["text"] for box in boxes)
         for box in boxes:
@@ -145,7 +128,7 @@ def test_verdict_boxes_take_the_theme_and_read_in_it(themed_lab, laptop_page, sh
             assert contrast(box["mark"], box["markBackground"]) >= 4.5, (theme, box)
         page.add_script_tag(path=str(AXE))
         page.add_style_tag(content="html, body { height: 100%; }")  # JupyterLab's body is 0 px high for axe
-        assert screen_by_screen(page, CONTRAST_OF_VERDICTS) == []
+        assert page_checks.on_every_screen(page, SCROLLER, CONTRAST_OF_VERDICTS) == []
     finally:
         name = theme.split()[-1].lower()
         page_checks.stitched_screenshot(page, SCROLLER, shots / f"jupyterlab_{name}_verdicts.png")

@@ -412,11 +412,10 @@ def ndcg_gain_gap(rng: random.Random) -> Variant:
         data = grades_table(grades).assign(**{"linear gain": grades, "exponential gain": [2**g - 1 for g in grades]})
         kind = "is useful" if unseen == 1 else "answers the question"
         question = (
-            f"The lab shows six results with the grades in the table (each result's gain both ways beside it), "
-            f"K at {LAB_OPENS_AT}. The judges find one more page that {kind} (grade {unseen}), which the search "
-            f"never returned; the lab cannot add it. Move K to {k}: by how much does nDCG@{k} with linear gain "
-            f"exceed nDCG@{k} with exponential gain now (the ideal from all seven grades, the new page's included; "
-            "negative if it is lower)?"
+            f"The lab's six results have the grades in the table (each one's gain both ways beside it), K at "
+            f"{LAB_OPENS_AT}. One more page that {kind} (grade {unseen}) was never returned; the lab cannot add it. "
+            f"Move K to {k}: by how much does nDCG@{k} with linear gain exceed nDCG@{k} with exponential gain, the "
+            "ideal from all seven grades (negative if it is lower)?"
         )
         hints = (
             f"The new page is not in the list, so the list's DCG@{k} is the same as without it, for either gain; "
