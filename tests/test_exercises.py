@@ -161,6 +161,8 @@ def test_register_refuses_a_malformed_entry():
         register(Exercise(**{**good, "id": "My Ex"}))
     with pytest.raises(ValueError, match="hints must be"):
         register(Exercise(**{**good, "hints": "one string"}))
+    with pytest.raises(ValueError, match="question must be a non-empty text"):
+        register(Exercise(**{**good, "question": "  "}))  # the precision sentence alone is no question
     with pytest.raises(ValueError, match="points must be at least 0"):
         register(Exercise(**{**good, "points": -1}))
     with pytest.raises(TypeError, match="decimals must be a whole number"):

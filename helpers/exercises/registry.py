@@ -69,7 +69,8 @@ class Exercise:
 
     def __post_init__(self) -> None:
         # the precision is stated once, in decimals / min_decimals; the question's words are made from it
-        if isinstance(self.question, str) and isinstance(self.decimals, int) and not isinstance(self.decimals, bool):
+        said = isinstance(self.question, str) and self.question.strip()  # an empty question stays empty: refused
+        if said and isinstance(self.decimals, int) and not isinstance(self.decimals, bool):
             object.__setattr__(self, "question", with_precision(self.question, self.decimals, self.min_decimals))
 
     def worked(self) -> Worked:
