@@ -252,10 +252,14 @@ def gain_of(grade: float, gain: Gain = "linear") -> float:
     """
     check_choice(gain, GAINS, "gain")
     (grade,) = check_grades([grade], name="grade")
-    if gain == "linear":
-        return grade
-    (grade,) = check_exponential_grades([grade], name="grade")
-    return 2.0**grade - 1.0
+    if gain == "exponential":
+        check_exponential_grades([grade], name="grade")
+    return _gain(grade, gain)
+
+
+def _gain(grade: float, gain: Gain) -> float:
+    """gain_of for a grade already checked (DCG checks the whole list once, then adds the gains)."""
+    return grade if gain == "linear" else 2.0**grade - 1.0
 
 
 def discount(rank: int) -> float:
@@ -287,7 +291,7 @@ def dcg(grades: Grades, k: int | None = None, gain: Gain = "linear") -> float:
     check_choice(gain, GAINS, "gain")
     if gain == "exponential":
         check_exponential_grades(grades)
-    return sum(gain_of(grade, gain) / discount(rank) for rank, grade in enumerate(cut(grades, k), start=1))
+    return sum(_gain(grade, gain) / discount(rank) for rank, grade in enumerate(cut(grades, k), start=1))
 
 
 def ideal_dcg(ideal: Grades, k: int | None = None, gain: Gain = "linear") -> float:

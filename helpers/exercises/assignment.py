@@ -86,14 +86,16 @@ def check(exercise_id: str, answer: Any) -> CheckResult:
 
 
 def recorded_message(given, found: Question) -> str:
-    """What check read, in words, and a word when fewer decimals were given than asked."""
+    """What check read, in words, and a word when fewer decimals were typed than asked."""
     if given.undefined:
         return "Recorded: 'undefined'. The grader judges it after you hand in."
+    if given.typed == "number":  # a float has no trailing zeros: the grader judges its value
+        return f"Recorded: {given.quoted}. The grader judges it after you hand in."
     if given.decimals is None:
         what = "an exact fraction"
     else:
         what = f"a number with {given.decimals} decimal{'s' * (given.decimals != 1)}"
-    said = f"Recorded: {given.text}, {what}. The grader judges it after you hand in."
+    said = f"Recorded: {given.quoted}, {what}. The grader judges it after you hand in."
     fewest = found.min_decimals if found.min_decimals is not None else found.decimals
     if given.decimals is not None and fewest is not None and given.decimals < fewest:
         said += f" This exercise asks for {found.precision}."

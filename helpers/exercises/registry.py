@@ -67,6 +67,12 @@ class Exercise:
     slips: Callable[[], Sequence[Slip]] | None = None
     kind: str = field(default="answer", init=False)
 
+    def __post_init__(self) -> None:
+        # the precision is stated once, in decimals / min_decimals; the question's words are made from it
+        said = isinstance(self.question, str) and self.question.strip()  # an empty question stays empty: refused
+        if said and isinstance(self.decimals, int) and not isinstance(self.decimals, bool):
+            object.__setattr__(self, "question", with_precision(self.question, self.decimals, self.min_decimals))
+
     def worked(self) -> Worked:
         """The answer with its steps and slip values, computed now from the data."""
         result = self.answer()
@@ -78,9 +84,46 @@ class Exercise:
     @property
     def precision(self) -> str:
         """The precision asked, in words."""
-        if self.min_decimals is None or self.min_decimals == self.decimals:
-            return f"{self.decimals} decimals"
-        return f"{self.decimals} decimals, {self.min_decimals} accepted"
+        return precision_words(self.decimals, self.min_decimals)
+
+
+def _decimals(count: int) -> str:
+    return f"{count} decimal{'s' * (count != 1)}"
+
+
+def precision_words(decimals: int, min_decimals: int | None = None) -> str:
+    """The precision asked, short: '3 decimals', '4 decimals, 3 accepted', 'a whole number'."""
+    if decimals == 0:
+        return "a whole number"
+    if min_decimals is None or min_decimals == decimals:
+        return _decimals(decimals)
+    return f"{_decimals(decimals)}, {min_decimals} accepted"
+
+
+def precision_sentence(decimals: int, min_decimals: int | None = None) -> str:
+    """The sentence a question ends with, made from the precision the checker judges at.
+
+    >>> precision_sentence(3), precision_sentence(4, 3), precision_sentence(0)
+    ('Give 3 decimals.', 'Give 4 decimals (3 are accepted).', 'Give a whole number.')
+    """
+    if decimals == 0:
+        return "Give a whole number."
+    if min_decimals is None or min_decimals == decimals:
+        return f"Give {_decimals(decimals)}."
+    verb = "is" if min_decimals == 1 else "are"
+    return f"Give {_decimals(decimals)} ({min_decimals} {verb} accepted)."
+
+
+PRECISION_SENTENCE = re.compile(r"\s*Give (a whole number|\d+ decimals?( \(\d+ (is|are) accepted\))?)\.\s*$")
+
+
+def with_precision(question: str, decimals: int, min_decimals: int | None = None) -> str:
+    """A question ending with the sentence :func:`precision_sentence` makes (one it already ends with replaced).
+
+    >>> with_precision("MRR of ranks 1 and 3? Give 2 decimals.", 3)
+    'MRR of ranks 1 and 3? Give 3 decimals.'
+    """
+    return f"{PRECISION_SENTENCE.sub('', question).rstrip()} {precision_sentence(decimals, min_decimals)}"
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,30 @@ CUT_TABLE_CELLS = """
   .map(c => `"${c.textContent.trim().slice(0, 60)}" (${c.scrollWidth} px in ${c.clientWidth})`)
 """
 
+# an output (a table, the arithmetic sheet, a widget) wider than the notebook: the reader scrolls it sideways,
+# and a column past the edge is hidden until then; and any box inside an output that scrolls on its own (a plot
+# in its own scroll box)
+SIDEWAYS_OUTPUTS = """
+() => [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea-output')]
+  .filter(o => o.offsetParent !== null)
+  .flatMap(o => {
+    const found = [];
+    if (o.scrollWidth > o.clientWidth + 1) {
+      found.push(`an output scrolls sideways (${o.scrollWidth} px in ${o.clientWidth}): `
+                 + o.innerText.trim().slice(0, 80));
+    }
+    for (const e of o.querySelectorAll('*')) {
+      const style = getComputedStyle(e);
+      const scrolls = /(auto|scroll)/.test(style.overflowX + style.overflowY);
+      if (scrolls && (e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1)) {
+        found.push(`a box scrolls inside an output (${e.scrollWidth}x${e.scrollHeight} in `
+                   + `${e.clientWidth}x${e.clientHeight}): ${e.tagName} ${e.className}`.slice(0, 160));
+      }
+    }
+    return found;
+  })
+"""
+
 # MathJax typeset inside an output table: dollar signs of a formula were read as maths
 MATHS_IN_TABLES = """
 () => [...document.querySelectorAll('.jp-OutputArea-output table mjx-container')]
@@ -53,6 +77,26 @@ BOXES = """
   .filter(e => e.offsetParent !== null)
   .map(e => { const r = e.getBoundingClientRect(); return [r.top, r.bottom, r.left, r.right]; })
 """
+
+
+def on_every_screen(page, scroller_selector: str, script: str) -> list:
+    """What ``script`` finds on each screen of a scrolling panel, top to bottom, without repeats.
+
+    JupyterLab draws only the cells in view (and a few around them): a check of the whole notebook reads it
+    screen by screen.
+    """
+    scroller = page.locator(scroller_selector).first
+    total, screen = scroller.evaluate("e => [e.scrollHeight, e.clientHeight]")
+    found, top = [], 0
+    while True:
+        reached = scroller.evaluate("(e, y) => { e.scrollTop = y; return e.scrollTop; }", top)
+        page.wait_for_timeout(100)
+        found += [item for item in page.evaluate(script) if item not in found]
+        if reached + screen >= total or reached < top:
+            break
+        top += screen
+    scroller.evaluate("e => { e.scrollTop = 0; }")
+    return found
 
 
 def stitched_screenshot(page, scroller_selector: str, path: Path) -> Path:
