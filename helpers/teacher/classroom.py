@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -38,6 +38,7 @@ from typing import Any
 import nbformat
 from jupyter_server._tz import utcnow
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
+from nbformat.sign import NotebookNotary
 
 from helpers._checks import check_number, check_whole
 from helpers.teacher.roles import role_of
@@ -223,13 +224,17 @@ KERNEL_SOCKETS = ["--KernelManager.transport=ipc"] if os.name == "posix" else []
 def voila_command(
     notebook: Path, port: int, cull_seconds: int, open_browser: bool, scale: float = 1.0, pool: int = POOL_SIZE
 ) -> list[str]:
-    """The Voilà command line of the classroom view."""
+    """The Voilà command line of the classroom view (the notary's files beside the notebook: see :func:`trusted`)."""
     command = [
         sys.executable, "-m", "voila", str(notebook),
-        f"--port={port}", "--Voila.ip=127.0.0.1",
+        # this port or none: a busy port is an error, never another port behind the link printed
+        f"--port={port}", "--Voila.port_retries=0", "--Voila.ip=127.0.0.1",
         "--template=classroom", "--strip_sources=True", "--show_tracebacks=False",
         # the room's scale, the page's default (the page Voila opens has no ?scale= on its URL)
-        f"--VoilaConfiguration.resources={json.dumps({'classroom': {'scale': scale}})}",
+        f"--VoilaConfiguration.resources=classroom_scale={scale:g}",
+        # the copy is signed (trusted) by a notary of its own, so Voila does not warn that it is not trusted and
+        # writes no signing key into the teacher's home
+        f"--NotebookNotary.data_dir={notary_folder(notebook)}",
         # a kernel is started and the lesson run before anyone asks: the page is usable at once
         "--preheat_kernel=True", f"--VoilaConfiguration.default_pool_size={pool}",
         "--VoilaConfiguration.multi_kernel_manager_class=helpers.teacher.classroom.ClassroomKernelManager",
@@ -247,6 +252,29 @@ def voila_command(
     if not open_browser:
         command.append("--no-browser")
     return command
+
+
+def notary_folder(notebook: Path) -> Path:
+    """Where the classroom's notary keeps its key and signatures: beside the copy, in the temporary folder."""
+    return notebook.parent / ".notary"
+
+
+def trusted(notebook: Path) -> None:
+    """Sign the classroom's copy as trusted: it holds the lesson's cells only, and its outputs come from running it."""
+    notary_folder(notebook).mkdir(exist_ok=True)
+    with NotebookNotary(data_dir=str(notary_folder(notebook))) as notary:
+        notary.sign(nbformat.read(notebook, as_version=4))
+
+
+def port_taken(port: int) -> bool:
+    """True if something listens on 127.0.0.1:port already (a port that was just let go of counts as free)."""
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as Voila binds: a closed port waits for none
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return True
+    return False
 
 
 def classroom_environment() -> dict[str, str]:
@@ -287,10 +315,17 @@ def main(argv: list[str] | None = None) -> int:
     except (TypeError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    if port_taken(port):
+        print(
+            f"error: port {port} is in use (another classroom view?): stop it, or choose another port with --port",
+            file=sys.stderr,
+        )
+        return 2
     folder = Path(tempfile.mkdtemp(prefix="classroom-"))
     try:
         copy = folder / path.name
         nbformat.write(classroom_notebook(path), copy)
+        trusted(copy)
         print(f"Classroom view of {path.name}: http://127.0.0.1:{port}/?scale={scale:g}  (Ctrl-C to stop)", flush=True)
         # Voila in a session of its own: a Ctrl-C in the terminal reaches this process only, which stops Voila
         # once, cleanly (a second signal to Voila would interrupt its shutdown and leave kernels behind)
