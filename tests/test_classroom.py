@@ -379,3 +379,22 @@ def test_the_command_stops_cleanly(signals, tmp_path):
     log = server.log_text()
     assert "Traceback" not in log and "KeyboardInterrupt" not in log, log[-2000:]
     assert servers.still_running(kernels) == []
+
+
+# what the room sees of a lesson's text: nothing that points at the code it cannot see
+POINTS_AT_CODE = re.compile(
+    r"\bnext cell\b|\b(the|this) cell (computes|checks|loads|prints|reads|re-ranks|scores|lists|writes|runs)\b"
+    r"|\bcell below\b|code below|\bbelow is hand|here is the wrong",
+    re.IGNORECASE,
+)
+
+
+@pytest.mark.parametrize("number", ["06", "07"])
+def test_the_classroom_text_never_points_at_hidden_code(number):
+    """The room sees the outputs, not the code: 'the next cell loads ...' would point at nothing. The pointers to
+    the helpers' source ('*Read the code:* ...') are left out by the page script (tested in the browser)."""
+    copy = classroom_notebook(lesson_path(number))
+    shown = [
+        cell.source for cell in copy.cells if cell.cell_type == "markdown" and role_of(cell) in ("lesson", "classroom")
+    ]
+    assert [match.group(0) for source in shown for match in POINTS_AT_CODE.finditer(source)] == []
