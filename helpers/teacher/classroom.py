@@ -32,6 +32,7 @@ import sys
 import tempfile
 import time
 from datetime import datetime
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
@@ -129,6 +130,10 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         super().__init__(**kwargs)
         self._taken_at: dict[str, datetime] = {}
         self._starting: asyncio.Lock | None = None
+        if self.config.KernelProvisionerFactory.get("default_provisioner_name") == FORKED_PROVISIONER:
+            from helpers.teacher.forked_kernels import Zygote
+
+            Zygote.running()  # it imports while Voila starts: the first kernel is forked from it at once
 
     async def start_kernel(self, *args: Any, **kwargs: Any) -> str:  # type: ignore[override]  # async, as in Jupyter Server
         """Start the pool's kernels one at a time, each once the kernels before it have run the lesson and Voila has
@@ -186,6 +191,9 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         kernel needs a graceful goodbye, so each is killed, idle or not.
         """
         await super().shutdown_all(now=True)
+        from helpers.teacher.forked_kernels import Zygote
+
+        Zygote.stop()
 
 
 def _kernel_pid(kernel: Any) -> int | None:
@@ -221,6 +229,21 @@ def _cpu_ticks(pid: int) -> int:
 KERNEL_SOCKETS = ["--KernelManager.transport=ipc"] if os.name == "posix" else []
 
 
+def forked_kernels_installed() -> bool:
+    """True if Jupyter can find the classroom's provisioner (the package installed with its entry points)."""
+    found = entry_points(group="jupyter_client.kernel_provisioners", name=FORKED_PROVISIONER)
+    return any(True for _ in found)
+
+
+# Each preheated kernel is a fork of a process that has imported what every lesson imports (forked_kernels.py):
+# heating one costs the lesson's own cells, not a Python start and its imports, so the pool keeps up with a
+# teacher reloading while the browser shares the laptop's cores.
+FORKED_PROVISIONER = "classroom-forked"
+FORKED_KERNELS = (
+    [f"--KernelProvisionerFactory.default_provisioner_name={FORKED_PROVISIONER}"] if forked_kernels_installed() else []
+)
+
+
 def voila_command(
     notebook: Path, port: int, cull_seconds: int, open_browser: bool, scale: float = 1.0, pool: int = POOL_SIZE
 ) -> list[str]:
@@ -241,6 +264,7 @@ def voila_command(
         # the next kernel is heated a second after a page takes one (and after the kernels before it are quiet)
         f"--VoilaKernelManager.fill_delay={FILL_DELAY}",
         *KERNEL_SOCKETS,
+        *FORKED_KERNELS,
         f"--MappingKernelManager.cull_idle_timeout={cull_seconds}",
         f"--MappingKernelManager.cull_interval={max(5, cull_seconds // 4)}",
         "--MappingKernelManager.cull_connected=False",

@@ -210,7 +210,8 @@ def test_the_kernels_speak_to_voila_over_local_sockets_not_tcp_ports(classrooms)
         running = servers.kernels(server)
         assert running, f"no kernel in classroom {lesson}"
         for pid in running:
-            connection_file = Path(psutil.Process(pid).cmdline()[-1])  # ipykernel_launcher -f <connection file>
+            # ipykernel_launcher -f <connection file> (a forked kernel's command is one string: forked_kernels.py)
+            connection_file = Path(re.search(r"-f\s+(\S+)", " ".join(psutil.Process(pid).cmdline())).group(1))
             channels = json.loads(connection_file.read_text(encoding="utf-8"))
             assert channels["transport"] == "ipc", f"classroom {lesson}: kernel {pid}"
             for name in ("shell", "iopub", "stdin", "control", "hb"):
