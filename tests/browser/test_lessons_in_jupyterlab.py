@@ -196,6 +196,10 @@ def test_lesson_renders_right_in_jupyterlab(lesson, readme_lab, lab_page, shots)
         assert lab_page.evaluate(page_checks.MATHS_IN_TABLES) == []
         assert lab_page.evaluate(page_checks.CUT_TABLE_CELLS) == []
         assert lab_page.evaluate(page_checks.CLIPPED_WIDGET_TEXT) == []
+        if lab_page.locator(".jp-NotebookPanel .dg-switch").count():  # lessons 02, 03, 05: the switches, Light
+            look = page_checks.switch_contrast(lab_page, ".jp-NotebookPanel")
+            assert look["chosen against other"] >= 3 and look["ring against background"] >= 3, look
+            assert look["ring width"] >= 3, look
         code_cells = [c for c in nbformat.read(ROOT / "notebooks" / lesson, 4).cells if c.cell_type == "code"]
         numbered = lab_page.locator(".jp-NotebookPanel:visible .jp-InputArea-prompt").filter(has_text="[")
         expect(numbered.filter(has_text="[ ]")).to_have_count(0)  # every code cell ran

@@ -176,14 +176,22 @@
   }
 
   // The screen in the room's units: the page's width and height divided by the scale (a 1280x720 screen at scale 2
-  // is a 640x360 one at scale 1, as is 150 % browser zoom at scale 1.33). Smaller screens get a denser first screen
-  // (classroom.css): the plot below the inputs, the lesson's switches beside them, then the heading below.
+  // is a 640x360 one at scale 1; at 150 % browser zoom the page itself is 853x480). Smaller screens get a denser
+  // first screen (classroom.css): the plot below the inputs, the lesson's switches beside them, then the heading
+  // below and the switches under the inputs.
   function measure() {
     var root = document.documentElement;
     var scale = parseFloat(window.getComputedStyle(root).getPropertyValue('--classroom-scale')) || 1;
     var width = window.innerWidth / scale;
     var height = window.innerHeight / scale;
-    var classes = { 'classroom-narrow': width < 1100, 'classroom-short': height < 600, 'classroom-tiny': height < 420 };
+    // rows of targets the screen holds: a target is 44 px, or 1.45 lines of text when that is more (classroom.css);
+    // browser zoom enlarges the 44 px too, so 150 % zoom holds fewer rows than scale 1.5 does
+    var rows = window.innerHeight / Math.max(44, 29 * scale);
+    var classes = {
+      'classroom-narrow': width < 1100,
+      'classroom-short': height < 600,
+      'classroom-tiny': height < 420 || rows < 12,
+    };
     Object.keys(classes).forEach(function (name) {
       if (root.classList.contains(name) !== classes[name]) {
         root.classList.toggle(name, classes[name]);
