@@ -310,8 +310,12 @@
       var intro = section && section.previousElementSibling;
       var box = scroller();
       if (box && section) {
-        var top = (intro && intro.classList.contains('classroom-intro') ? intro : section).getBoundingClientRect().top;
-        box.scrollTop += top - box.getBoundingClientRect().top;
+        // the section with its introduction when both fit the screen, else the question and its data from the top
+        var start = intro && intro.classList.contains('classroom-intro') ? intro : section;
+        if (section.getBoundingClientRect().bottom - start.getBoundingClientRect().top > box.clientHeight) {
+          start = section;
+        }
+        box.scrollTop += start.getBoundingClientRect().top - box.getBoundingClientRect().top;
       }
       button.click();
     }
