@@ -322,18 +322,7 @@ def open_with_pupils(browser, url: str, control: tuple[str, str], traffic: Traff
 
 def cold_start(browser, lesson: str, cull: int, control: tuple[str, str]) -> float:
     """Seconds from the classroom command to its first page usable in a new browser context (a new server)."""
-    with tempfile.TemporaryDirectory() as folder:
-        started = time.monotonic()
-        classroom = Classroom(lesson, Path(folder), cull)
-        try:
-            classroom.wait_for_port()
-            context = browser.new_context(viewport={"width": 1280, "height": 720})
-            open_usable(context.new_page(), classroom.url, *control)
-            seconds = time.monotonic() - started
-            context.close()
-        finally:
-            classroom.stop()
-    return seconds
+    return lecturers_laptop(browser, lesson, cull, control, reloads=0)[0]
 
 
 def lecturers_laptop(browser, lesson: str, cull: int, control: tuple[str, str], reloads: int):

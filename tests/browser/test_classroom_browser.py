@@ -30,6 +30,7 @@ from playwright.sync_api import expect
 from helpers.teacher.classroom import FILL_DELAY
 from tests.browser import page_checks, servers
 from tests.browser.conftest import ROOT
+from tests.browser.page_checks import contrast, rgb
 
 pytestmark = pytest.mark.browser
 
@@ -105,6 +106,9 @@ NOT_SHOWN = re.compile(
     r"|\btasks? \d|your answers?\b|hint\(|solution\(",
     re.IGNORECASE,
 )
+
+# what points at code the room cannot see: a lesson's "Read the code: ..." lines, "the next cell" (lessons 06, 07)
+POINTS_AT_CODE = re.compile(r"read the code|next cell|cell below|code below", re.IGNORECASE)
 
 # direct text of every visible element inside a selector, with its font size: what a reader reads (the plot's
 # words for screen readers and MathJax's copy for them are off screen, not read)
@@ -259,22 +263,6 @@ def in_view(page, selector: str, viewport: dict) -> list:
     ]
 
 
-def rgb(colour: str) -> tuple[float, ...]:
-    """The channels of a computed colour, 'rgb(26, 95, 180)' or 'rgba(...)', from 0 to 255."""
-    return tuple(float(part) for part in re.findall(r"[\d.]+", colour)[:3])
-
-
-def contrast(first: tuple[float, ...], second: tuple[float, ...]) -> float:
-    """The WCAG contrast ratio of two colours."""
-
-    def luminance(colour):
-        linear = [c / 255 / 12.92 if c / 255 <= 0.04045 else ((c / 255 + 0.055) / 1.055) ** 2.4 for c in colour]
-        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
-
-    high, low = sorted((luminance(first), luminance(second)), reverse=True)
-    return (high + 0.05) / (low + 0.05)
-
-
 def axe_violations(page) -> list[str]:
     """axe-core's serious and critical findings on the page, as 'impact id: targets'."""
     page.add_script_tag(path=str(AXE))
@@ -320,6 +308,7 @@ def test_classroom_page_in_the_room(view, number, classrooms, browser, shots):
         expect(page.locator(".jp-InputArea-editor:visible")).to_have_count(0)
         text = page.locator("#rendered_cells").inner_text() + page.locator(".classroom-about").inner_text()
         assert NOT_SHOWN.findall(text) == []
+        assert POINTS_AT_CODE.findall(text) == []  # the room sees no code: nothing points at it
         hidden = page.evaluate("() => [...document.querySelectorAll('[data-role]')].map(e => e.textContent.trim())")
         assert hidden and all(re.fullmatch(r"voila_process\(\d+, \d+\)", part) for part in hidden)
         assert page.evaluate(page_checks.ERROR_OUTPUTS) == []
@@ -384,8 +373,10 @@ def test_classroom_page_in_the_room(view, number, classrooms, browser, shots):
         page.evaluate("() => document.querySelector('#rendered_cells').scrollTop = 0")
         page.locator("body").focus()
         stops = []
-        for _ in range(12):
+        for press in range(12):
             page.keyboard.press("Tab")
+            if press == 0 and lesson.control:  # Tab starts at the control
+                assert page.evaluate("() => document.activeElement.closest('.classroom-control') !== null")
             focused = page.evaluate(FOCUSED)
             if focused is None or (stops and focused[0] == stops[0][0]):
                 break

@@ -388,7 +388,18 @@
     holder.appendChild(line);
   }
 
+  // The first screen is arranged at the next frame after each change; the rest (names, links, wide outputs, the
+  // legend), which reads the layout of the whole page, once the page has been quiet for a moment, so that it
+  // does not make the browser lay the page out again at every frame while the widgets are being drawn.
   var pending = false;
+  var settling = null;
+  function settled() {
+    settling = null;
+    unlink(document);
+    name(document);
+    fit(document);
+    legend();
+  }
   function soon() {
     if (!pending) {
       pending = true;
@@ -397,13 +408,13 @@
         measure();
         arrange();
         lay(document);
-        unlink(document);
-        name(document);
-        fit(document);
-        legend();
         followReveal();
       });
     }
+    if (settling !== null) {
+      window.clearTimeout(settling);
+    }
+    settling = window.setTimeout(settled, 200);
   }
   window.addEventListener('keydown', onKey, true);
   window.addEventListener('resize', soon);
