@@ -395,7 +395,9 @@ def serve_until_stopped(process: subprocess.Popen, grace: float = 30) -> int:
         return 0
     finally:
         for sig, handler in previous.items():
-            signal.signal(sig, handler)
+            # a stop asked for: the command is ending, and a second Ctrl-C after Voila has gone (it stops in well
+            # under a second now) must not end it with a KeyboardInterrupt
+            signal.signal(sig, signal.SIG_IGN if stopping else handler)
 
 
 def kernel_processes(pid: int) -> dict[int, str]:
