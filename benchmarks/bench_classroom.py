@@ -70,7 +70,7 @@ sys.path.insert(0, str(ROOT))
 
 from pupils import Traffic, Visit, leave, record, replay  # noqa: E402 (beside this script, which Python puts on the path)
 
-from helpers.teacher.classroom import FILL_DELAY, POOL_SIZE  # noqa: E402 (the project's folder is put on the path first)
+from helpers.teacher.classroom import FILL_DELAY, FORKED_KERNELS, POOL_SIZE  # noqa: E402 (the project's folder first)
 from tests.browser.servers import cpu_ticks  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
@@ -325,6 +325,11 @@ def cold_start(browser, lesson: str, cull: int, control: tuple[str, str]) -> flo
     return lecturers_laptop(browser, lesson, cull, control, reloads=0)[0]
 
 
+def kernels_started() -> str:
+    """How the classroom starts its kernels here: forked (the package installed with its entry point) or not."""
+    return "kernels forked (classroom-forked)" if FORKED_KERNELS else "kernels started the usual way (no entry point)"
+
+
 def lecturers_laptop(browser, lesson: str, cull: int, control: tuple[str, str], reloads: int):
     """A new server, its page opened as soon as the port answers, then ``reloads`` reloads 1 s apart at once: the
     seconds to the first usable page and to each reload's."""
@@ -373,7 +378,8 @@ def main(argv=None) -> int:
                 for _ in range(args.laptop_only)
             ]
             browser.close()
-        print(f"classroom view of lesson {args.lesson}, 1280x720, load average {os.getloadavg()[0]:.2f} at the end")
+        print(f"classroom view of lesson {args.lesson}, 1280x720, {kernels_started()}, "
+              f"load average {os.getloadavg()[0]:.2f} at the end")  # fmt: skip
         print(f"  {'cold start':<27} {summary([first for first, _ in runs])}")
         print(f"  {'laptop: reloads from start':<27} {summary([s for _, seconds in runs for s in seconds])}")
         return 0
@@ -457,7 +463,8 @@ def main(argv=None) -> int:
         for _ in range(args.colds - 1):
             results["cold start"].append(cold_start(browser, args.lesson, args.cull, (numbers, first_input)))
         browser.close()
-    print(f"classroom view of lesson {args.lesson}, 1280x720, load average {os.getloadavg()[0]:.2f} at the end")
+    print(f"classroom view of lesson {args.lesson}, 1280x720, {kernels_started()}, "
+          f"load average {os.getloadavg()[0]:.2f} at the end")  # fmt: skip
     for name, values in results.items():
         if values:
             print(f"  {name:<27} {summary(values)}")
