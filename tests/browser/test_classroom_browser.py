@@ -1,5 +1,8 @@
 """The classroom view (python -m helpers.teacher.classroom NN) as a room sees it: lessons 01, 02, 03, 05 (with a
-control) and 06, 07 (without), each at 1280x720 with ?scale= 1, 1.5 and 2, and at 1024x768.
+control) and 06, 07 (without) at 1280x720; lessons 01, 03, 05 and 07 also with ?scale=1.5 and 2 and at 1024x768, and
+01 and 05 at 150 % browser zoom. On each page: the numbers and the controls that change them on the first screen,
+"Predict, then reveal" dealt with n and revealed with r (the value on the screen), and on the first view a presenter
+clicker's PageDown/PageUp/arrows moving the page, never a focused control, and the switches' contrast.
 
 Each lesson is served by the real command, run from the repository root. One page load per lesson and view,
 and on it: the first screen (a control's buttons, numbers and plot, or a lesson's first worked output), every
