@@ -176,9 +176,41 @@ def test_voila_runs_the_copy_with_the_classroom_template_a_preheated_kernel_and_
         assert options["KernelManager.transport"] == "ipc"
     module, name = options["VoilaConfiguration.multi_kernel_manager_class"].rsplit(".", 1)
     assert getattr(import_module(module), name) is ClassroomKernelManager
-    assert json.loads(options["VoilaConfiguration.resources"]) == {"classroom": {"scale": 1.0}}
+    assert options["VoilaConfiguration.resources"] == "classroom_scale=1"  # key=value: no deprecation warning
     scaled = voila_command(tmp_path / "05_metrics_lab.ipynb", 8866, 120, open_browser=True, scale=1.25)
-    assert '--VoilaConfiguration.resources={"classroom": {"scale": 1.25}}' in scaled  # --scale reaches the page
+    assert "--VoilaConfiguration.resources=classroom_scale=1.25" in scaled  # --scale reaches the page
+    assert options["Voila.port_retries"] == "0"  # never another port than the link printed
+    assert options["NotebookNotary.data_dir"] == str(classroom.notary_folder(tmp_path / "05_metrics_lab.ipynb"))
+
+
+def test_the_copy_is_trusted_by_the_notary_voila_is_given(tmp_path):
+    """Voila warns twice about a notebook that is not trusted, and writes a signing key into the home folder."""
+    from nbformat.sign import NotebookNotary
+
+    copy = tmp_path / "05_metrics_lab.ipynb"
+    nbformat.write(classroom_notebook(LESSONS[5]), copy)
+    classroom.trusted(copy)
+    with NotebookNotary(data_dir=str(classroom.notary_folder(copy))) as notary:
+        assert notary.check_signature(nbformat.read(copy, as_version=4))
+    (tmp_path / "another").mkdir()
+    with NotebookNotary(data_dir=str(tmp_path / "another")) as stranger:  # another key: not trusted there
+        assert not stranger.check_signature(nbformat.read(copy, as_version=4))
+
+
+def test_a_busy_port_is_an_error_naming_it(capsys):
+    """A second classroom on a port already served never prints a link that another lesson answers."""
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        assert classroom.port_taken(port)
+        assert classroom.main(["03", "--port", str(port), "--no-browser"]) == 2
+    said = capsys.readouterr()
+    assert f"port {port} is in use" in said.err and "--port" in said.err
+    assert "http://" not in said.out  # no link printed
+    assert not classroom.port_taken(port)  # let go of: free again
 
 
 def test_the_template_shows_cells_by_role_and_sizes_type_for_a_room():
@@ -347,3 +379,22 @@ def test_the_command_stops_cleanly(signals, tmp_path):
     log = server.log_text()
     assert "Traceback" not in log and "KeyboardInterrupt" not in log, log[-2000:]
     assert servers.still_running(kernels) == []
+
+
+# what the room sees of a lesson's text: nothing that points at the code it cannot see
+POINTS_AT_CODE = re.compile(
+    r"\bnext cell\b|\b(the|this) cell (computes|checks|loads|prints|reads|re-ranks|scores|lists|writes|runs)\b"
+    r"|\bcell below\b|code below|\bbelow is hand|here is the wrong",
+    re.IGNORECASE,
+)
+
+
+@pytest.mark.parametrize("number", ["06", "07"])
+def test_the_classroom_text_never_points_at_hidden_code(number):
+    """The room sees the outputs, not the code: 'the next cell loads ...' would point at nothing. The pointers to
+    the helpers' source ('*Read the code:* ...') are left out by the page script (tested in the browser)."""
+    copy = classroom_notebook(lesson_path(number))
+    shown = [
+        cell.source for cell in copy.cells if cell.cell_type == "markdown" and role_of(cell) in ("lesson", "classroom")
+    ]
+    assert [match.group(0) for source in shown for match in POINTS_AT_CODE.finditer(source)] == []

@@ -38,6 +38,7 @@ pytestmark = pytest.mark.browser
 LESSONS = sorted(path.name for path in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 IDLE = "Python 3 (ipykernel) | Idle"
 SCROLLER = ".jp-NotebookPanel:visible .jp-WindowedPanel-outer"
+SWITCHES = ("02", "03", "05")  # the lessons whose controls have switches (gain, ideal, relevant, question)
 
 
 def readme_lab_arguments() -> list[str]:
@@ -227,6 +228,11 @@ def test_lesson_renders_right_in_jupyterlab(lesson, readme_lab, lab_page, shots)
         # at 1366 x 768 with the file browser open: no output (an arithmetic table, the lab) scrolls sideways,
         # none hides a column, and no plot sits in a scroll box of its own
         assert page_checks.on_every_screen(lab_page, SCROLLER, page_checks.SIDEWAYS_OUTPUTS) == []
+        if lesson[:2] in SWITCHES:  # the switches, Light (scrolled to: JupyterLab draws only the cells in view)
+            assert page_checks.scroll_to_first(lab_page, SCROLLER, ".jp-NotebookPanel .dg-switch"), "no switch drawn"
+            look = page_checks.switch_contrast(lab_page, ".jp-NotebookPanel")
+            assert look["chosen against other"] >= 3 and look["ring against background"] >= 3, look
+            assert look["ring width"] >= 3, look
         code_cells = [c for c in nbformat.read(ROOT / "notebooks" / lesson, 4).cells if c.cell_type == "code"]
         numbered = lab_page.locator(".jp-NotebookPanel:visible .jp-InputArea-prompt").filter(has_text="[")
         expect(numbered.filter(has_text="[ ]")).to_have_count(0)  # every code cell ran
