@@ -25,7 +25,7 @@ import pandas as pd
 from helpers.exercises import checklog
 from helpers.exercises.answers import UnreadableAnswer, read_answer, short_text
 from helpers.exercises.checking import CheckResult, Revealed, Shown, Verdict
-from helpers.exercises.questions import Question, read_questions
+from helpers.exercises.questions import Question, find, read_questions
 from helpers.exercises.runner import FunctionReport, _recorded, run_with_timeout
 
 _functions: dict[str, Any] = {}  # exercise id -> the last function given to check_function
@@ -38,12 +38,8 @@ def questions() -> dict[str, Question]:
 
 
 def get(exercise_id: object) -> Question:
-    """The question with this id, or a clear error listing the known ids."""
-    if not isinstance(exercise_id, str):
-        raise TypeError(f"an exercise id is a string such as 'old-mrr', got {short_text(exercise_id)}")
-    if exercise_id not in questions():
-        raise ValueError(f"unknown exercise id {exercise_id!r}; known ids: {', '.join(sorted(questions()))}")
-    return questions()[exercise_id]
+    """The question with this id, or a clear error naming the nearest known ids."""
+    return find(exercise_id, questions())
 
 
 def check(exercise_id: str, answer: Any) -> CheckResult:

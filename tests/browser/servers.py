@@ -24,25 +24,28 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests import processes
+
 BIN = Path(sys.executable).parent
 # the repository's JupyterLab settings, which the README's open command points JupyterLab at
 REPOSITORY_LAB_CONFIG = Path(__file__).resolve().parents[2] / "jupyter-config"
 
 
-HANDED_OUT: set[int] = set()  # the ports free_port gave this test run
+HANDED_OUT: set[int] = set()  # the ports free_port gave this process
 
 
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that nothing listens on right now, and that this test run has not handed out before.
 
     The system can offer a port again as long as nothing binds it, so servers started together (six classrooms,
-    a hub and its proxy) could otherwise be given the same one.
+    a hub and its proxy, two pytest-xdist workers) could otherwise be given the same one: each port is claimed
+    once across every process of the run (:func:`tests.processes.claim`).
     """
     while True:
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
-        if port not in HANDED_OUT:
+        if port not in HANDED_OUT and processes.claim("ports", port):
             HANDED_OUT.add(port)
             return port
 
