@@ -35,6 +35,7 @@ import nbformat
 import psutil
 import requests
 
+from tests import processes
 from tests.browser.servers import free_port
 from tests.hub.kernel import Execution, Kernel
 
@@ -66,6 +67,7 @@ c.JupyterHub.spawner_class = "simple"
 c.SimpleLocalProcessSpawner.home_dir_template = "{homes}/{{username}}"
 c.Spawner.args.append("--allow-root")
 c.Spawner.environment["PYTHONPATH"] = {site!r}  # helpers as installed, never the project's own folder
+c.Spawner.env_keep.append({run_env!r})  # the test run's mark: a server left running is found (tests/processes.py)
 
 # The test's client (an admin token), and a second idle culler that holds the shipped culler's role.
 c.JupyterHub.services += [
@@ -159,7 +161,7 @@ class Hub:
         config = TEST_CONFIG.format(
             deploy=str(DEPLOY_CONFIG), port=self.port, hub_port=hub_port, api_port=api_port, proxy=proxy,
             folder=folder, homes=self.homes, site=str(site), token=self.token, cull_token=self.cull_token,
-            scopes=TEST_SCOPES,
+            scopes=TEST_SCOPES, run_env=processes.RUN_ENV,
         )  # fmt: skip
         (folder / "jupyterhub_config.py").write_text(config, encoding="utf-8")
         self.log = folder / "jupyterhub.log"
