@@ -32,8 +32,8 @@ import pytest
 
 from tests import processes
 
-TIERS = ("browser", "notebook", "libreoffice", "hub", "install", "reference")
-HEAVIEST_FIRST = ("hub", "browser", "notebook", "libreoffice", "install", "reference")
+TIERS = ("browser", "notebook", "libreoffice", "hub", "install", "reference", "slow")
+HEAVIEST_FIRST = ("hub", "browser", "notebook", "libreoffice", "install", "reference", "slow")
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless",

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests import processes
 from tests.browser import servers
 
@@ -66,6 +68,7 @@ def left_with(tag: str) -> list[int]:
     return [found.pid for found in processes.running(processes.run_id(), exact=False) if tag in found.command]
 
 
+@pytest.mark.slow
 def test_a_module_that_leaves_a_process_running_fails_and_the_process_is_ended(tmp_path):
     tag = f"left-by-{tmp_path.name}"
     done = inner_run(tmp_path, {"test_leaks.py": LEAKS.format(tag=tag), "test_clean.py": "def test_ok():\n    pass\n"})
@@ -86,6 +89,7 @@ def test_a_port_is_handed_out_once_across_the_runs_processes():
     assert processes.run_id() and processes.run_folder() is not None
 
 
+@pytest.mark.slow
 def test_under_xdist_an_orphan_is_found_by_its_module_and_a_crashed_workers_process_by_the_runs_end(tmp_path):
     orphan, crash = f"orphan-of-{tmp_path.name}", f"crash-of-{tmp_path.name}"
     done = inner_run(tmp_path, {"test_orphan.py": ORPHAN.format(tag=orphan), "test_crash.py": CRASH.format(tag=crash)},

@@ -91,6 +91,7 @@ def python(folder: Path, code: str, **env: str) -> subprocess.CompletedProcess:
                                            "MPLBACKEND": "Agg", **env})
 
 
+@pytest.mark.slow
 def test_a_misspelt_slip_in_a_lesson_module_says_so_on_every_import_and_stops_a_test_run_once(tmp_path):
     folder = project_copy(tmp_path)
     module = folder / "helpers" / "exercises" / "lessons" / "lesson03.py"
@@ -149,6 +150,7 @@ def setup_cells() -> str:
     return "\n".join(cells)
 
 
+@pytest.mark.slow
 def test_a_broken_teachers_file_is_reported_and_the_lessons_and_the_other_files_still_load(tmp_path):
     folder = project_copy(tmp_path)
     broken, good = tmp_path / "week2.py", tmp_path / "week3.py"
