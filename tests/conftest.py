@@ -110,11 +110,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if module in shared and not item.get_closest_marker("xdist_group"):
             item.add_marker(pytest.mark.xdist_group(module))
 
-    def weight(item: pytest.Item) -> tuple[int, int]:
-        tier = next((rank for rank, tier in enumerate(HEAVIEST_FIRST) if tier in item.keywords), len(HEAVIEST_FIRST))
-        return tier, 0 if item.get_closest_marker("xdist_group") else 1
+    def tier(item: pytest.Item) -> int:
+        return next((rank for rank, tier in enumerate(HEAVIEST_FIRST) if tier in item.keywords), len(HEAVIEST_FIRST))
 
-    items.sort(key=weight)  # stable: a module's tests keep their order
+    heaviest: dict[str, int] = {}  # each module's heaviest tier: its tests stay together, in their order
+    for item in items:
+        module = item.nodeid.split("::", 1)[0]
+        heaviest[module] = min(heaviest.get(module, len(HEAVIEST_FIRST)), tier(item))
+    items.sort(key=lambda item: (heaviest[item.nodeid.split("::", 1)[0]], 0 if item.get_closest_marker("xdist_group")
+                                 else 1))
 
 
 @pytest.fixture(scope="module", autouse=True)
