@@ -11,10 +11,9 @@ that does not register (a misspelt slip, a slip that gives the right answer)
 stops the run with its own message, once, instead of a collection error per
 test module.
 
-Under pytest-xdist (``-n 2``, ``--dist loadgroup`` from pyproject.toml) every
-test that uses a module-scoped fixture is sent to the same worker as the rest
-of its module (a website build, a server, a browser or an executed lesson is
-made once), the heavier tiers first.
+Under pytest-xdist (``-n 2``, ``--dist loadscope`` from pyproject.toml) the
+tests of one module run on one worker (a website build, a server, a browser or
+an executed lesson in a module fixture is made once), the heavier tiers first.
 
 No process outlives its tests (:mod:`tests.processes`): each module's end
 finds and ends any process its tests started and left running (an error of
@@ -74,22 +73,12 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     try:
         import helpers.exercises  # noqa: F401 (registers every lesson's exercises)
     except Exception as error:
-        pytest.exit(f"the lessons' exercises do not register, so no test can run:\n{type(error).__name__}: {error}",
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_sep("!", "the lessons' exercises do not register, so no test can run", red=True, bold=True)
+            reporter.write_line(f"{type(error).__name__}: {error}", red=True, bold=True)
+        pytest.exit(f"the register refused an exercise: {type(error).__name__} (above)",
                     returncode=pytest.ExitCode.TESTS_FAILED)
-
-
-def module_groups(items: list[pytest.Item]) -> set[str]:
-    """The modules some of whose tests share a module-scoped fixture (made once, on one worker)."""
-    shared = set()
-    for item in items:
-        definitions = getattr(item, "_fixtureinfo", None)
-        if definitions is None:
-            continue
-        for name in definitions.names_closure:
-            found = definitions.name2fixturedefs.get(name, ()) if name != "no_process_left_by_the_module" else ()
-            if found and found[-1].scope in ("module", "package", "class"):
-                shared.add(item.nodeid.split("::", 1)[0])
-    return shared
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -104,21 +93,24 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(no_chromium)
         if not any(tier in item.keywords for tier in TIERS):
             item.add_marker(pytest.mark.core)
-    shared = module_groups(items)
-    for item in items:
-        module = item.nodeid.split("::", 1)[0]
-        if module in shared and not item.get_closest_marker("xdist_group"):
-            item.add_marker(pytest.mark.xdist_group(module))
+    heaviest_first(items)
+
+
+def heaviest_first(items: list[pytest.Item]) -> None:
+    """Order the modules for pytest-xdist (``--dist loadscope``: a module's tests run on one worker, its module
+    fixtures made once): the heaviest tier first (the hub, the browsers, the lessons run), then by number of
+    tests, so that the last modules handed out are short ones. A module's tests keep their order."""
 
     def tier(item: pytest.Item) -> int:
         return next((rank for rank, tier in enumerate(HEAVIEST_FIRST) if tier in item.keywords), len(HEAVIEST_FIRST))
 
-    heaviest: dict[str, int] = {}  # each module's heaviest tier: its tests stay together, in their order
+    heaviest: dict[str, int] = {}
+    size: dict[str, int] = {}
     for item in items:
         module = item.nodeid.split("::", 1)[0]
         heaviest[module] = min(heaviest.get(module, len(HEAVIEST_FIRST)), tier(item))
-    items.sort(key=lambda item: (heaviest[item.nodeid.split("::", 1)[0]], 0 if item.get_closest_marker("xdist_group")
-                                 else 1))
+        size[module] = size.get(module, 0) + 1
+    items.sort(key=lambda item: (heaviest[module := item.nodeid.split("::", 1)[0]], -size[module], module))
 
 
 @pytest.fixture(scope="module", autouse=True)
