@@ -117,9 +117,9 @@ def heaviest_first(items: list[pytest.Item]) -> None:
 def no_process_left_by_the_module(request):
     """End any process the module's tests started and left running, and fail the module's last test for it."""
     run = processes.run_id()
-    before = {(found.pid, found.started) for found in processes.running(run, exact=True)}
+    before = {(found.pid, found.started) for found in processes.running(run)}
     yield
-    started = [found for found in processes.running(run, exact=True) if (found.pid, found.started) not in before]
+    started = [found for found in processes.running(run) if (found.pid, found.started) not in before]
     left = processes.wait_gone(started, LEFT_RUNNING_GRACE)
     if left:
         processes.end(left)
@@ -134,7 +134,7 @@ def pytest_sessionfinish(session: pytest.Session):
     run = processes.run_id()
     if is_worker(session.config) or not run:
         return result
-    left = processes.wait_gone(processes.running(run, exact=False), LEFT_RUNNING_GRACE)
+    left = processes.wait_gone(processes.running(run.split(".", 1)[0]), LEFT_RUNNING_GRACE)
     if left:
         processes.end(left)
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")

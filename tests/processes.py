@@ -1,7 +1,8 @@
 """The processes a test run starts, found by their environment and ended: nothing outlives the tests.
 
 ``tests/conftest.py`` puts :data:`RUN_ENV` into the environment before any test runs: the run's
-id, and in each pytest-xdist worker the run's id and the worker's (``<run>.gw0``). Every process a
+id, and in each pytest-xdist worker the run's id and the worker's (``<run>.gw0``); a server started
+by the tests' helpers gets a mark of its own below it (:func:`marked`, ``<run>.gw0.jupyterlab-...``). Every process a
 test starts (a server, the kernels it starts, a browser, a grader and its sandboxed kernels, a
 learner's server on the hub) inherits it, and keeps it when its parent dies. So a process left
 running is found by reading ``/proc/<pid>/environ``, even once it has been handed to init, and it
@@ -13,6 +14,7 @@ The same run id names a folder shared by the run's processes (:func:`run_folder`
 
 from __future__ import annotations
 
+import itertools
 import os
 import signal
 import tempfile
@@ -71,9 +73,19 @@ def _stat(pid: int) -> tuple[str, str] | None:
     return fields[0], fields[19]
 
 
-def running(run: str, exact: bool) -> list[Found]:
-    """The live processes (no zombies) whose environment holds this run id (``exact``), or starts with it."""
-    wanted = f"{RUN_ENV}={run}".encode()
+def marked(env: dict[str, str], name: str) -> tuple[dict[str, str], str]:
+    """``env`` with a mark of its own for one server (``<run>.<name>-<n>``), and that mark: what the server and every
+    process it starts carry, so that stopping it ends them all, even those whose parent has gone."""
+    mark = f"{run_id() or 'no-run'}.{name}-{os.getpid()}-{next(_numbers)}"
+    return {**env, RUN_ENV: mark}, mark
+
+
+_numbers = itertools.count(1)
+
+
+def running(mark: str) -> list[Found]:
+    """The live processes (no zombies) carrying this mark, or a mark below it (``<mark>.<more>``)."""
+    wanted, below = f"{RUN_ENV}={mark}".encode(), f"{RUN_ENV}={mark}.".encode()
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
@@ -83,7 +95,7 @@ def running(run: str, exact: bool) -> list[Found]:
             command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
         except OSError:
             continue
-        if not any(item == wanted or (not exact and item.startswith(wanted)) for item in environ):
+        if not any(item == wanted or item.startswith(below) for item in environ):
             continue
         state = _stat(int(entry.name))
         if state is not None and state[0] not in "ZX":

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -65,7 +67,7 @@ def inner_run(folder: Path, tests: dict[str, str], *options: str) -> subprocess.
 
 def left_with(tag: str) -> list[int]:
     """Processes still running whose command line carries the tag (none, once the inner run ended them)."""
-    return [found.pid for found in processes.running(processes.run_id(), exact=False) if tag in found.command]
+    return [found.pid for found in processes.running(processes.run_id().split(".", 1)[0]) if tag in found.command]
 
 
 @pytest.mark.slow
@@ -99,3 +101,23 @@ def test_under_xdist_an_orphan_is_found_by_its_module_and_a_crashed_workers_proc
     assert "1 process(es) of this test run were still running at its end (ended now)" in done.stdout
     assert crash in done.stdout.split("still running at its end", 1)[1]
     assert left_with(orphan) == [] and left_with(crash) == []
+
+
+def test_stopping_a_server_ends_a_process_it_started_whose_parent_has_gone(tmp_path):
+    tag = f"kernel-of-{tmp_path.name}"
+    kernel = f"import time; time.sleep(300)  # {tag}"[::-1]  # the server's own command line does not hold the tag
+    server_code = (f"import subprocess, sys, time; subprocess.Popen([sys.executable, '-c', {kernel!r}[::-1]], "
+                   "start_new_session=True); time.sleep(300)")
+    server = servers.start("fake-server", [sys.executable, "-c", server_code], tmp_path, dict(os.environ),
+                           tmp_path / "server.log", "http://127.0.0.1:9", "")
+    try:
+        deadline = time.monotonic() + 30
+        while not left_with(tag) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert left_with(tag), "the server started its kernel"
+        os.kill(server.process.pid, signal.SIGKILL)  # the server dies first: its kernel is handed to init
+        server.process.wait()
+        assert left_with(tag), "the kernel outlived its server"
+    finally:
+        servers.stop(server)
+    assert left_with(tag) == [], "found by its mark and ended"

@@ -240,7 +240,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     print(f"added {args.id} as exercise {number}, after {after}: its entry in {module.relative_to(PROJECT_ROOT)}, "
           f"its cells in {notebook.relative_to(PROJECT_ROOT)}. Now replace every TODO, then run: "
-          "python -m pytest -n 2 -m core")
+          ".venv/bin/python -m pytest -n 2 -m core")
     return 0
 
 

@@ -165,14 +165,20 @@ class Hub:
         )  # fmt: skip
         (folder / "jupyterhub_config.py").write_text(config, encoding="utf-8")
         self.log = folder / "jupyterhub.log"
-        env = {**os.environ, "PYTHONPATH": str(site), "RANKING_METRICS_EXERCISES": str(exercises)}
+        env, self.mark = processes.marked(
+            {**os.environ, "PYTHONPATH": str(site), "RANKING_METRICS_EXERCISES": str(exercises)}, "jupyterhub"
+        )  # the hub, its proxy, every learner's server and kernel carry the mark (Spawner.env_keep)
         with open(self.log, "wb") as log:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "jupyterhub", "-f", "jupyterhub_config.py"],
                 cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
             )
         self.servers: list[psutil.Process] = []  # every server it started, kernels below them
-        self.wait_until_up()
+        try:
+            self.wait_until_up()
+        except BaseException:  # never up: nothing of it is left running
+            self.stop()
+            raise
 
     def log_tail(self, lines: int = 40) -> str:
         """The end of the hub's log (the hub, the proxy and every server write there)."""
@@ -271,6 +277,7 @@ class Hub:
                 process.kill()
             except psutil.NoSuchProcess:
                 pass
+        processes.end(processes.running(self.mark))  # a kernel whose server had gone before: found by its mark
 
 
 @dataclass
