@@ -163,11 +163,14 @@ def test_a_precision_the_question_does_not_say_is_found():
 
 def test_an_exercise_out_of_place_is_found():
     cells = cells_of("03")
-    answer = next(i for i, cell in enumerate(cells) if 'check("kb04-graded-2", answer)' in cell["source"])
+    registered = [found.id for found in LESSON_EXERCISES.values() if found.lesson == "03"]
+    assert placement_problems(cells, registered) == []
+    answer = next(i for i, cell in enumerate(cells) if f'check("{registered[1]}", answer)' in cell["source"])
     moved = cells[:answer - 1] + cells[answer + 1:]
     heading = next(i for i, cell in enumerate(moved) if cell["source"].startswith("## Try it yourself"))
     moved[heading:heading] = cells[answer - 1: answer + 1]  # the old scaffold's place: above the heading
-    said = placement_problems(moved, ["sheet-ndcg3", "kb04-graded-2", "helpdesk-mean-ndcg5"])
-    assert said[0].startswith("the lesson asks kb04-graded-2, sheet-ndcg3, helpdesk-mean-ndcg5 but the register")
-    assert said[1].startswith("kb04-graded-2 come(s) before the 'Try it yourself' heading")
-    assert said[2] == "its exercise questions are numbered 2, 1, 3, 4: number them 1 to 4 in order"
+    said = placement_problems(moved, registered)
+    asked = [registered[1], registered[0], *registered[2:]]
+    assert said[0].startswith(f"the lesson asks {', '.join(asked)} but the register lists")
+    assert said[1].startswith(f"{registered[1]} come(s) before the 'Try it yourself' heading")
+    assert said[2].startswith("its exercise questions are numbered 2, 1, 3")

@@ -63,14 +63,14 @@ def registered_order(folder: Path, lesson: str) -> list[str]:
 
 def test_the_guides_example_follows_its_exercise_numbered_ruff_clean_and_registered(tmp_path):
     folder = project_copy(tmp_path)
-    done = run(folder, "-m", "helpers.exercises.new", "03", "sheet-dcg2-kb04", "--after", "sheet-ndcg3",
+    before = [(number, found) for number, found in exercise_items(folder, "03") if number is not None]
+    done = run(folder, "-m", "helpers.exercises.new", "03", "x-guide-example", "--after", "sheet-ndcg3",
                "--template", "dcg")
     assert done.returncode == 0, done.stderr
     assert "as exercise 2, after sheet-ndcg3" in done.stdout and "replace every TODO" in done.stdout
     numbered = [(number, found) for number, found in exercise_items(folder, "03") if number is not None]
-    assert numbered[:4] == [(1, "sheet-ndcg3"), (2, "sheet-dcg2-kb04"), (3, "kb04-graded-2"),
-                            (4, "helpdesk-mean-ndcg5")], numbered
-    assert [number for number, _ in numbered] == list(range(1, len(numbered) + 1))
+    assert numbered[:2] == [(1, "sheet-ndcg3"), (2, "x-guide-example")], numbered
+    assert numbered[2:] == [(number + 1, found) for number, found in before[1:]], "the later ones renumbered"
     module = folder / "helpers" / "exercises" / "lessons" / "lesson03.py"
     linted = subprocess.run([str(RUFF), "check", "--no-cache", str(module)], capture_output=True, text=True,
                             cwd=folder, timeout=60)
@@ -78,18 +78,19 @@ def test_the_guides_example_follows_its_exercise_numbered_ruff_clean_and_registe
     said = run(folder, "-c", """
 import json
 from helpers.exercises import REGISTRY, check, exercises_of
-found = REGISTRY["sheet-dcg2-kb04"]
+found = REGISTRY["x-guide-example"]
 print(json.dumps({"ids": [e.id for e in exercises_of("03")], "kind": found.kind,
-                  "right": check("sheet-dcg2-kb04", f"{found.worked().value:.3f}").correct}))
+                  "right": check("x-guide-example", f"{found.worked().value:.3f}").correct}))
 """)
     assert said.returncode == 0, said.stderr
     result = json.loads(said.stdout)
-    assert result["ids"] == ["sheet-ndcg3", "sheet-dcg2-kb04", "kb04-graded-2", "helpdesk-mean-ndcg5"]
+    assert result["ids"] == [found for _, found in numbered if found], "registered in the notebook's order"
+    assert result["ids"][:2] == ["sheet-ndcg3", "x-guide-example"]
     assert result["right"]
     cells = json.loads(next((folder / "notebooks").glob("03_*.ipynb")).read_text())["cells"]
 
     class Registered:
-        id, kind, name = "sheet-dcg2-kb04", result["kind"], ""
+        id, kind, name = "x-guide-example", result["kind"], ""
 
     assert exercise_cell_problems(cells, [Registered]) == []
     ids = [cell.get("id") for cell in cells]
@@ -108,17 +109,17 @@ def lessons_copy(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize(
-    "lesson, after, number",
-    [("03", "kb04-graded-2", 3), ("04", "advisor-mrr2", 2), ("05", "lab-swap-ndcg3", 3),
-     ("05", "lab-ndcg5-linear", 4), ("01", "mrr-function", 5), ("09", None, 5)],
+    "lesson, after",
+    [("03", "sheet-ndcg3"), ("03", "kb04-graded-2"), ("04", "advisor-mrr2"), ("05", "lab-swap-ndcg3"),
+     ("05", "lab-ndcg5-linear"), ("01", "mrr-function"), ("09", None)],
 )
-def test_the_new_exercise_follows_its_own_exercise_and_the_later_ones_are_renumbered(lessons_copy, lesson, after,
-                                                                                     number):
+def test_the_new_exercise_follows_its_own_exercise_and_the_later_ones_are_renumbered(lessons_copy, lesson, after):
     before = exercise_items(lessons_copy, lesson)
     arguments = [lesson, "x-new", *(["--after", after] if after else [])]
     assert new.main(arguments) == 0
     items = exercise_items(lessons_copy, lesson)
     previous = after or [found for _, found in before if found][-1]
+    number = next(n for n, found in before if found == previous) + 1  # one more than the exercise it follows
     at = [found for _, found in items].index("x-new")
     assert items[at][0] == number, items
     assert items[at - 1][1] == previous, "right after the question of the exercise it follows"
