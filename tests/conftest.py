@@ -71,7 +71,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     if is_worker(session.config):
         return
     try:
-        import helpers.exercises  # noqa: F401 (registers every lesson's exercises)
+        import helpers.exercises  # registers every lesson's exercises
     except Exception as error:
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")
         if reporter is not None:

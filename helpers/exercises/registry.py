@@ -35,6 +35,7 @@ import math
 import os
 import re
 import runpy
+import traceback
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -277,9 +278,19 @@ def load_extra_exercises(paths: str | None = None) -> list[str]:
             if paths is not None:
                 raise ValueError(f"the exercise file {file} was not loaded: {why}") from error
             BROKEN_FILES[file] = why
-            warnings.warn(f"the teacher's exercise file {file} was not loaded, so none of its exercises is: {why}",
-                          ExerciseFileWarning, stacklevel=2)
+            warnings.warn_explicit(  # shown at the file's own line that failed
+                f"the teacher's exercise file {file} was not loaded, so none of its exercises is: {why}",
+                ExerciseFileWarning, str(file), failing_line(error, file),
+            )
     return sorted(set(REGISTRY) - before)
+
+
+def failing_line(error: BaseException, file: Path) -> int:
+    """The line of ``file`` where ``error`` was raised (its last frame there; 1 if none)."""
+    if isinstance(error, SyntaxError):
+        return error.lineno or 1
+    lines = [frame.lineno for frame in traceback.extract_tb(error.__traceback__) if Path(frame.filename) == file]
+    return (lines[-1] if lines else None) or 1
 
 
 def load_exercise_file(file: Path) -> None:
