@@ -171,7 +171,7 @@ def check_slips(exercise: Exercise) -> None:
                     f"Declare a new one with declare_slip({code!r}, title, fix) before the exercise."
                 )
     right = answer_text(worked.value, exercise.decimals)
-    for codes, value in (*worked.own_slips, *own):
+    for codes, value in worked.own_slips:  # with_slips(...) and slips= alike
         if answer_text(value, exercise.decimals) == right:
             raise ValueError(
                 f"exercise {exercise.id!r}: slip {'+'.join(codes)} gives the right answer {right} at the asked "
