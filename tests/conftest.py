@@ -33,6 +33,13 @@ from tests import processes
 
 TIERS = ("browser", "notebook", "libreoffice", "hub", "install", "reference", "slow")
 HEAVIEST_FIRST = ("hub", "browser", "notebook", "libreoffice", "install", "reference", "slow")
+# The modules measured longest under -n 2 (2026-12-02, load average 6-8: test_grade ~10 min, the next four 2.5-4 min
+# each), handed out first so that the last ones handed out are short; every other module by tier, then size.
+LONGEST_FIRST = (
+    "tests/test_grade.py", "tests/browser/test_lessons_in_jupyterlab.py", "tests/test_lesson_exercises.py",
+    "tests/browser/test_classroom_browser.py", "tests/test_lessons_00_04.py", "tests/browser/test_site_browser.py",
+    "tests/browser/test_readable_lessons_browser.py",
+)
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless",
@@ -98,8 +105,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 def heaviest_first(items: list[pytest.Item]) -> None:
     """Order the modules for pytest-xdist (``--dist loadscope``: a module's tests run on one worker, its module
-    fixtures made once): the heaviest tier first (the hub, the browsers, the lessons run), then by number of
-    tests, so that the last modules handed out are short ones. A module's tests keep their order."""
+    fixtures made once): :data:`LONGEST_FIRST`, then the heaviest tier first (the hub, the browsers, the lessons
+    run), then by number of tests, so that the last modules handed out are short ones. A module's tests keep their
+    order."""
 
     def tier(item: pytest.Item) -> int:
         return next((rank for rank, tier in enumerate(HEAVIEST_FIRST) if tier in item.keywords), len(HEAVIEST_FIRST))
@@ -110,7 +118,12 @@ def heaviest_first(items: list[pytest.Item]) -> None:
         module = item.nodeid.split("::", 1)[0]
         heaviest[module] = min(heaviest.get(module, len(HEAVIEST_FIRST)), tier(item))
         size[module] = size.get(module, 0) + 1
-    items.sort(key=lambda item: (heaviest[module := item.nodeid.split("::", 1)[0]], -size[module], module))
+    def key(item: pytest.Item) -> tuple[int, int, int, str]:
+        module = item.nodeid.split("::", 1)[0]
+        measured = LONGEST_FIRST.index(module) if module in LONGEST_FIRST else len(LONGEST_FIRST)
+        return measured, heaviest[module], -size[module], module
+
+    items.sort(key=key)
 
 
 @pytest.fixture(scope="module", autouse=True)
