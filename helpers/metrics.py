@@ -51,13 +51,12 @@ DocId = Hashable
 Ranking = Sequence[DocId]
 Grades = Iterable[float]
 
+# The metrics and their options; the input checks they call live in helpers._checks, not here.
 __all__ = [
     "DENOMINATORS", "GAINS", "IDEALS", "Denominator", "Gain", "Ideal", "UndefinedMetricError",
-    "arithmetic_table", "average_precision", "check_first_rank", "check_first_ranks", "check_grades",
-    "check_k", "check_ranking", "check_relevant", "check_threshold", "cumulative_gain", "cut", "dcg",
-    "discount", "first_relevant_rank", "gain_of", "grades_in_rank_order", "hit_at_k", "ideal_dcg",
-    "mean_hit_rate", "mean_reciprocal_rank", "ndcg", "precision_at_k", "query_ndcg", "recall_at_k",
-    "reciprocal_rank", "reciprocal_rank_of", "relevant_ids",
+    "arithmetic_table", "average_precision", "cumulative_gain", "cut", "dcg", "discount", "first_relevant_rank",
+    "gain_of", "grades_in_rank_order", "hit_at_k", "ideal_dcg", "mean_hit_rate", "mean_reciprocal_rank", "ndcg",
+    "precision_at_k", "query_ndcg", "recall_at_k", "reciprocal_rank", "reciprocal_rank_of", "relevant_ids",
 ]
 
 

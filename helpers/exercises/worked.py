@@ -40,11 +40,12 @@ class Worked:
     slips: tuple[Slip, ...] = field(default=())
     topic: str = ""  # the kind of problem ("mrr", "ndcg", ...), and its inputs: what a test recomputes slips from
     inputs: dict = field(default_factory=dict, compare=False)
+    own_slips: tuple[Slip, ...] = field(default=(), compare=False)  # those an exercise added: each must be nameable
 
 
 def with_slips(worked: Worked, *slips: Slip) -> Worked:
     """The same worked problem with more slips: an exercise's own (the value before the change, ...)."""
-    return replace(worked, slips=worked.slips + tuple(slips))
+    return replace(worked, slips=worked.slips + tuple(slips), own_slips=worked.own_slips + tuple(slips))
 
 
 def worked_difference(first: Worked, second: Worked, steps: Sequence[str], label: str) -> Worked:
