@@ -36,7 +36,8 @@ HEAVIEST_FIRST = ("hub", "browser", "notebook", "libreoffice", "install", "refer
 # The modules measured longest under -n 2 (2026-12-02, load average 6-8: test_grade ~10 min, the next four 2.5-4 min
 # each), handed out first so that the last ones handed out are short; every other module by tier, then size.
 LONGEST_FIRST = (
-    "tests/test_grade.py", "tests/browser/test_lessons_in_jupyterlab.py", "tests/test_lesson_exercises.py",
+    "tests/test_grade.py", "tests/test_grade_assignment.py", "tests/browser/test_lessons_in_jupyterlab.py",
+    "tests/test_lesson_exercises.py",
     "tests/browser/test_classroom_browser.py", "tests/test_lessons_00_04.py", "tests/browser/test_site_browser.py",
     "tests/browser/test_readable_lessons_browser.py",
 )
