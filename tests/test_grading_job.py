@@ -20,10 +20,9 @@ from helpers.teacher import grade
 ROOT = Path(__file__).resolve().parent.parent
 JOB = ROOT / "deploy" / "grading" / "grade-job.yaml"
 DOCKERFILE = ROOT / "deploy" / "grading" / "Dockerfile"
-# Options of the Job's command that python -m helpers.grade gains with issue 32 (--assignment, the release's
-# manifest) and with issue 37's part B (--shard K/N). Once both are in, this set empties itself: an option the
-# grader knows is parsed below like any other.
-COMING = {"--assignment", "--shard"}
+# Options of the Job's command that python -m helpers.grade does not have yet (none now: --assignment came with
+# issue 32, --shard with issue 37). An option the grader knows is parsed below like any other.
+COMING: set[str] = set()
 
 
 @pytest.fixture(scope="module")
@@ -110,6 +109,8 @@ def test_the_jobs_command_line_is_the_graders(job, tmp_path, capsys):
     assert parsed.out == (here["/out"] / "shard-2").resolve()
     assert (parsed.jobs, parsed.sandbox) == (2, "bwrap")
     assert parsed.secret == here["/teacher"] / "course.secret"
+    assert parsed.assignment == here["/teacher"] / "assignment.json"
+    assert parsed.shard == (2, job["spec"]["completions"]), "--shard 2/N, parsed as shard 2 of N"
 
 
 def test_the_image_is_the_hubs_with_bubblewrap_and_helpers_outside_site_packages():
