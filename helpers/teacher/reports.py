@@ -543,7 +543,7 @@ class OutputFolder:
         self.changed: set[str] = set()  # learners with records not yet in their feedback page
         shutil.rmtree(out / FEEDBACK, ignore_errors=True)
         for name in (RESULTS, FEEDBACK):
-            (out / name).mkdir(exist_ok=True)
+            (out / name).mkdir(parents=True, exist_ok=True)
         if watch:
             watch.ignored.append((out / RESULTS).resolve())
             watch.ignored.append((out / FEEDBACK).resolve())
