@@ -259,3 +259,38 @@ def alive(pid: int) -> bool:
         return (Path(f"/proc/{pid}") / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def test_matplotlib_inline_waits_for_pyplot_and_then_shows_figures_as_before(tmp_path):
+    """A graded kernel's %matplotlib inline loads nothing until pyplot is imported; then inline figures work."""
+    from helpers.teacher import grading
+    from helpers.teacher.judging import AnswerKey
+    from helpers.teacher.keyless import copy_course
+    from helpers.teacher.limits import find_limits
+    from helpers.teacher.plan import Plan
+
+    cells = [
+        "%matplotlib inline",
+        "import sys\nassert 'matplotlib' not in sys.modules, 'matplotlib loaded by the magic'",
+        "import matplotlib.pyplot as plt\nfrom IPython import get_ipython\n"
+        "from matplotlib_inline.backend_inline import flush_figures\nplt.plot([1, 2])\n"
+        "assert plt.get_backend() == 'module://matplotlib_inline.backend_inline', plt.get_backend()\n"
+        "assert flush_figures in get_ipython().events.callbacks['post_execute'], 'figures shown after each cell'",
+        "%matplotlib inline\nraise RuntimeError('all went as expected')",
+    ]
+    import tempfile
+
+    session = Path(tempfile.mkdtemp(prefix="hg-", dir="/tmp"))
+    try:
+        path = session / "01_plots.ipynb"
+        nbformat.write(new_notebook(cells=[new_code_cell(cell) for cell in cells]), path)
+        settings = grading.Settings(
+            sandbox=sandbox.find_sandbox("auto"), key=AnswerKey.build(), session=session,
+            course=copy_course(session / "course", REGISTRY.values()), plan=Plan(expect={}),
+            limits=find_limits("auto"),
+        )
+        result = grading.grade_path(path, settings)
+    finally:
+        shutil.rmtree(session, ignore_errors=True)
+    raised = [problem.message for problem in result.problems if problem.code == "raised"]
+    assert raised == ["cell 4 raised RuntimeError: all went as expected"], result.problems

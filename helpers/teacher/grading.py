@@ -49,6 +49,31 @@ from helpers.teacher.submissions import Submission, learner_of, lessons_of, less
 
 # The grader's last cell: one expression, whose result (the outputs, as JSON) is the cell's execute_result.
 FINISH = "__import__('helpers.exercises.assignment', fromlist=['_']).run_hidden_cases({inputs!r})"
+# Run by IPython in every graded kernel before its first cell (a startup file of the kernel's IPYTHONDIR):
+# ``%matplotlib inline`` waits until a cell imports matplotlib.pyplot. ipykernel's MPLBACKEND then selects the
+# inline backend, and matplotlib_inline sets up the figures' display as the magic would have, so a lesson that
+# draws nothing does not load matplotlib (about half of lesson 03's setup cell). Once pyplot is loaded the
+# magic is IPython's own.
+MATPLOTLIB_ON_USE = """\
+def _matplotlib_on_use():
+    import sys
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    magic = shell.find_line_magic("matplotlib")
+
+    def matplotlib(line=""):
+        if line.strip() == "inline" and "matplotlib.pyplot" not in sys.modules:
+            return None
+        return magic(line)
+
+    matplotlib.__doc__ = magic.__doc__
+    shell.register_magic_function(matplotlib, "line", "matplotlib")
+
+
+_matplotlib_on_use()
+del _matplotlib_on_use
+"""
 
 
 @dataclass(frozen=True)
@@ -349,11 +374,15 @@ def outside_problems(owned: list[str], temporary: list[str], settings: Settings)
 
 
 def prepare(root: Path, submission: Submission, settings: Settings) -> Path:
-    """The notebook's folder: work/ with its copy, home/, tmp/ (without bwrap), ipython/, fonts; returns work/."""
+    """The notebook's folder: work/ with its copy, home/, tmp/ (without bwrap), ipython/ (with the startup file
+    :data:`MATPLOTLIB_ON_USE`), fonts; returns work/."""
     work = root / "work"
     for folder in (work, root / "home", root / "tmp", root / "ipython"):
         folder.mkdir(parents=True)
     (work / Path(submission.notebook).name).write_bytes(submission.data)
+    startup = root / "ipython" / "profile_default" / "startup"
+    startup.mkdir(parents=True)
+    (startup / "00-matplotlib-on-use.py").write_text(MATPLOTLIB_ON_USE, encoding="utf-8")
     fonts = settings.session / "matplotlib"
     if fonts.is_dir():
         shutil.copytree(fonts, root / "matplotlib")
