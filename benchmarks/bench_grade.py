@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/bench_grade.py                 # breakdown of 6 notebooks, then 100 with --jobs 2
     .venv/bin/python benchmarks/bench_grade.py --notebooks 20 --jobs 1 --sandbox none
     .venv/bin/python benchmarks/bench_grade.py --breakdown 0   # the class run alone
-    git archive main helpers | tar -x -C /tmp/main-grader        # main's grader, for a before/after
+    mkdir /tmp/main-grader && git archive main helpers data | tar -x -C /tmp/main-grader  # main's grader
     .venv/bin/python benchmarks/bench_grade.py --breakdown 0 --compare /tmp/main-grader --rounds 2
 
 The class: a third answers every exercise right, a third gives a known slip,
@@ -363,7 +363,7 @@ def main() -> int:
     parser.add_argument("--sandbox", default="auto", choices=("auto", "bwrap", "none"))
     parser.add_argument("--breakdown", type=int, default=6, help="notebooks graded one at a time, step by step")
     parser.add_argument("--compare", type=Path, metavar="FOLDER",
-                        help="also grade the class with the helpers in FOLDER (e.g. main's, from git archive), "
+                        help="also grade the class with the helpers and data in FOLDER (main's, from git archive), "
                              "alternating with this checkout's, under the same load")
     parser.add_argument("--rounds", type=int, default=1, help="class runs of each checkout (alternating)")
     args = parser.parse_args()

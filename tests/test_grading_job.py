@@ -124,3 +124,24 @@ def test_the_image_is_the_hubs_with_bubblewrap_and_helpers_outside_site_packages
     for folder in ("helpers", "data"):
         assert f"COPY {folder} {workdir}/{folder}\n" in text
     assert 'ENTRYPOINT ["python", "-m", "helpers.grade"]' in text
+
+
+def test_the_teachers_guide_shows_release_the_job_and_the_merge_the_grader_accepts(job, tmp_path):
+    guide = (ROOT / "docs" / "teachers.md").read_text(encoding="utf-8")
+    part = guide.split("### Grading a course on the cluster", 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
+    commands = " ".join(part.replace("\\\n", " ").split("\n"))
+    assert "-m helpers.release class/ --assignment" in commands and "--manifest" in commands
+    assert "kubectl -n class apply -f deploy/grading/grade-job.yaml" in commands
+    merge = re.search(r"python -m helpers\.grade (--merge [^#]*?)(?:#|$)", commands)
+    assert merge, "the merge command"
+    words = merge[1].split()
+    folders = [word for word in words[1:] if word.startswith("/out/")]
+    assert len(folders) == job["spec"]["completions"] + 1, "OUT, then one folder per shard of the Job"
+    given = options(container(job)["args"])
+    assert [folder.replace("/out/", "") for folder in folders[1:]] == [
+        given["--out"].replace("/out/", "").replace("$(JOB_COMPLETION_INDEX)", str(k))
+        for k in range(job["spec"]["completions"])], "the folders the Job's pods write"
+    for folder in folders[1:]:
+        (tmp_path / folder.strip("/")).mkdir(parents=True)
+    parsed = grade.parse_args([str(tmp_path / word.strip("/")) if word.startswith("/") else word for word in words])
+    assert parsed.out == (tmp_path / "out" / "merged").resolve() and len(parsed.shards) == len(folders) - 1
