@@ -523,12 +523,14 @@ def run_all(
     grader = grade if hasattr(grade, "start") else OneByOne(grade, settings)
     numbered = list(zip(numbers or range(1, len(submissions) + 1), submissions, strict=True))
     total = len(submissions) if total is None else total
+    reporting = threading.Lock()  # the workers report one at a time: the record, the tables, the line
     with Progress(total, initial=total - len(submissions)) as progress:  # a bar on a terminal, else a line each
 
         def report(number: int, result: NotebookResult) -> None:
-            if not stop.is_set():
-                done(number, result)
-                progress.show(number, result)
+            with reporting:
+                if not stop.is_set():
+                    done(number, result)
+                    progress.show(number, result)
 
         _run_each(iter(numbered), jobs, report, grader, stop)
 
