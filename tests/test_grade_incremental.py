@@ -96,6 +96,9 @@ def test_the_key_version_follows_the_answer_key_the_course_and_the_teachers_file
     (course / "helpers" / "__pycache__").mkdir()
     (course / "helpers" / "__pycache__" / "metrics.pyc").write_bytes(b"cache")
     assert fingerprint.key_version(key, course, [teacher]) == first, "caches do not count"
+    (course / "helpers" / "teacher").mkdir()
+    (course / "helpers" / "teacher" / "reports.py").write_text("# how the gradebook looks\n")
+    assert fingerprint.key_version(key, course, [teacher]) == first, "a module that only writes files does not"
     (course / "helpers" / "metrics.py").write_text("x = 2\n")
     second = fingerprint.key_version(key, course, [teacher])
     teacher.write_text("# mine, changed\n")
@@ -126,17 +129,19 @@ def test_a_record_stands_only_for_the_same_fingerprint_sandbox_and_a_clean_gradi
 
 def test_without_a_sandbox_or_in_a_folder_one_wrote_to_nothing_is_taken_again(tmp_path):
     submission = Submission(tmp_path / "ann.ipynb", "ann", "ann.ipynb", b"{}")
-    store = reports.OutputFolder(tmp_path / "out", Plan(), None)
-    write_result(tmp_path / "out" / "results", record("ann", "ann.ipynb", fingerprint="f"))
+    out = tmp_path / "out"
+    store = reports.OutputFolder(out, Plan(), None)
+    write_result(out / "results", record("ann", "ann.ipynb", fingerprint="f"))
     bwrap, none = sandbox.Sandbox("/usr/bin/bwrap"), sandbox.Sandbox(None, "asked")
-    assert grade.take_stored(store, [submission], {"ann.ipynb": "f"}, none, False, Plan())[0] == 0
-    assert grade.take_stored(store, [submission], {"ann.ipynb": "f"}, bwrap, True, Plan())[0] == 0, "--regrade"
+    prints = {"ann.ipynb": "f"}
+    assert grade.stored_records(out, [submission], prints, none, False, Plan())[0] == []
+    assert grade.stored_records(out, [submission], prints, bwrap, True, Plan())[0] == [], "--regrade"
     store.mark_unsandboxed()
-    count, said = grade.take_stored(store, [submission], {"ann.ipynb": "f"}, bwrap, False, Plan())
-    assert count == 0 and "without a sandbox" in said and not store.results
-    (tmp_path / "out" / "results" / reports.UNSANDBOXED).unlink()
-    count, said = grade.take_stored(store, [submission], {"ann.ipynb": "f"}, bwrap, False, Plan())
-    assert count == 1 and "1 of 1 notebooks unchanged" in said and store.results["ann.ipynb"].fingerprint == "f"
+    taken, said = grade.stored_records(out, [submission], prints, bwrap, False, Plan())
+    assert taken == [] and "without a sandbox" in said
+    (out / "results" / reports.UNSANDBOXED).unlink()
+    taken, said = grade.stored_records(out, [submission], prints, bwrap, False, Plan())
+    assert [record.fingerprint for record in taken] == ["f"] and "1 of 1 notebooks unchanged" in said
 
 
 # --- the output folder ----------------------------------------------------------------------------
@@ -364,3 +369,27 @@ def test_the_sandbox_covers_an_installed_helpers_it_would_show(tmp_path, monkeyp
     covered = arguments.index("--tmpfs", bound) + 1
     assert arguments[bound - 1] == "--ro-bind" and arguments[covered] == str(site / "helpers"), arguments
     assert sandbox.hidden_helpers([tmp_path / "elsewhere"]) == [], "only what a bound folder would show"
+
+
+def test_a_kernel_that_cannot_be_started_ahead_is_that_notebooks_grader_error(tmp_path, monkeypatch):
+    from nbformat import writes
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    from helpers.teacher import grading
+    from helpers.teacher.limits import find_limits
+
+    def refuse(*args, **kwargs):
+        raise OSError("no more processes")
+
+    monkeypatch.setattr(grading, "start_kernel", refuse)
+    settings = grading.Settings(sandbox=sandbox.Sandbox(None, "test"), key=AnswerKey.build(), session=tmp_path,
+                                course=tmp_path / "course", plan=Plan(expect={"explain-rr-mean": 2.0}),
+                                limits=find_limits("process"))
+    data = writes(new_notebook(cells=[new_code_cell("x = 1")])).encode()
+    state = grading.start(Submission(tmp_path / "ann.ipynb", "ann", "01_ann.ipynb", data), settings, 7)
+    assert state.failed and state.kernel is None, "start never raises"
+    result = grading.finish(state, settings)
+    assert [p.code for p in result.problems] == ["grader-error"]
+    assert "could not be started: OSError: no more processes" in result.problems[0].message
+    assert [(a.exercise, a.points, a.max_points) for a in result.answers] == [("explain-rr-mean", 0.0, 2.0)]
+    assert not (tmp_path / "n7").exists(), "its folder is removed"

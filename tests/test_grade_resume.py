@@ -226,6 +226,10 @@ def test_three_shards_run_at_once_and_merged_equal_the_single_run(course, tmp_pa
     assert sum(len(record["notebooks"]) for record in records) == 20
     assert [STRANGER in " ".join(record["unmatched"]) for record in records].count(True) == 1
 
+    retried = run(grader(submissions, shards[0], course["manifest"], "--shard", "0/3"), tmp_path)
+    assert not graded_lines(retried.stdout), "a shard run again resumes in its folder: nothing left to grade"
+    assert json.loads((shards[0] / "shard.json").read_text()) == records[0]
+
     merged = tmp_path / "merged"
     done = run([sys.executable, "-m", "helpers.grade", "--merge", str(merged), *map(str, shards)], tmp_path)
     assert "merged 3 shards" in done.stdout

@@ -6,7 +6,8 @@ A notebook's fingerprint (:func:`notebook_fingerprint`) is the SHA-256 of
 - what its learner is graded on: :meth:`helpers.teacher.plan.Plan.learner_digest` (their manifest entry,
   or ``--expect`` and their seeds without a manifest);
 - the key version (:func:`key_version`): the answer key as computed (every worked answer, hidden case and
-  point), the source of the grader's ``helpers`` (which judges), the keyless course the kernels import
+  point), the source of the grader's ``helpers`` (which judges; not the modules that only write the tables
+  and pages, :data:`OUTPUT_ONLY`), the keyless course the kernels import
   (helpers and data), the teacher's exercise files, and the versions of Python and of the libraries a
   lesson computes with;
 - the run settings that can change a verdict (:func:`run_settings`): ``--timeout``, ``--memory``, the
@@ -33,6 +34,10 @@ from helpers.teacher.manifest import canonical
 LIBRARIES = ("ipykernel", "ipython", "numpy", "pandas", "matplotlib", "scipy", "pyarrow", "ipywidgets", "openpyxl",
              "pillow", "nbformat", "pyzmq")
 SKIPPED = {"__pycache__", ".ipynb_checkpoints"}
+# the grader's modules that only write what the records say (tables, pages, the bar, the classroom's tools):
+# a change there rebuilds the files, never a verdict, so it does not change the key version
+OUTPUT_ONLY = tuple(f"teacher/{name}.py" for name in ("reports", "lms", "progress", "shards", "classroom", "collect",
+                                                      "release"))
 
 
 def sha256(data: Any) -> str:
@@ -65,12 +70,16 @@ def answer_key_digest(key) -> str:
                    "texts": key.texts})
 
 
-def files_digest(folder: Path, suffixes: Iterable[str] | None = None) -> str:
-    """SHA-256 of every file under ``folder`` (its path inside and its bytes), caches left out."""
+def files_digest(folder: Path, suffixes: Iterable[str] | None = None, skip: Iterable[str] = ()) -> str:
+    """SHA-256 of every file under ``folder`` (its path inside and its bytes), caches and ``skip`` (paths
+    inside the folder) left out."""
     wanted = tuple(suffixes) if suffixes is not None else None
+    skipped = set(skip)
     digest = hashlib.sha256()
     for path in sorted(folder.rglob("*")):
         if not path.is_file() or SKIPPED & set(path.relative_to(folder).parts):
+            continue
+        if path.relative_to(folder).as_posix() in skipped:
             continue
         if wanted is not None and not path.name.endswith(wanted):
             continue
@@ -97,8 +106,8 @@ def key_version(key, course: Path, exercise_files: Iterable[Path] = ()) -> str:
     grader = Path(helpers.__file__).resolve().parent
     return sha256({
         "answer_key": answer_key_digest(key),
-        "grader": files_digest(grader, (".py",)),
-        "course": files_digest(course),
+        "grader": files_digest(grader, (".py",), skip=OUTPUT_ONLY),
+        "course": files_digest(course, skip=[f"helpers/{name}" for name in OUTPUT_ONLY]),
         "exercise_files": [hashlib.sha256(Path(path).read_bytes()).hexdigest() for path in exercise_files],
         "libraries": library_versions(),
     })

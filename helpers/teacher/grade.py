@@ -258,19 +258,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _grade(args, plan, key, sandbox, limits, submissions, unmatched, session: Path, registry) -> int:
     """The run of :func:`main` once the command line and the hand-ins are read."""
-    from helpers.teacher import fingerprint, grading
+    from helpers.teacher import fingerprint, grading, reports
     from helpers.teacher.keyless import copy_course
-    from helpers.teacher.reports import OutputFolder
 
     course = copy_course(session / "course", registry.values())  # what every kernel imports: no answer key
     version = fingerprint.key_version(key, course, args.exercises)
     run_settings = fingerprint.run_settings(args.timeout, args.memory, sandbox.kind, limits.kind)
     prints = {s.notebook: fingerprint.notebook_fingerprint(s.sha256, plan.learner_digest(s.learner), version,
                                                            run_settings) for s in submissions}
-    watch = outside_watch(args, session, sandbox)
-    store = OutputFolder(args.out, plan, watch, unmatched=unmatched)
-    reused, why = take_stored(store, submissions, prints, sandbox, args.regrade, plan)
-    to_grade = [s for s in submissions if s.notebook not in store.results]
+    stored, why = stored_records(args.out, submissions, prints, sandbox, args.regrade, plan)
+    taken = {record.notebook for record in stored}
+    to_grade = [s for s in submissions if s.notebook not in taken]
     unknown, personal = read_ahead(to_grade)
     if unknown and not args.allow_unknown and plan.manifest is None:
         print(f"python -m helpers.grade: error: {unknown}", file=sys.stderr)
@@ -285,6 +283,11 @@ def _grade(args, plan, key, sandbox, limits, submissions, unmatched, session: Pa
     for name in unmatched:
         print(f"not graded: {name} (no learner of the assignment's roster has this id)", flush=True)
     print(why, flush=True)
+    tainted = reports.tainted(args.out)
+    watch = outside_watch(args, session, sandbox)
+    store = reports.OutputFolder(args.out, plan, watch, unmatched=unmatched)
+    for record in stored:
+        store.reuse(record)
     shard = None
     if args.shard is not None:
         from helpers.teacher.shards import record_of
@@ -295,7 +298,6 @@ def _grade(args, plan, key, sandbox, limits, submissions, unmatched, session: Pa
         shard.write(args.out)
     else:
         (args.out / "shard.json").unlink(missing_ok=True)  # a whole class now, not a shard
-    tainted = store.tainted()
     if not sandbox.bwrap:
         store.mark_unsandboxed()
     settings = grading.Settings(
@@ -327,28 +329,29 @@ def _grade(args, plan, key, sandbox, limits, submissions, unmatched, session: Pa
     if shard is not None:
         shard.complete = True
         shard.write(args.out)
-    print(store.summary(reused) + (", shard.json" if shard is not None else ""))
+    print(store.summary(len(stored)) + (", shard.json" if shard is not None else ""))
     return 0
 
 
-def take_stored(store, submissions: Sequence[Submission], prints: dict[str, str], sandbox: sb.Sandbox,
-                regrade: bool, plan) -> tuple[int, str]:
-    """Take each earlier record that may stand for its hand-in (see :func:`reusable`); the count, and a line
-    saying what happens."""
+def stored_records(out: Path, submissions: Sequence[Submission], prints: dict[str, str], sandbox: sb.Sandbox,
+                   regrade: bool, plan) -> tuple[list[NotebookResult], str]:
+    """The earlier records in ``out`` that may stand for their hand-ins now (:func:`reusable`), and a line saying
+    what happens. Read before anything is written into ``out``."""
+    from helpers.teacher import reports
     from helpers.teacher.submissions import read_notebook
 
     total = len(submissions)
     if regrade:
-        return 0, f"grading all {total} notebooks (--regrade)"
+        return [], f"grading all {total} notebooks (--regrade)"
     if not sandbox.bwrap:
-        return 0, (f"grading all {total} notebooks: without a sandbox no earlier record is reused (a notebook "
-                   "could have written it)")
-    if store.tainted():
-        return 0, (f"grading all {total} notebooks: a run without a sandbox wrote into {store.out}, so no record "
-                   "there is reused")
-    reused = 0
+        return [], (f"grading all {total} notebooks: without a sandbox no earlier record is reused (a notebook "
+                    "could have written it)")
+    if reports.tainted(out):
+        return [], (f"grading all {total} notebooks: a run without a sandbox wrote into {out}, so no record "
+                    "there is reused")
+    taken = []
     for submission in submissions:
-        stored = store.stored(submission.notebook)
+        stored = reports.stored(out, submission.notebook)
         if stored is None or reusable(stored, submission, prints[submission.notebook], sandbox.kind):
             continue
         if plan.manifest is not None and not {p.code for p in stored.problems} & {"not-a-file", "invalid-notebook"}:
@@ -356,12 +359,11 @@ def take_stored(store, submissions: Sequence[Submission], prints: dict[str, str]
 
             kept = [problem for problem in stored.problems if problem.code not in COPY_PROBLEMS]
             stored.problems = copy_problems(read_notebook(submission.data), submission.learner, plan) + kept
-        store.reuse(stored)
-        reused += 1
-    if not reused:
-        return 0, f"grading {total} notebooks"
-    return reused, (f"{reused} of {total} notebooks unchanged since they were graded into {store.out}: their "
-                    f"records stand; grading {total - reused}")
+        taken.append(stored)
+    if not taken:
+        return [], f"grading {total} notebooks"
+    return taken, (f"{len(taken)} of {total} notebooks unchanged since they were graded into {out}: their "
+                   f"records stand; grading {total - len(taken)}")
 
 
 def reusable(stored: NotebookResult, submission: Submission, fingerprint: str, sandbox: str) -> str:

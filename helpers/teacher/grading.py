@@ -171,16 +171,18 @@ def finish(state: Started, settings: Settings) -> NotebookResult:
     """Run a started notebook, judge it, clean up; its result. Never raises."""
     began = time.monotonic()
     result = state.result
+    judged = False
     if not state.done:
         try:
             if state.failed:
                 raise RuntimeError(state.failed)
             _run_and_judge(state, settings)
+            judged = True
         except Exception as error:  # never let one submission stop the class
             result.problems.append(Problem("grader-error", f"{type(error).__name__}: {error}"[:300]))
         finally:
             discard(state, settings)
-    if not result.answers:  # nothing was judged (the grader failed, or it could not run): out of its lesson
+    if not judged and not result.answers:  # it could not run, or the grader failed: out of its lesson's points
         _out_of_the_lesson(result, state.submission, settings)
     result.seconds = round(state.seconds + time.monotonic() - began, 2)
     result.graded_at = datetime.now(UTC).isoformat(timespec="seconds")

@@ -518,6 +518,16 @@ TABLES = ("gradebook.csv", "gradebook.xlsx", "gradebook-canvas.csv", "gradebook-
 UNSANDBOXED = ".unsandboxed"  # in results/: a run without a sandbox wrote here (see OutputFolder)
 
 
+def stored(out: Path, notebook: str) -> NotebookResult | None:
+    """The record an earlier run saved in ``out`` for a hand-in, or None."""
+    return read_result(out / RESULTS / result_file(notebook))
+
+
+def tainted(out: Path) -> bool:
+    """True when a run without a sandbox wrote into ``out/results`` (nothing there is taken as it is)."""
+    return (out / RESULTS / UNSANDBOXED).exists()
+
+
 class OutputFolder:
     """The output folder: each record saved the moment it arrives, the tables and pages rewritten from them.
 
@@ -555,13 +565,8 @@ class OutputFolder:
         """Every file and folder a run writes, for the summary."""
         return [*TABLES, f"{FEEDBACK}/", CLASS_REPORT, f"{RESULTS}/"]
 
-    def stored(self, notebook: str) -> NotebookResult | None:
-        """The record saved for a hand-in by an earlier run, or None."""
-        return read_result(self.out / RESULTS / result_file(notebook))
-
     def tainted(self) -> bool:
-        """True when a run without a sandbox wrote into ``results/`` (nothing there is taken as it is)."""
-        return (self.out / RESULTS / UNSANDBOXED).exists()
+        return tainted(self.out)
 
     def mark_unsandboxed(self) -> None:
         (self.out / RESULTS / UNSANDBOXED).write_text(
