@@ -251,6 +251,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     session = Path(tempfile.mkdtemp(prefix="hg-", dir=_short_temp()))
     try:
         return _grade(args, plan, key, sandbox, limits, submissions, unmatched, session, REGISTRY)
+    except KeyboardInterrupt:  # Ctrl-C before the first notebook started (later ones only stop the run)
+        print("\ninterrupted before any notebook was graded", file=sys.stderr)
+        return 130
     finally:
         if not args.keep:
             shutil.rmtree(session, ignore_errors=True)
@@ -311,24 +314,25 @@ def _grade(args, plan, key, sandbox, limits, submissions, unmatched, session: Pa
 
     stop = threading.Event()
     numbers = {s.notebook: number for number, s in enumerate(submissions, start=1)}
-    with StoppingOnSignals(stop, settings.token):
+    with StoppingOnSignals(stop, settings.token):  # until the last file is written: a Ctrl-C then stops nothing
         grading.seed_font_cache(session)
         run_all(to_grade, settings, args.jobs, done, Ahead(settings), stop,
                 numbers=[numbers[s.notebook] for s in to_grade], total=len(submissions))
+        cut_short = stop.is_set()
         store.mark_changed(submissions)
-    if not sandbox.bwrap:
-        store.mark_unsandboxed()
-    elif tainted and not stop.is_set():  # every hand-in graded again, in the sandbox: the records are the grader's
-        (args.out / "results" / ".unsandboxed").unlink(missing_ok=True)
-    if stop.is_set():
-        interrupted = f"interrupted: {len(store.results)} of {len(submissions)} notebooks graded"
-        store.finish(said, interrupted)
-        print(f"\n{interrupted}; written to {args.out} (run the same command again to go on)", file=sys.stderr)
-        return 130
-    store.finish(said)
-    if shard is not None:
-        shard.complete = True
-        shard.write(args.out)
+        if not sandbox.bwrap:
+            store.mark_unsandboxed()
+        elif tainted and not cut_short:  # every hand-in graded again, in the sandbox: the records are the grader's
+            (args.out / "results" / reports.UNSANDBOXED).unlink(missing_ok=True)
+        if cut_short:
+            interrupted = f"interrupted: {len(store.results)} of {len(submissions)} notebooks graded"
+            store.finish(said, interrupted)
+            print(f"\n{interrupted}; written to {args.out} (run the same command again to go on)", file=sys.stderr)
+            return 130
+        store.finish(said)
+        if shard is not None:
+            shard.complete = True
+            shard.write(args.out)
     print(store.summary(len(stored)) + (", shard.json" if shard is not None else ""))
     return 0
 
