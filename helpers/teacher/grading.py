@@ -2,7 +2,10 @@
 
 :func:`grade_submission` is the unit of work (parallel runs and the
 collection of notebooks plug in around it); :func:`grade_path` grades one file.
-Step by step:
+It is two calls, so that a notebook's kernel can boot while the notebook before
+it runs: :func:`start` (steps 1 and 2, and the kernel's launch) and
+:func:`finish` (the rest; the timeout starts at the first cell), or
+:func:`discard` for a notebook started and never run (a Ctrl-C). Step by step:
 
 1. parse the bytes read before grading began (a broken file: ``invalid-notebook``);
 2. make the notebook's folder ``n<N>/`` in the grader's private session folder:
