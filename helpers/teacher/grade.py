@@ -316,7 +316,10 @@ def _grade(args, plan, key, sandbox, limits, submissions, unmatched, session: Pa
     numbers = {s.notebook: number for number, s in enumerate(submissions, start=1)}
     with StoppingOnSignals(stop, settings.token):  # until the last file is written: a Ctrl-C then stops nothing
         grading.seed_font_cache(session)
-        run_all(to_grade, settings, args.jobs, done, Ahead(settings), stop,
+        # Ahead only in bubblewrap: there a kernel sees its own folder alone; without a sandbox a notebook could
+        # read the connection file of the kernel started ahead in the next folder and talk to it
+        grader = Ahead(settings) if sandbox.bwrap else grading.grade_submission
+        run_all(to_grade, settings, args.jobs, done, grader, stop,
                 numbers=[numbers[s.notebook] for s in to_grade], total=len(submissions))
         cut_short = stop.is_set()
         store.mark_changed(submissions)
