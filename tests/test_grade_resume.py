@@ -37,6 +37,7 @@ from helpers.exercises import REGISTRY
 from helpers.teacher import sandbox
 from helpers.teacher.manifest import Assigned, LearnerEntry, Manifest
 from helpers.teacher.plan import shard_of
+from tests.processes import alive, descendants
 
 pytestmark = pytest.mark.notebook
 
@@ -240,61 +241,3 @@ def test_three_shards_run_at_once_and_merged_equal_the_single_run(course, tmp_pa
     refused = subprocess.run([sys.executable, "-m", "helpers.grade", "--merge", str(tmp_path / "again"),
                               *map(str, shards)], capture_output=True, text=True, cwd=tmp_path, env=ENV, timeout=300)
     assert refused.returncode == 2 and "shard 1/3" in refused.stderr and "not complete" in refused.stderr
-
-
-def descendants(pid: int) -> list[int]:
-    """Every process below pid, found through their parents."""
-    parents = {}
-    for entry in Path("/proc").glob("[0-9]*"):
-        try:
-            parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            continue
-    found, frontier = [], [pid]
-    while frontier:
-        children = [child for child, parent in parents.items() if parent in frontier]
-        found += children
-        frontier = children
-    return found
-
-
-def alive(pid: int) -> bool:
-    try:
-        return (Path(f"/proc/{pid}") / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
-def test_matplotlib_inline_waits_for_pyplot_and_then_shows_figures_as_before(tmp_path):
-    """A graded kernel's %matplotlib inline loads nothing until pyplot is imported; then inline figures work."""
-    from helpers.teacher import grading
-    from helpers.teacher.judging import AnswerKey
-    from helpers.teacher.keyless import copy_course
-    from helpers.teacher.limits import find_limits
-    from helpers.teacher.plan import Plan
-
-    cells = [
-        "%matplotlib inline",
-        "import sys\nassert 'matplotlib' not in sys.modules, 'matplotlib loaded by the magic'",
-        "import matplotlib.pyplot as plt\nfrom IPython import get_ipython\n"
-        "from matplotlib_inline.backend_inline import flush_figures\nplt.plot([1, 2])\n"
-        "assert plt.get_backend() == 'module://matplotlib_inline.backend_inline', plt.get_backend()\n"
-        "assert flush_figures in get_ipython().events.callbacks['post_execute'], 'figures shown after each cell'",
-        "%matplotlib inline\nraise RuntimeError('all went as expected')",
-    ]
-    import tempfile
-
-    session = Path(tempfile.mkdtemp(prefix="hg-", dir="/tmp"))
-    try:
-        path = session / "01_plots.ipynb"
-        nbformat.write(new_notebook(cells=[new_code_cell(cell) for cell in cells]), path)
-        settings = grading.Settings(
-            sandbox=sandbox.find_sandbox("auto"), key=AnswerKey.build(), session=session,
-            course=copy_course(session / "course", REGISTRY.values()), plan=Plan(expect={}),
-            limits=find_limits("auto"),
-        )
-        result = grading.grade_path(path, settings)
-    finally:
-        shutil.rmtree(session, ignore_errors=True)
-    raised = [problem.message for problem in result.problems if problem.code == "raised"]
-    assert raised == ["cell 4 raised RuntimeError: all went as expected"], result.problems
