@@ -1,6 +1,6 @@
 """How fast the classroom view is usable, and what its kernels cost: the README's classroom command in Chromium.
 
-Run: ``.venv/bin/python benchmarks/bench_classroom.py [--lesson 05] [--loads 5] [--reloads 10]``
+Run: ``.venv/bin/python benchmarks/bench_classroom.py [--lesson 05] [--loads 5] [--reloads 10] [--laptop-only ROUNDS]``
 
 Starts ``python -m helpers.teacher.classroom <lesson>`` on a free port and
 drives Debian's Chromium (/usr/bin/chromium) with Playwright at 1280x720.
@@ -16,10 +16,16 @@ widgets from it. Measured:
 - **warm, reload**: a preheated kernel waiting, the same browser reloading
   (the teacher's second visit);
 - **first click**: from a grade click (or a rank change) to the new number;
-- **reloads 1 s apart**: ``--reloads`` reloads of one page, each a second after
-  the last was usable (a teacher reloading again and again), without waiting
-  for the pool to refill; the kernel processes and their resident memory (from
-  /proc) after each, and once the pool has refilled;
+- **a lecturer's laptop, reloads 1 s apart from the start**: the browser and
+  the server on the same cores from the moment the command starts: its page
+  opened as soon as the port answers (the cold start above), then
+  ``--reloads`` reloads of it, each a second after the last was usable, while
+  the pool is still heating its kernels (the teacher who starts the view and
+  reloads at once);
+- **reloads 1 s apart, the pool full**: ``--reloads`` reloads of one page, each
+  a second after the last was usable, starting with the pool full and quiet,
+  without waiting for it to refill; the kernel processes and their resident
+  memory (from /proc) after each, and once the pool has refilled;
 - **five pages at once**: ``--together`` new browser pages opened at the same
   moment (a class opening the link), the pool full, each timed to usable, and
   the CPU seconds Chromium, Voila and the kernels used meanwhile (from /proc);
@@ -64,7 +70,7 @@ sys.path.insert(0, str(ROOT))
 
 from pupils import Traffic, Visit, leave, record, replay  # noqa: E402 (beside this script, which Python puts on the path)
 
-from helpers.teacher.classroom import FILL_DELAY, POOL_SIZE  # noqa: E402 (the project's folder is put on the path first)
+from helpers.teacher.classroom import FILL_DELAY, FORKED_KERNELS, POOL_SIZE  # noqa: E402 (the project's folder first)
 from tests.browser.servers import cpu_ticks  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
@@ -316,18 +322,35 @@ def open_with_pupils(browser, url: str, control: tuple[str, str], traffic: Traff
 
 def cold_start(browser, lesson: str, cull: int, control: tuple[str, str]) -> float:
     """Seconds from the classroom command to its first page usable in a new browser context (a new server)."""
+    return lecturers_laptop(browser, lesson, cull, control, reloads=0)[0]
+
+
+def kernels_started() -> str:
+    """How the classroom starts its kernels here: forked (the package installed with its entry point) or not."""
+    return "kernels forked (classroom-forked)" if FORKED_KERNELS else "kernels started the usual way (no entry point)"
+
+
+def lecturers_laptop(browser, lesson: str, cull: int, control: tuple[str, str], reloads: int):
+    """A new server, its page opened as soon as the port answers, then ``reloads`` reloads 1 s apart at once: the
+    seconds to the first usable page and to each reload's."""
     with tempfile.TemporaryDirectory() as folder:
         started = time.monotonic()
         classroom = Classroom(lesson, Path(folder), cull)
         try:
             classroom.wait_for_port()
             context = browser.new_context(viewport={"width": 1280, "height": 720})
-            open_usable(context.new_page(), classroom.url, *control)
-            seconds = time.monotonic() - started
+            page = context.new_page()
+            open_usable(page, classroom.url, *control)
+            first = time.monotonic() - started
+            seconds = []
+            for _ in range(reloads):
+                time.sleep(1)
+                seconds.append(open_usable(page, classroom.url, *control))
+            page.close(run_before_unload=True)
             context.close()
         finally:
             classroom.stop()
-    return seconds
+    return first, seconds
 
 
 def main(argv=None) -> int:
@@ -339,12 +362,30 @@ def main(argv=None) -> int:
     parser.add_argument("--rounds", type=int, default=3, help="rounds of pupils on devices of their own (default 3)")
     parser.add_argument("--colds", type=int, default=3, help="cold starts, each a new server (default 3)")
     parser.add_argument("--cull", type=int, default=120, help="the classroom's --cull (default 120)")
+    parser.add_argument(
+        "--laptop-only", type=int, default=0, metavar="ROUNDS",
+        help="only the lecturer's laptop case, ROUNDS times, each a new server (default: every case, once)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
     numbers, first_input, number_changed = CONTROLS[args.lesson]
+    if args.laptop_only:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+            runs = [
+                lecturers_laptop(browser, args.lesson, args.cull, (numbers, first_input), args.reloads)
+                for _ in range(args.laptop_only)
+            ]
+            browser.close()
+        print(f"classroom view of lesson {args.lesson}, 1280x720, {kernels_started()}, "
+              f"load average {os.getloadavg()[0]:.2f} at the end")  # fmt: skip
+        print(f"  {'cold start':<27} {summary([first for first, _ in runs])}")
+        print(f"  {'laptop: reloads from start':<27} {summary([s for _, seconds in runs for s in seconds])}")
+        return 0
     results: dict[str, list[float]] = {
-        "warm, new browser": [], "warm, reload": [], "first click": [], "reloads 1 s apart": [], "pages at once": [],
+        "laptop: reloads from start": [], "warm, new browser": [], "warm, reload": [], "first click": [],
+        "reloads 1 s apart": [], "pages at once": [],
         "pages at once, seen before": [], "with pupils, the page": [], "with pupils, each pupil": [],
         "with pupils, a pupil's files": [],
     }  # fmt: skip
@@ -359,6 +400,9 @@ def main(argv=None) -> int:
             page = context.new_page()
             open_usable(page, classroom.url, numbers, first_input)
             results["cold start"] = [time.monotonic() - started]
+            for _ in range(args.reloads):  # a lecturer's laptop: at once, the pool still heating
+                time.sleep(1)
+                results["laptop: reloads from start"].append(open_usable(page, classroom.url, numbers, first_input))
             for _ in range(args.loads):
                 classroom.wait_until_heated(1)
                 results["warm, reload"].append(open_usable(page, classroom.url, numbers, first_input))
@@ -419,7 +463,8 @@ def main(argv=None) -> int:
         for _ in range(args.colds - 1):
             results["cold start"].append(cold_start(browser, args.lesson, args.cull, (numbers, first_input)))
         browser.close()
-    print(f"classroom view of lesson {args.lesson}, 1280x720, load average {os.getloadavg()[0]:.2f} at the end")
+    print(f"classroom view of lesson {args.lesson}, 1280x720, {kernels_started()}, "
+          f"load average {os.getloadavg()[0]:.2f} at the end")  # fmt: skip
     for name, values in results.items():
         if values:
             print(f"  {name:<27} {summary(values)}")

@@ -11,6 +11,7 @@ modules call these first and compute afterwards (scikit-learn's habit).
 
 from __future__ import annotations
 
+import difflib
 import math
 from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from numbers import Integral, Real
@@ -79,6 +80,16 @@ def check_choice(value: Any, options: Sequence[str], name: str) -> str:
     if value not in options:
         raise ValueError(f"unknown {name} {value!r}: choose one of {names}")
     return value
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """'; did you mean 'x' or 'y'?' for the known names closest to a misspelt one ('' when none is close).
+
+    >>> did_you_mean("ignored-cutof", ["ignored-cutoff", "no-discount"])
+    "; did you mean 'ignored-cutoff'?"
+    """
+    close = difflib.get_close_matches(name, list(known), n=3, cutoff=0.6)
+    return f"; did you mean {' or '.join(repr(found) for found in close)}?" if close else ""
 
 
 def check_ranking(ranked: Any) -> list:

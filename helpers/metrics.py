@@ -51,13 +51,12 @@ DocId = Hashable
 Ranking = Sequence[DocId]
 Grades = Iterable[float]
 
+# The metrics and their options; the input checks they call live in helpers._checks, not here.
 __all__ = [
     "DENOMINATORS", "GAINS", "IDEALS", "Denominator", "Gain", "Ideal", "UndefinedMetricError",
-    "arithmetic_table", "average_precision", "check_first_rank", "check_first_ranks", "check_grades",
-    "check_k", "check_ranking", "check_relevant", "check_threshold", "cumulative_gain", "cut", "dcg",
-    "discount", "first_relevant_rank", "gain_of", "grades_in_rank_order", "hit_at_k", "ideal_dcg",
-    "mean_hit_rate", "mean_reciprocal_rank", "ndcg", "precision_at_k", "query_ndcg", "recall_at_k",
-    "reciprocal_rank", "reciprocal_rank_of", "relevant_ids",
+    "arithmetic_table", "average_precision", "cumulative_gain", "cut", "dcg", "discount", "first_relevant_rank",
+    "gain_of", "grades_in_rank_order", "hit_at_k", "ideal_dcg", "mean_hit_rate", "mean_reciprocal_rank", "ndcg",
+    "precision_at_k", "query_ndcg", "recall_at_k", "reciprocal_rank", "reciprocal_rank_of", "relevant_ids",
 ]
 
 
@@ -252,10 +251,14 @@ def gain_of(grade: float, gain: Gain = "linear") -> float:
     """
     check_choice(gain, GAINS, "gain")
     (grade,) = check_grades([grade], name="grade")
-    if gain == "linear":
-        return grade
-    (grade,) = check_exponential_grades([grade], name="grade")
-    return 2.0**grade - 1.0
+    if gain == "exponential":
+        check_exponential_grades([grade], name="grade")
+    return _gain(grade, gain)
+
+
+def _gain(grade: float, gain: Gain) -> float:
+    """gain_of for a grade already checked (DCG checks the whole list once, then adds the gains)."""
+    return grade if gain == "linear" else 2.0**grade - 1.0
 
 
 def discount(rank: int) -> float:
@@ -287,7 +290,7 @@ def dcg(grades: Grades, k: int | None = None, gain: Gain = "linear") -> float:
     check_choice(gain, GAINS, "gain")
     if gain == "exponential":
         check_exponential_grades(grades)
-    return sum(gain_of(grade, gain) / discount(rank) for rank, grade in enumerate(cut(grades, k), start=1))
+    return sum(_gain(grade, gain) / discount(rank) for rank, grade in enumerate(cut(grades, k), start=1))
 
 
 def ideal_dcg(ideal: Grades, k: int | None = None, gain: Gain = "linear") -> float:

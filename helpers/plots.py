@@ -9,7 +9,7 @@ import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
 from helpers import metrics
-from helpers._checks import check_whole
+from helpers._checks import check_first_ranks, check_k, check_whole
 from helpers.metrics import Gain
 
 
@@ -51,7 +51,7 @@ def plot_reciprocal_ranks_by_system(first_ranks: dict[str, list[int]], labels: l
     figure, axes = _new_figure(7, 3.2)
     width = 0.8 / len(first_ranks)
     for index, (system, ranks) in enumerate(first_ranks.items()):
-        ranks = metrics.check_first_ranks(ranks)
+        ranks = check_first_ranks(ranks)
         if len(ranks) != len(labels):
             raise ValueError(f"{system}: {len(ranks)} ranks for {len(labels)} questions")
         values = [metrics.reciprocal_rank_of(rank) for rank in ranks]
@@ -96,7 +96,7 @@ def plot_ndcg_by_k(
     if not isinstance(orderings, dict) or not orderings:
         raise TypeError("orderings must be a dict: name -> grades in rank order")
     longest = max(len(grades) for grades in orderings.values())
-    max_k = longest if max_k is None else metrics.check_k(max_k, allow_none=False)
+    max_k = longest if max_k is None else check_k(max_k, allow_none=False)
     ks = list(range(1, max_k + 1))
     figure, axes = _new_figure()
     for name, grades in orderings.items():

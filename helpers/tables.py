@@ -15,6 +15,7 @@ True
 
 from __future__ import annotations
 
+import html
 import math
 import re
 from collections.abc import Mapping
@@ -101,6 +102,8 @@ def table(
         ],
         overwrite=False,
     )
+    if not isinstance(frame.columns, pd.MultiIndex):  # a long snake_case header may wrap after each "_"
+        styler = styler.format_index(_breakable, axis=1)
     if not index:
         styler = styler.hide(axis="index")
     if caption:
@@ -156,6 +159,12 @@ def _number_format(column: pd.Series, places: int):
         return str(value)  # text (or a number already formatted by the lesson), a whole number
 
     return shown
+
+
+def _breakable(label: object) -> str:
+    """A column label as HTML that may break after its underscores: ideal_discounted_gain on three lines, not one
+    column too wide for the notebook (the text stays the same, so does the name to use in code)."""
+    return html.escape(str(label)).replace("_", "_<wbr>")
 
 
 def _props(css: str) -> dict[str, str]:

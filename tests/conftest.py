@@ -1,19 +1,45 @@
-"""Test tiers by marker; the quick core is ``pytest -n 2 -m core`` (the README gives the command).
+"""Test tiers by marker, the exercises checked before any test, the tests spread over two cores, no process left.
 
-Markers set here by rule (the others are set in the test modules):
-``browser`` for every test under ``tests/browser/``, ``libreoffice`` for every
-test that uses the ``libreoffice`` fixture, ``core`` for every test of no
-other tier. Browser tests are skipped, saying
+Markers set here by rule (the others are set in the test modules): ``browser``
+for every test under ``tests/browser/``, ``libreoffice`` for every test that
+uses the ``libreoffice`` fixture, ``core`` for every test of no other tier
+(``pytest -n 2 -m core`` is the quick run). Browser tests are skipped, saying
 why, where /usr/bin/chromium is missing.
+
+Before any test runs, the register of exercises is imported once: an entry
+that does not register (a misspelt slip, a slip that gives the right answer)
+stops the run with its own message, once, instead of a collection error per
+test module.
+
+Under pytest-xdist (``-n 2``, ``--dist loadscope`` from pyproject.toml) the
+tests of one module run on one worker (a website build, a server, a browser or
+an executed lesson in a module fixture is made once), the heavier tiers first.
+
+No process outlives its tests (:mod:`tests.processes`): each module's end
+finds and ends any process its tests started and left running (an error of
+that module), and the run's end does the same for the whole run and fails it.
 """
 
 from __future__ import annotations
 
+import os
+import shutil
+import uuid
 from pathlib import Path
 
 import pytest
 
-TIERS = ("browser", "notebook", "libreoffice", "hub", "install", "reference")
+from tests import processes
+
+TIERS = ("browser", "notebook", "libreoffice", "hub", "install", "reference", "slow")
+HEAVIEST_FIRST = ("hub", "browser", "notebook", "libreoffice", "install", "reference", "slow")
+# The modules measured longest under -n 2 (2026-12-02, load average 6-8: test_grade ~10 min, the next four 2.5-4 min
+# each), handed out first so that the last ones handed out are short; every other module by tier, then size.
+LONGEST_FIRST = (
+    "tests/test_grade.py", "tests/browser/test_lessons_in_jupyterlab.py", "tests/test_lesson_exercises.py",
+    "tests/browser/test_classroom_browser.py", "tests/test_lessons_00_04.py", "tests/browser/test_site_browser.py",
+    "tests/browser/test_readable_lessons_browser.py",
+)
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless",
@@ -25,8 +51,44 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
+# seconds a process stopped at a module's or the run's end may take to exit by itself (tests/test_processes.py: 1)
+LEFT_RUNNING_GRACE = float(os.environ.get("HELPERS_TEST_GRACE", "10"))
 
 
+def is_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if is_worker(config):  # the run id from the controller, with this worker's id
+        run = os.environ[processes.RUN_ENV].split(".", 1)[0]
+        os.environ[processes.RUN_ENV] = f"{run}.{config.workerinput['workerid']}"  # type: ignore[attr-defined]
+    else:
+        os.environ[processes.RUN_ENV] = uuid.uuid4().hex[:12]
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    folder = processes.run_folder()
+    if not is_worker(config) and folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Import the register of exercises once: an entry that does not register stops the run with its message."""
+    if is_worker(session.config):
+        return
+    try:
+        import helpers.exercises  # registers every lesson's exercises
+    except Exception as error:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_sep("!", "the lessons' exercises do not register, so no test can run", red=True, bold=True)
+            reporter.write_line(f"{type(error).__name__}: {error}", red=True, bold=True)
+        pytest.exit(f"the register refused an exercise: {type(error).__name__} (above)",
+                    returncode=pytest.ExitCode.TESTS_FAILED)
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     no_chromium = pytest.mark.skip(reason=f"{CHROMIUM} is missing: apt-get install chromium")
     for item in items:
@@ -38,6 +100,64 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(no_chromium)
         if not any(tier in item.keywords for tier in TIERS):
             item.add_marker(pytest.mark.core)
+    heaviest_first(items)
+
+
+def heaviest_first(items: list[pytest.Item]) -> None:
+    """Order the modules for pytest-xdist (``--dist loadscope``: a module's tests run on one worker, its module
+    fixtures made once): :data:`LONGEST_FIRST`, then the heaviest tier first (the hub, the browsers, the lessons
+    run), then by number of tests, so that the last modules handed out are short ones. A module's tests keep their
+    order."""
+
+    def tier(item: pytest.Item) -> int:
+        return next((rank for rank, tier in enumerate(HEAVIEST_FIRST) if tier in item.keywords), len(HEAVIEST_FIRST))
+
+    heaviest: dict[str, int] = {}
+    size: dict[str, int] = {}
+    for item in items:
+        module = item.nodeid.split("::", 1)[0]
+        heaviest[module] = min(heaviest.get(module, len(HEAVIEST_FIRST)), tier(item))
+        size[module] = size.get(module, 0) + 1
+    def key(item: pytest.Item) -> tuple[int, int, int, str]:
+        module = item.nodeid.split("::", 1)[0]
+        measured = LONGEST_FIRST.index(module) if module in LONGEST_FIRST else len(LONGEST_FIRST)
+        return measured, heaviest[module], -size[module], module
+
+    items.sort(key=key)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def no_process_left_by_the_module(request):
+    """End any process the module's tests started and left running, and fail the module's last test for it."""
+    run = processes.run_id()
+    before = {(found.pid, found.started) for found in processes.running(run)}
+    yield
+    started = [found for found in processes.running(run) if (found.pid, found.started) not in before]
+    left = processes.wait_gone(started, LEFT_RUNNING_GRACE)
+    if left:
+        processes.end(left)
+        pytest.fail(f"{request.node.nodeid} left {len(left)} process(es) running after its tests (ended now):\n"
+                    + "\n".join(str(found) for found in left), pytrace=False)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_sessionfinish(session: pytest.Session):
+    """After every test and every worker has ended: any process of the run still running fails the run."""
+    result = yield
+    run = processes.run_id()
+    if is_worker(session.config) or not run:
+        return result
+    left = processes.wait_gone(processes.running(run.split(".", 1)[0]), LEFT_RUNNING_GRACE)
+    if left:
+        processes.end(left)
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        said = f"{len(left)} process(es) of this test run were still running at its end (ended now)"
+        if reporter is not None:
+            reporter.write_sep("!", said, red=True, bold=True)
+            for found in left:
+                reporter.write_line(str(found), red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    return result
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""helpers.compare: paired differences, randomization test, t-test, Cohen's d, bootstrap, plots."""
+"""helpers.batch.compare: paired differences, randomization test, t-test, Cohen's d, bootstrap, plots."""
 
 from __future__ import annotations
 
@@ -277,7 +277,7 @@ def test_t_test_and_cohens_d_need_two_queries():
             function([0.3])
 
 
-# --- with helpers.evaluate ---------------------------------------------------
+# --- with helpers.batch.evaluate ---------------------------------------------------
 
 
 def test_compare_two_evaluations_and_every_measure():

@@ -1,4 +1,4 @@
-"""helpers.evaluate and helpers.trec_io: trec_eval's own test files, pytrec_eval, helpers.metrics."""
+"""helpers.batch's evaluate and TREC reader: trec_eval's own test files, pytrec_eval, helpers.metrics."""
 
 from __future__ import annotations
 

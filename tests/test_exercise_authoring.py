@@ -3,6 +3,7 @@ fails to judge costs only itself, and the grader refuses to run on exercise ids 
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 
 import nbformat
@@ -52,19 +53,27 @@ def test_a_teacher_declares_a_new_slip_and_check_names_it(scratch):
         declare_slip("my-slip", " ", "a fix")
 
 
+def test_a_slip_that_gives_the_right_answer_is_refused(scratch):
+    with pytest.raises(ValueError, match="slip dropped-misses gives the right answer 0.500 at the asked 3 decimals"):
+        register(teachers_mrr(lambda: [(("dropped-misses",), 0.5)]))
+    assert "t-mrr" not in REGISTRY
+
+
 def test_collisions_are_reported_to_the_author(scratch):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        register(teachers_mrr(lambda: [(("dropped-misses",), 0.5), (("ignored-cutoff",), 0.75),
-                                       (("sum-not-mean",), 0.75)]))
+        register(teachers_mrr(lambda: [(("ignored-cutoff",), 0.75), (("sum-not-mean",), 0.75)]))
     said = [str(warning.message) for warning in caught if warning.category is ExerciseWarning]
-    assert any("dropped-misses gives the right answer 0.500" in text for text in said)
     assert any("slip sum-not-mean gives 0.750, as ignored-cutoff does" in text for text in said)
     assert "Or:" in check("t-mrr", "0.750").message, "an ambiguous value names both slips as possible"
 
 
 def test_an_exercise_that_fails_to_judge_costs_only_itself(scratch):
-    register(Exercise(id="t-broken", lesson="01", question="q?", answer=lambda: 1 / 0, hints=("a",)))
+    with pytest.raises(ValueError, match="its answer could not be computed: ZeroDivisionError"):
+        register(Exercise(id="t-broken", lesson="01", question="q?", answer=lambda: 1 / 0, hints=("a",)))
+    # one that computes when registered and fails in the grader's process (its data gone there, say)
+    register(Exercise(id="t-broken", lesson="01", question="q?", answer=lambda: 0.5, hints=("a",)))
+    REGISTRY["t-broken"] = dataclasses.replace(REGISTRY["t-broken"], answer=lambda: 1 / 0)
     key = AnswerKey.build()
     assert "ZeroDivisionError" in key.broken["t-broken"]
     right = f"{REGISTRY['explain-rr-mean'].worked().value:.4f}"

@@ -6,6 +6,7 @@ import ast
 import doctest
 import math
 import re
+from dataclasses import replace
 from decimal import Decimal
 from fractions import Fraction
 
@@ -94,6 +95,8 @@ def run_solution_code(code: str):
 
 @pytest.mark.parametrize("exercise_id", ANSWER_IDS)
 def test_the_code_of_a_solution_computes_its_answer(exercise_id):
+    if "TODO" in REGISTRY[exercise_id].code:
+        pytest.skip("the code is still the scaffold's TODO (tests/test_exercise_entries.py names it)")
     got, expected = run_solution_code(REGISTRY[exercise_id].code), value_of(exercise_id)
     if math.isfinite(expected):
         assert got == pytest.approx(expected, abs=1e-12)
@@ -160,6 +163,8 @@ def test_register_refuses_a_malformed_entry():
         register(Exercise(**{**good, "id": "My Ex"}))
     with pytest.raises(ValueError, match="hints must be"):
         register(Exercise(**{**good, "hints": "one string"}))
+    with pytest.raises(ValueError, match="question must be a non-empty text"):
+        register(Exercise(**{**good, "question": "  "}))  # the precision sentence alone is no question
     with pytest.raises(ValueError, match="points must be at least 0"):
         register(Exercise(**{**good, "points": -1}))
     with pytest.raises(TypeError, match="decimals must be a whole number"):
@@ -211,7 +216,7 @@ def test_the_right_answer_is_accepted_whatever_its_type(exercise_id):
 
 
 @pytest.mark.parametrize("exercise_id", [i for i in ANSWER_IDS if defined(i)])
-def test_too_few_decimals_gets_one_verdict_whatever_its_type(exercise_id):
+def test_too_few_decimals_typed_as_text_gets_one_verdict_and_a_float_is_judged_by_its_value(exercise_id):
     found = REGISTRY[exercise_id]
     fewest = found.min_decimals if found.min_decimals is not None else found.decimals
     places = fewest - 1
@@ -224,9 +229,14 @@ def test_too_few_decimals_gets_one_verdict_whatever_its_type(exercise_id):
             assert not result.correct and result.verdict is not Verdict.TRUNCATED, (answer, result.message)
             assert "cut" not in result.message
         return
-    verdicts = {check(exercise_id, answer).verdict for answer in (float(short), short, short.replace(".", ","))}
+    verdicts = {check(exercise_id, answer).verdict for answer in (short, short.replace(".", ","), f" {short} ")}
     assert len(verdicts) == 1
     assert verdicts.pop() in (Verdict.TOO_FEW_DECIMALS, Verdict.SLIP)
+    # the same digits as a float: 0.86 may be 0.860 typed as a number, right when that is the key's rounding
+    as_number = check(exercise_id, float(short))
+    rounded_with_zeros = any(f"{value:.{p}f}" == f"{float(short):.{p}f}" for p in range(fewest, found.decimals + 1))
+    assert as_number.correct == rounded_with_zeros, (short, as_number.message)
+    assert as_number.correct or as_number.verdict in (Verdict.TOO_FEW_DECIMALS, Verdict.SLIP)
 
 
 @pytest.mark.parametrize("exercise_id", [i for i in ANSWER_IDS if defined(i)])
@@ -280,6 +290,17 @@ def test_an_unreadable_answer_is_a_friendly_verdict(answer):
         ("0.5", 0.6, 3, NumberVerdict.WRONG),  # an exact short key: 0.5 is not 0.6 cut off
         (0.5, 0.6, 3, NumberVerdict.WRONG),
         ("0.599", 0.6, 3, NumberVerdict.CLOSE),
+        # a float cannot carry a trailing zero: 0.830 typed as a number is 0.83, right when the key rounds to 0.830
+        (0.830, 0.8304, 3, NumberVerdict.RIGHT),
+        ("0.83", 0.8304, 3, NumberVerdict.TOO_FEW_DECIMALS),
+        (0.83, 0.8254, 3, NumberVerdict.TOO_FEW_DECIMALS),  # 0.825 at 3 decimals: 0.83 is right only at 2
+        # more decimals than asked: right when a correct rounding at its own decimals, never rounded twice
+        ("0.4465", 0.446466, 3, NumberVerdict.RIGHT),
+        (0.4465, 0.446466, 3, NumberVerdict.RIGHT),
+        ("0.4464", 0.446466, 3, NumberVerdict.TRUNCATED),
+        ("0.44647", 0.446466, 3, NumberVerdict.RIGHT),
+        ("0.4466", 0.446466, 3, NumberVerdict.CLOSE),
+        ("0.6", 0.6667, 3, NumberVerdict.WRONG),  # too few decimals and not a rounding: never 'cut off'
     ],
 )
 def test_judging_a_number_by_its_digits(answer, expected, decimals, verdict):
@@ -297,9 +318,9 @@ def test_truncated_rounded_wrongly_and_too_few_decimals_are_told_apart_in_words(
     cut = check("kb04-graded-2", "0.0744")  # cut to 0.0744, rounded to 0.0745
     assert cut.verdict is Verdict.TRUNCATED and "round instead" in cut.message
     assert check("kb04-graded-2", 0.0744).verdict is Verdict.TRUNCATED
-    wrong_way = check("d4-grade-1-swapped", 0.1328)  # 0.132709...: rounds down to 0.1327
+    wrong_way = check("d4-grade-1-swapped", 0.2161)  # 0.216047...: rounds down to 0.2160
     assert wrong_way.verdict is Verdict.ROUNDED_WRONGLY and "wrong way" in wrong_way.message
-    assert "cut" not in check("new-hit-rate-at-2", "0.67").message  # 0.6666...: too few decimals, not a cut
+    assert "cut" not in check("new-hit-rate-at-2", "0.57").message  # 0.5714...: too few decimals, not a cut
 
 
 def test_an_unanswered_exercise_says_so_and_nothing_more():
@@ -322,9 +343,18 @@ def test_no_verdict_shows_the_expected_value(exercise_id):
 
 
 def test_undefined_answers():
-    assert check("d4-ndcg4", "undefined").correct and check("d4-ndcg4", float("nan")).correct
-    assert check("d4-ndcg4", 0).mistake == "undefined-as-zero"
+    nothing_relevant = Exercise(id="nothing-relevant", lesson="04", question="nDCG@2 of grades 0, 0?",
+                                answer=lambda: worked.worked_ndcg([0, 0], [0, 0], k=2), hints=("a", "b"))
+    register(nothing_relevant)
+    try:
+        assert check("nothing-relevant", "undefined").correct and check("nothing-relevant", float("nan")).correct
+        assert check("nothing-relevant", 0).mistake == "undefined-as-zero"
+    finally:
+        REGISTRY.pop("nothing-relevant")
     assert check("c-ap3", "undefined").verdict is Verdict.WRONG
+    assert check("d4-ndcg4", "undefined").verdict is Verdict.WRONG  # d4's nDCG is undefined; the mean is not
+    zero_for_d4 = f"{REGISTRY['d4-ndcg4'].worked().value * 3 / 4:.3f}"  # d4 scored 0 and kept: 4 in the mean
+    assert check("d4-ndcg4", zero_for_d4).mistake == "undefined-as-zero"
 
 
 # --- naming the slip -------------------------------------------------------------------------
@@ -354,8 +384,9 @@ SLIPS = [
     ("advisor-mrr2", metrics.mean_reciprocal_rank([1, 3, 5], 3), "cutoff-off-by-one"),
     # hit rate
     # NEW's five first ranks and the sixth question the exercise adds, answered at rank 1
-    ("new-hit-rate-at-2", metrics.mean_reciprocal_rank([*a_first_ranks()["NEW"], 1], 2), "mrr-for-hit-rate"),
-    ("new-hit-rate-at-2", metrics.mean_hit_rate([*a_first_ranks()["NEW"], 1], 3), "cutoff-off-by-one"),
+    ("new-hit-rate-at-2", metrics.mean_reciprocal_rank([*a_first_ranks()["NEW"], 1, 0], 2), "mrr-for-hit-rate"),
+    ("new-hit-rate-at-2", metrics.mean_hit_rate([*a_first_ranks()["NEW"], 1, 0], 3), "cutoff-off-by-one"),
+    ("new-hit-rate-at-2", metrics.mean_hit_rate([*a_first_ranks()["NEW"], 1], 2), "dropped-misses"),
     ("new-hit-rate-at-2", metrics.mean_hit_rate(a_first_ranks()["NEW"], 2), "before-the-change"),
     # DCG and nDCG
     ("fresh-dcg4", graded_slips.dcg_rank_discount([3, 0, 2, 1], 4), "rank-as-discount"),
@@ -621,3 +652,21 @@ def test_a_whole_number_asked_is_right_or_wrong_never_close():
     assert judge_number(read_answer("1"), 2.0, 0) is NumberVerdict.WRONG, "rank 1 for rank 2 is not 'close'"
     assert judge_number(read_answer("2.4"), 2.0, 0) is NumberVerdict.WRONG, "2.4 is not a whole number"
     assert judge_number(read_answer("4/2"), 2.0, 0) is NumberVerdict.RIGHT
+
+
+def test_the_question_states_the_precision_the_checker_judges_at_once_made_from_decimals():
+    from helpers.exercises.fresh import VARIANTS, draw
+    from helpers.exercises.registry import precision_sentence
+
+    for found in REGISTRY.values():
+        if not isinstance(found, Exercise):
+            continue
+        sentence = precision_sentence(found.decimals, found.min_decimals)
+        assert found.question.endswith(f" {sentence}"), found.id
+        assert found.question.count("decimal") == sentence.count("decimal"), found.id  # said once, never twice
+        if found.id in VARIANTS:
+            assert draw(found.id, 5).question.endswith(f" {sentence}"), found.id
+    changed = Exercise(id="precision-x", lesson="01", question="How much? Give 2 decimals.", answer=lambda: 0.5,
+                       hints=("a", "b"), decimals=4, min_decimals=3)
+    assert changed.question == "How much? Give 4 decimals (3 are accepted)."
+    assert replace(changed, decimals=3, min_decimals=None).question == "How much? Give 3 decimals."

@@ -1,8 +1,8 @@
-"""The package layout: a small learner core on top, and the old module names still working."""
+"""The package layout: a small learner core on top, the two teacher's commands by their short names."""
 
 from __future__ import annotations
 
-import importlib
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,42 +13,36 @@ import helpers
 
 HELPERS = Path(helpers.__file__).resolve().parent
 ROOT = HELPERS.parent
+COMMANDS = {"grade.py": "helpers.teacher.grade", "release.py": "helpers.teacher.release"}  # python -m helpers.grade
 
 
-def test_the_top_level_holds_at_most_eight_modules():
-    modules = sorted(path.name for path in HELPERS.glob("*.py"))
+def test_the_top_level_holds_at_most_eight_modules_and_the_two_commands():
+    modules = sorted(path.name for path in HELPERS.glob("*.py") if path.name not in COMMANDS)
     assert len(modules) <= 8, modules
     assert {"metrics.py", "data.py", "plots.py", "mistakes.py"} <= set(modules)
+    for name, module in COMMANDS.items():  # each command's short name runs the module, and holds nothing else
+        code = [line for line in (HELPERS / name).read_text().splitlines()[1:] if line.strip()]
+        assert code == [f"from {module} import main", 'if __name__ == "__main__":', "    raise SystemExit(main())"]
 
 
-@pytest.mark.parametrize("old, new", sorted(helpers.MOVED_MODULES.items()))
-def test_an_old_module_name_is_the_module_at_its_new_home(old, new):
-    assert importlib.import_module(old) is importlib.import_module(new)
-    assert importlib.import_module(new).__spec__.name == new
+def test_the_metrics_offer_metrics_not_their_input_checks():
+    from helpers import metrics
+
+    assert not [name for name in metrics.__all__ if name.startswith("check_")]
+    assert {"ndcg", "dcg", "mean_reciprocal_rank", "average_precision"} <= set(metrics.__all__)
 
 
-def test_old_from_imports_of_lessons_and_readme_work():
-    from helpers.batch import compare as new_compare
-    from helpers.batch import evaluate as new_evaluate
-    from helpers.compare import compare
-    from helpers.evaluate import evaluate
-    from helpers.sheet import ndcg_worksheet as new_worksheet
-    from helpers.sheet import save_example_workbook as new_save
-    from helpers.sheets import save_example_workbook
-    from helpers.sheetview import ndcg_worksheet
-
-    assert (evaluate, compare, ndcg_worksheet, save_example_workbook) == (
-        new_evaluate, new_compare, new_worksheet, new_save,
-    )
+def test_no_import_hook_is_installed():
+    assert not any(type(finder).__module__.startswith("helpers") for finder in sys.meta_path)
 
 
-@pytest.mark.parametrize("command", ["helpers.grade", "helpers.sheets", "helpers.sheet"])
-def test_old_and_new_commands_run_with_python_dash_m(command):
+@pytest.mark.parametrize("command", ["helpers.grade", "helpers.release", "helpers.sheet"])
+def test_the_commands_run_with_python_dash_m(command):
     done = subprocess.run(
         [sys.executable, "-m", command, "--help"], cwd=ROOT, capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("usage:")
+    assert done.stdout.startswith(f"usage: python -m {command}")
 
 
 def test_pyproject_lists_every_package_folder():
@@ -68,8 +62,13 @@ def test_pyproject_lists_every_package_folder():
 def test_the_wheel_carries_every_package_the_golden_sets_and_the_classroom_template(tmp_path):
     import zipfile
 
+    source = tmp_path / "source"  # built from a copy: a build writes build/ and *.egg-info next to its source
+    for name in ("helpers", "data"):
+        shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__", "*.xlsx"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(ROOT / name, source / name)
     built = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(ROOT)],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(source)],
         capture_output=True, text=True, timeout=300,
     )
     assert built.returncode == 0, built.stderr

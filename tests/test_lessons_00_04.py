@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from pathlib import Path
 
 import pytest
@@ -23,7 +22,6 @@ from tests.notebook_runner import notebook_path, printed_text, run_notebook
 pytestmark = pytest.mark.notebook  # every test here runs lesson notebooks in a kernel
 
 ROOT = Path(__file__).resolve().parent.parent
-RUN_BUDGET_SECONDS = 30  # each lesson runs in a few seconds; the margin absorbs a busy machine
 
 
 def approx(value, decimals):
@@ -32,12 +30,10 @@ def approx(value, decimals):
 
 
 class Lesson:
-    """One executed lesson: the notebook, its variables, its printed text and its run time."""
+    """One executed lesson: the notebook, its variables and its printed text."""
 
     def __init__(self, prefix, tmp_path, variables):
-        start = time.perf_counter()
         self.notebook, self.values = run_notebook(prefix, tmp_path, variables)
-        self.seconds = time.perf_counter() - start
         self.folder = tmp_path
         self.text = printed_text(self.notebook)
         self.html = "\n".join(
@@ -210,10 +206,11 @@ PREFIXES = ["00", "01", "02", "03", "04"]
 
 
 @pytest.mark.parametrize("prefix", PREFIXES)
-def test_lesson_runs_in_a_few_seconds(lessons, prefix):
-    assert lessons[prefix].seconds < RUN_BUDGET_SECONDS, (
-        f"lesson {prefix} took {lessons[prefix].seconds:.1f} s"
-    )
+def test_lesson_runs_every_cell_to_the_end(lessons, prefix):
+    """Every code cell ran, none raised (how long a lesson takes is measured by benchmarks/time_notebooks.py)."""
+    code = [cell for cell in lessons[prefix].notebook.cells if cell.cell_type == "code"]
+    assert code and all(cell.execution_count for cell in code)
+    assert not [output for cell in code for output in cell.outputs if output.output_type == "error"]
 
 
 @pytest.mark.parametrize("prefix", PREFIXES)

@@ -30,9 +30,11 @@ def expected_from_the_data(exercise: str, grades: list[int], question: str) -> f
         changed = grades.copy()
         changed[to - 1], changed[up - 1] = perfect, grades[to - 1]
         return metrics.ndcg(changed, 3, ideal=changed, gain="exponential")
-    if exercise == "lab-ndcg5-linear":  # the gap between the two gains on the same list
+    if exercise == "lab-ndcg5-linear":  # the gap between the two gains on the same list, one more page judged
         k = int(re.search(r"Move K to (\d+)", question).group(1))
-        return metrics.ndcg(grades, k, ideal=grades) - metrics.ndcg(grades, k, ideal=grades, gain="exponential")
+        unseen = int(re.search(r"\(grade (\d)\) was never returned", question).group(1))
+        ideal = [*grades, unseen]
+        return metrics.ndcg(grades, k, ideal=ideal) - metrics.ndcg(grades, k, ideal=ideal, gain="exponential")
     if exercise == "sheet-ndcg3":  # a missed article graded above the sheet's 0-3, perhaps another one
         k = int(re.search(r"NDCG@(\d+)", question).group(1))
         above = int(re.search(r"never returned a grade of (\d+), above", question).group(1))

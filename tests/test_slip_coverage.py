@@ -8,12 +8,13 @@ reset: each answer is either right or named as the lab's earlier state.
 from __future__ import annotations
 
 import math
+from functools import cache
 
 import pytest
 
 from helpers import metrics
 from helpers.data import load_example
-from helpers.exercises import REGISTRY, check
+from helpers.exercises import REGISTRY, CheckResult, Worked, check, check_function, judge
 from helpers.exercises.lessons._shared import query_grades
 from helpers.slips import graded as graded_slips
 from helpers.widgets import lab_model as lab
@@ -21,6 +22,16 @@ from helpers.widgets import lab_model as lab
 
 def value_of(exercise_id: str) -> float:
     return REGISTRY[exercise_id].worked().value
+
+
+@cache
+def worked_once(exercise_id: str) -> Worked:
+    return REGISTRY[exercise_id].worked()
+
+
+def judged(exercise_id: str, answer: str) -> CheckResult:
+    """check's verdict, from the worked value computed once (check computes it again on every call)."""
+    return judge(REGISTRY[exercise_id], answer, worked_once(exercise_id))
 
 
 def at(exercise_id: str, value: float) -> str:
@@ -59,8 +70,14 @@ def cases() -> list[tuple[str, str, str]]:
         ),
         (
             "lab-ndcg5-linear",
-            at("lab-ndcg5-linear", metrics.ndcg(lab_grades, 5, ideal=lab_judged)),
+            at("lab-ndcg5-linear", metrics.ndcg(lab_grades, 5, ideal=[*lab_judged, 2])),  # the new page's 2
             "one-side-of-a-gap",
+        ),
+        (  # the lab's two readings at K = 5 subtracted: the page it cannot add left out
+            "lab-ndcg5-linear",
+            at("lab-ndcg5-linear", metrics.ndcg(lab_grades, 5, ideal=lab_judged)
+               - metrics.ndcg(lab_grades, 5, ideal=lab_judged, gain="exponential")),
+            "before-the-change",
         ),
         (
             "lab-swap-ndcg3",
@@ -162,10 +179,12 @@ def ndcg3_with_r1_perfect(steps) -> float:
 
 
 def gain_gap_read_off(steps) -> float:
-    """Exercise 3: nDCG@5 read off the lab with exponential gain, then with linear gain, and subtracted."""
-    exponential = lab.lab_numbers(*lab_state_after([*steps, k5])).ndcg
-    linear_gain = lab.lab_numbers(*lab_state_after([*steps, k5, linear])).ndcg
-    return linear_gain - exponential
+    """Exercise 3: the lab's grades in their state, K at 5, the page it cannot add (grade 2) put in the ideal by
+    hand; nDCG@5 with linear gain minus nDCG@5 with exponential gain."""
+    setup, state = lab_state_after([*steps, k5])
+    ideal = [*state.grades, *state.missed_grades, 2]
+    return (metrics.ndcg(list(state.grades), 5, ideal=ideal)
+            - metrics.ndcg(list(state.grades), 5, ideal=ideal, gain="exponential"))
 
 
 def test_lesson_05_replayed_without_a_reset_is_right_or_named_as_the_earlier_state():
@@ -204,7 +223,7 @@ def test_each_lab_exercise_asks_for_what_the_lab_cannot_show():
         assert check(exercise_id, at(exercise_id, value_of(exercise_id))).correct
         for reading in readings:
             if reading is not None:
-                assert not check(exercise_id, at(exercise_id, reading)).correct, (exercise_id, reading)
+                assert not judged(exercise_id, at(exercise_id, reading)).correct, (exercise_id, reading)
 
 
 def test_the_controls_of_lessons_01_and_02_do_not_show_these_answers():
@@ -215,18 +234,38 @@ def test_the_controls_of_lessons_01_and_02_do_not_show_these_answers():
     at_2 = mrr_model.compute(mrr, mrr_model.with_hit_k(mrr, mrr.opening, 2)).systems["NEW"]
     readings = {"new-hit-rate-at-2": [at_2.hit_rate, at_2.mrr]}
     graded = ndcg_model.ndcg_setup(load_example("B"))
+    assert set(graded.movable) == {"D11", "D4"}, "the control regrades D11 and D4 only (not D9, D10, D12)"
     opening = ndcg_model.compute(graded, graded.opening)
+    # the nearest state each lesson 02 exercise names that the control reaches: the rest of its change is by hand
     missed = ndcg_model.compute(graded, ndcg_model.move(graded, graded.opening, 0, doc_id="D11"))
     moved = ndcg_model.compute(graded, ndcg_model.move(graded, graded.opening, 2, doc_id="D11"))
-    assert moved.ranking[:3] == ("D4", "D11", "D9"), "the state exercise 3 asks for"
-    readings["d11-removed-swapped"] = [missed.ndcg, missed.dcg, opening.ndcg]
-    readings["swapped-d11-second"] = [moved.ndcg, moved.dcg, opening.ndcg]
+    assert moved.ranking[:3] == ("D4", "D11", "D9"), "the move exercise 3 asks for"
     regraded = ndcg_model.compute(graded, ndcg_model.with_grade(graded, graded.opening, 1, doc_id="D4"))
-    readings["d4-grade-1-swapped"] = [regraded.ndcg, regraded.dcg, regraded.idcg, opening.ndcg]
+    for exercise_id, state in (("d11-removed-swapped", missed), ("swapped-d11-second", moved),
+                               ("d4-grade-1-swapped", regraded)):
+        shown = [state.ndcg, state.dcg, state.idcg, opening.ndcg, opening.dcg]
+        # a reading alone, or two readings subtracted either way, is never the answer
+        readings[exercise_id] = [*shown, opening.ndcg - state.ndcg, state.ndcg - opening.ndcg]
     for exercise_id, shown in readings.items():
         assert check(exercise_id, at(exercise_id, value_of(exercise_id))).correct
         for reading in shown:
-            assert not check(exercise_id, at(exercise_id, reading)).correct, (exercise_id, reading)
+            assert not judged(exercise_id, at(exercise_id, reading)).correct, (exercise_id, reading)
+            assert not judged(exercise_id, f"{reading:.3f}").correct, (exercise_id, reading)
+
+
+def test_lesson_06s_printed_cg5_and_dcg5_subtracted_are_the_value_before_the_change():
+    """Lesson 06 prints CG@5 and DCG@5 of reset-password as returned: their gap is named, never right."""
+    grades, _ = query_grades("C", "search", "reset-password")
+    printed_gap = f"{metrics.cumulative_gain(grades, 5):g}", f"{metrics.dcg(grades, 5):.3f}"
+    gap = float(printed_gap[0]) - float(printed_gap[1])
+    result = check("reset-cg-minus-dcg5", at("reset-cg-minus-dcg5", gap))
+    assert not result.correct and "before-the-change" in result.slips, result.message
+
+
+def test_lesson_04s_printed_undefined_is_not_the_answer_of_its_d4_exercise():
+    """Lesson 04 prints 'nDCG@4 of d4: nDCG is undefined'; the exercise on d4 asks for a mean that leaves it out."""
+    assert math.isfinite(value_of("d4-ndcg4"))
+    assert not check("d4-ndcg4", "undefined").correct
 
 
 def numbers_on(sheet) -> list[float]:
@@ -290,5 +329,63 @@ def test_the_controls_of_lessons_01_and_03_do_not_show_these_answers():
     for exercise_id, shown in readings.items():
         assert check(exercise_id, at(exercise_id, value_of(exercise_id))).correct
         for reading in shown:
-            assert not check(exercise_id, at(exercise_id, reading)).correct, (exercise_id, reading)
-            assert not check(exercise_id, f"{reading:.3f}").correct, (exercise_id, reading)
+            assert not judged(exercise_id, at(exercise_id, reading)).correct, (exercise_id, reading)
+            assert not judged(exercise_id, f"{reading:.3f}").correct, (exercise_id, reading)
+
+
+def listed_slips() -> list[tuple[str, object, str]]:
+    """(exercise, a wrong answer a learner gives on a realistic path, the slip check must name)."""
+    sheet, _ = query_grades("C", "search", "reset-password")
+    _, kb21_at_4 = query_grades("C", "search", "reset-password", changes={"kb21": 4.0})
+    d4 = REGISTRY["d4-grade-1-swapped"].worked().inputs  # both sides of the fall, as the exercise records them
+    (_, before), (_, after) = d4["first"], d4["second"]
+    exponential_fall = (metrics.ndcg(before["grades"], 5, ideal=before["judged"], gain="exponential")
+                        - metrics.ndcg(after["grades"], 5, ideal=after["judged"], gain="exponential"))
+    moved = REGISTRY["swapped-d11-second"].worked().inputs
+    (_, up), (_, down) = moved["first"], moved["second"]
+    rank_gain = (graded_slips.ndcg_rank_discount(up["grades"], 5, up["judged"])
+                 - graded_slips.ndcg_rank_discount(down["grades"], 5, down["judged"]))
+    kb21_second = REGISTRY["reset-cg-minus-dcg5"].worked().inputs["grades"]
+    two_powers = [2**g if g else 0 for g in (3, 1, 0)], [2**g if g else 0 for g in (3, 1, 1)]
+    d8_first = [1, 3, 2, 4, 2]
+    printed_dcg5, rank_6 = round(metrics.dcg(sheet, 5, "exponential"), 3), round(3 / math.log2(7), 3)
+    return [
+        ("sheet-ndcg3", at("sheet-ndcg3", metrics.ndcg(sheet, 5, ideal=kb21_at_4)), "other-cutoff"),  # 0.483
+        ("helpdesk-map3", "0.4633", "other-cutoff"),  # the MAP@5 lesson 06 prints
+        ("d3-chunk-second-mrr4", "0.444", "before-the-change"),  # MRR@4 before c-0310 moves
+        ("d4-grade-1-swapped", at("d4-grade-1-swapped", exponential_fall), "exponential-for-linear"),
+        ("lab-swap-ndcg3", at("lab-swap-ndcg3", metrics.dcg(two_powers[0], 3) / metrics.dcg(two_powers[1], 3)),
+         "exp-without-minus-one"),  # 2^grade, a grade-0 result left at 0: 0.9026
+        ("swapped-d11-second", at("swapped-d11-second", rank_gain), "rank-as-discount"),
+        ("reset-cg-minus-dcg5", at("reset-cg-minus-dcg5", metrics.dcg(kb21_second, 5)
+                                   - metrics.cumulative_gain(kb21_second, 5)), "a-minus-b"),
+        ("new-mrr-d8-first", sum(d8_first) / len(d8_first), "mean-of-ranks"),  # 2.4: every first rank averaged
+        ("explain-rr-mean", f"{(1 + 3 + 4) / 3:.4f}", "mean-of-ranks"),
+        ("reset-dcg6-exp", f"{printed_dcg5 + rank_6:.3f}", "rounded-early"),  # 6.931 + 1.069 = 8.000
+        ("d4-ndcg4", at("d4-ndcg4", value_of("d4-ndcg4") * 3 / 4), "undefined-as-zero"),
+    ]
+
+
+@pytest.mark.parametrize(("exercise_id", "answer", "code"), listed_slips())
+def test_the_slips_learners_make_on_realistic_paths_are_named(exercise_id, answer, code):
+    for given in (answer, float(answer)):
+        result = check(exercise_id, given)
+        assert not result.correct and code in result.slips, (given, result.message)
+        assert at(exercise_id, value_of(exercise_id)) not in result.message.replace(str(given), "")
+
+
+def test_ln_in_the_dcg_function_is_named():
+    def dcg(gains):
+        return sum(gain / math.log(rank + 1) for rank, gain in enumerate(gains, start=1))
+
+    report = check_function("dcg-function", dcg)
+    assert not report.correct and report.slips == ("natural-log",), report.message
+
+
+def test_no_slip_is_named_on_its_leading_digits_alone():
+    """A float 0.5 for a slip worth 0.511 is not that slip; the text 0.500 and the float get one verdict."""
+    as_float, as_text = check("advisor-mrr2", (1 + 1 / 2 + 0) / 3), check("advisor-mrr2", "0.500")
+    assert as_float.slips == as_text.slips == () and not as_float.correct and not as_text.correct
+    for exercise_id, answer in (("new-hit-rate-at-2", 0.6), ("explain-ndcg-03", 0.8)):
+        result = check(exercise_id, answer)
+        assert "digits-cut-off" not in result.slips, result.message  # it would tell the answer's leading digit

@@ -233,7 +233,7 @@ def results():
             judged("helpdesk-mean-ndcg5", "0.3")], problems=[Problem("raised", "cell 3 raised ValueError")]),
         NotebookResult("bob", "bob/03.ipynb", "03", answers=[
             judged("sheet-ndcg3", f"{slip:.3f}"), judged("kb04-graded-2", None), judged("helpdesk-mean-ndcg5", None)]),
-        NotebookResult("bob", "bob/01.ipynb", "01", answers=[judged("explain-rr-mean", "0.5667")]),
+        NotebookResult("bob", "bob/01.ipynb", "01", answers=[judged("explain-rr-mean", value_text("explain-rr-mean"))]),
         NotebookResult("carl", "carl.ipynb", problems=[Problem("invalid-notebook", "not JSON")]),
     ]
 
@@ -388,7 +388,7 @@ def test_learners_lessons_and_unreadable_notebooks():
 
 
 @pytest.mark.parametrize("case", ["file", "inside", "foreign", "unwritable"])
-def test_a_bad_out_fails_at_once(tmp_path, case, capsys):
+def test_a_bad_out_fails_at_once(tmp_path, case, capsys, monkeypatch):
     submissions = tmp_path / "submissions"
     submissions.mkdir()
     (submissions / "endless.ipynb").write_text("{}")
@@ -401,11 +401,14 @@ def test_a_bad_out_fails_at_once(tmp_path, case, capsys):
     (tmp_path / "grades.csv").write_text("a file")
     (tmp_path / "photos").mkdir()
     (tmp_path / "photos" / "cat.jpg").write_text("meow")
-    started = time.monotonic()
+
+    def a_notebook_would_run(*args, **kwargs):
+        raise AssertionError("the grader went on to find a sandbox, to run the notebooks")
+
+    monkeypatch.setattr(grade.sb, "find_sandbox", a_notebook_would_run)
     with pytest.raises(SystemExit) as stopped:
         grade.main([str(submissions), "--out", str(out)])
-    assert time.monotonic() - started < 1.0
-    assert stopped.value.code == 2 and "--out" in capsys.readouterr().err
+    assert stopped.value.code == 2 and "--out" in capsys.readouterr().err  # refused while the arguments are read
 
 
 def test_a_bad_out_fails_before_any_notebook_runs_on_the_command_line(tmp_path):
@@ -413,15 +416,12 @@ def test_a_bad_out_fails_before_any_notebook_runs_on_the_command_line(tmp_path):
     submissions.mkdir()
     (submissions / "x.ipynb").write_text("{}")
     (tmp_path / "file").write_text("x")
-    started = time.monotonic()
     done = subprocess.run(
         [sys.executable, "-m", "helpers.grade", str(submissions), "--out", str(tmp_path / "file")],
         capture_output=True, text=True, timeout=60, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
-    seconds = time.monotonic() - started
-    print(f"python -m helpers.grade with a bad --out: exit {done.returncode} after {seconds:.2f} s (imports included)")
+    # how soon: benchmarks/bench_refusals.py (no test asserts a time)
     assert done.returncode == 2 and "is a file" in done.stderr and "sandbox" not in done.stdout
-    assert seconds < 1.0, "a bad --out is refused in under a second, Python's start included"
 
 
 def test_an_earlier_run_can_be_replaced_and_ids_are_checked(tmp_path):

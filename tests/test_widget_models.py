@@ -363,7 +363,7 @@ def test_mrr_hit_k_reset_and_bad_moves():
     assert result.systems["OLD"].hit_rate == pytest.approx(metrics.mean_hit_rate([5, 2, 1, 4, 1], 1))
     assert result.systems["OLD"].hit_rate == pytest.approx(2 / 5)
     back = mrr_model.reset(setup, state)
-    assert back.ranks == setup.opening.ranks and back.hit_k == 1  # reset moves passages, keeps k
+    assert back.ranks == setup.opening.ranks and back.hit_k == setup.opening.hit_k == 3  # passages and k
     with pytest.raises(ValueError, match="rank runs up to 5"):
         mrr_model.move(setup, state, 6, key=("OLD", "q1"))
     with pytest.raises(ValueError, match="rank must be at least 0"):

@@ -554,7 +554,7 @@ def test_mrr_control_opens_on_example_a():
     assert "<td class='metric-hit-NEW'>0.800</td>" in summary
     assert "Same hit rate, different MRR" in summary
     assert control.rank_pickers["NEW", "q1"].description == "D8 at"
-    assert "RR = 1/3 = 0.333" in control.rr_labels["NEW", "q2"].value
+    assert "RR = 1/3 = 0.333" in re.sub(r"<[^>]+>", "", control.rr_labels["NEW", "q2"].value)
 
 
 def test_mrr_control_moving_d8_first_in_new():
@@ -574,7 +574,7 @@ def test_mrr_control_moves_and_cutoffs():
     control = mrr_control()
     control.rank_pickers["NEW", "q1"].value = 0  # D8 no longer returned: q1 is a miss
     assert control.metric_values["NEW"]["first_ranks"][0] == 0
-    assert "RR = 0.000 (no relevant passage)" in control.rr_labels["NEW", "q1"].value
+    assert "RR = 0.000 (no relevant passage)" in re.sub(r"<[^>]+>", "", control.rr_labels["NEW", "q1"].value)
     # q2 in OLD: moving D3 below D6 makes D6 the first relevant passage
     control.rank_pickers["OLD", "q2"].value = 4
     assert control.metric_values["OLD"]["first_ranks"][1] == first_ranks_of("OLD", ("q2", "D3", 4))[1] == 2
@@ -587,6 +587,8 @@ def test_mrr_control_moves_and_cutoffs():
     control.reset_button.click()
     assert control.metric_values["NEW"]["first_ranks"] == [2, 3, 2, 4, 2]
     assert control.metric_values["OLD"]["first_ranks"] == [1, 2, 1, 4, 1]
+    assert control.hit_k_slider.value == control.metric_values["hit_k"] == 3  # k back too
+    assert "hit rate@3" in control.summary_html.value
 
 
 @pytest.mark.parametrize("rank", [1, 2, 3, 4, 5, 0])
@@ -845,7 +847,8 @@ def test_every_lab_element_with_a_background_sets_its_text_colour():
     lab = metrics_lab("C")
     lab.k_slider.value = 2
     pages = html_values(lab)
-    assert lab.missed_ids and any("✓ relevant" in page for page in pages) and any(GREYED in page for page in pages)
+    relevant_mark = "✓<span class='mark-words'> relevant"
+    assert lab.missed_ids and any(relevant_mark in page for page in pages) and any(GREYED in page for page in pages)
     declarations = [m.group(2) for page in pages for m in STYLE_ATTRIBUTE.finditer(page)]
     rules = [m.group(1) for page in pages for m in CSS_RULE.finditer(page)]
     with_background = [css for css in declarations + rules if "background" in css]

@@ -271,7 +271,7 @@ def _scores(system, measure, name: str) -> pd.Series:
 def paired_scores(a, b, measure: str | None = None, names=("A", "B")) -> pd.DataFrame:
     """Both systems' per-query scores side by side, and ``difference`` = B - A (lesson 09).
 
-    ``a`` and ``b`` are :class:`~helpers.evaluate.Evaluation` results, per-query
+    ``a`` and ``b`` are :class:`~helpers.batch.evaluation.Evaluation` results, per-query
     DataFrames (pick a column with ``measure``) or Series indexed by query id.
     Both must cover the same queries: a comparison on different query sets
     raises ``ValueError`` (evaluate both runs against the same qrels with
@@ -411,7 +411,7 @@ def compare_all(a: Evaluation, b: Evaluation, measures=None, **options) -> pd.Da
     each p-value corrected over the measures with :func:`holm`.
     """
     if not isinstance(a, Evaluation) or not isinstance(b, Evaluation):
-        raise TypeError("compare_all takes two Evaluation results of helpers.evaluate.evaluate")
+        raise TypeError("compare_all takes two Evaluation results of helpers.batch.evaluate")
     measures = list(a.per_query.columns) if measures is None else list(measures)
     rows = [compare(a, b, measure, **options).summary for measure in measures]
     return _with_holm(pd.DataFrame(rows).rename_axis("measure"))

@@ -26,7 +26,7 @@ if is_assignment_copy():
         solution,
     )
 else:
-    from helpers.exercises import lessons as _lessons  # noqa: F401 (registers every lesson's exercises)
+    from helpers.exercises import lessons as _lessons  # registers every lesson's exercises
     from helpers.exercises.checking import (
         check,
         check_function,

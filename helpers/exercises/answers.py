@@ -2,21 +2,26 @@
 
 One reader for every type: ``0.821`` (a float), ``"0.821"``, ``"0,821"``,
 ``"82.1%"`` and ``np.float64(0.821)`` are the same answer with 3 decimals. A
-float is read from its shortest repr, so ``0.42`` has 2 decimals whether it was
-typed as a number or as text. A fraction (``"3/4"``, ``Fraction(3, 4)``) is
-exact. Words such as ``"undefined"`` or ``"#DIV/0!"`` read as an undefined value.
+float is read from its shortest repr; it cannot carry a trailing zero
+(0.830 typed as a number arrives as 0.83), so a number is judged by its value: it is
+right when it equals the key rounded at any precision the exercise accepts.
+Text keeps the digits as written (``"0.83"`` has 2 decimals). A fraction
+(``"3/4"``, ``Fraction(3, 4)``) is exact. Words such as ``"undefined"`` or
+``"#DIV/0!"`` read as an undefined value.
 
 The verdict on the number alone (:func:`judge_number`) is one of
 :class:`NumberVerdict`: right, too few decimals (right as far as it goes),
 truncated (digits cut off instead of rounded), rounded the wrong way, close
-(off in the last digits: rounded too early), or wrong.
+(off in the last digits: rounded too early), or wrong. An answer with more
+decimals than asked is right when it is a correct rounding of the key at its
+own number of decimals (it is never rounded a second time).
 """
 
 from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal, InvalidOperation
 from enum import Enum
 from fractions import Fraction
@@ -33,11 +38,26 @@ class Answer:
     """A learner's answer as read: the exact number, its decimals as written, and its text.
 
     ``decimals`` is None for an exact answer (a fraction) and for "undefined".
+    ``typed`` is "text" for a string, "number" for a float, int or numpy scalar (a
+    number has no trailing zeros to count); ``given`` is the text as the learner wrote it.
     """
 
     number: Decimal | Fraction | None
     decimals: int | None
     text: str
+    typed: str = "text"
+    given: str = ""
+
+    @property
+    def quoted(self) -> str:
+        """The answer as messages quote it: text as written, a number with the words "(a number)".
+
+        >>> read_answer(0.830).quoted, read_answer(" 0,830 ").quoted
+        ('0.83 (a number)', '0,830')
+        """
+        if self.typed == "number":
+            return f"{self.text} (a number)"
+        return self.given or self.text
 
     @property
     def undefined(self) -> bool:
@@ -102,40 +122,49 @@ def read_answer(answer: Any) -> Answer:
     ('0.55', 3, 0.75)
     """
     if getattr(answer, "shape", None) == () and hasattr(answer, "item"):
-        answer = answer.item()  # a numpy scalar or a 0-d array
+        answer = number_of_numpy(answer)  # a numpy scalar or a 0-d array
     if isinstance(answer, bool):
         raise UnreadableAnswer(f"{answer!r} is a yes/no value, not a number")
     if isinstance(answer, Integral):
         if abs(int(answer)) >= 10**MAX_DIGITS:
             raise UnreadableAnswer(f"a whole number of more than {MAX_DIGITS} digits, which no answer here needs")
-        return Answer(Decimal(int(answer)), 0, str(int(answer)))
+        return Answer(Decimal(int(answer)), 0, str(int(answer)), "number")
     if isinstance(answer, Rational):
-        return _exact(Fraction(int(answer.numerator), int(answer.denominator)), str(answer))
+        return replace(_exact(Fraction(int(answer.numerator), int(answer.denominator)), str(answer)), typed="number")
     if isinstance(answer, Decimal):
         return read_text(str(answer))
     if isinstance(answer, Real):
         value = float(answer)
         if not math.isfinite(value):
-            return Answer(None, None, "undefined")
-        return read_text(repr(value))  # the shortest text that gives this float back
+            return Answer(None, None, "undefined", "number")
+        return replace(read_text(repr(value)), typed="number")  # the shortest text that gives this float back
     if isinstance(answer, str):
         return read_text(answer)
     raise UnreadableAnswer(f"got {type(answer).__name__} {short_text(answer)}")
 
 
+def number_of_numpy(value: Any) -> Any:
+    """A numpy scalar as a Python number; a float32 or float16 by its own shortest text (0.83, not 0.8299999833)."""
+    dtype = getattr(value, "dtype", None)
+    if dtype is not None and dtype.kind == "f" and dtype.itemsize < 8:
+        return float(str(value))
+    return value.item()
+
+
 def read_text(text: str) -> Answer:
     """Read a number written as text: decimal comma, percent, fraction, exponent, 'undefined'."""
     refuse_oversized(text)
-    cleaned = text.strip().replace("−", "-").lstrip("≈~= ").strip()
+    given = text.strip()
+    cleaned = given.replace("−", "-").lstrip("≈~= ").strip()
     if cleaned.lower() in UNDEFINED_WORDS:
-        return Answer(None, None, "undefined")
+        return Answer(None, None, "undefined", given=given)
     if cleaned.endswith("%"):
         number, decimals = read_decimal(cleaned[:-1].strip(), text)
-        return Answer(number / 100, decimals + 2, cleaned)
+        return Answer(number / 100, decimals + 2, cleaned, given=given)
     if "/" in cleaned:
-        return read_fraction(cleaned, text)
+        return replace(read_fraction(cleaned, text), given=given)
     number, decimals = read_decimal(cleaned, text)
-    return Answer(number, decimals, _plain_text(number))
+    return Answer(number, decimals, _plain_text(number), given=given)
 
 
 def read_decimal(text: str, original: str) -> tuple[Decimal, int]:
@@ -229,12 +258,18 @@ def judge_number(answer: Answer, expected: float, decimals: int, min_decimals: i
     """Judge a defined answer against a defined expected value at the precision asked.
 
     ``decimals`` is the precision the exercise asks for; ``min_decimals`` (default:
-    the same) the fewest decimals it accepts. An answer with at least that many
-    decimals is right when it is a correct rounding of the expected value at its
-    own precision (or, with more digits than asked, at the asked precision).
+    the same) the fewest decimals it accepts. Text with at least that many decimals
+    is right when it is a correct rounding of the expected value at its own
+    precision (with more digits than asked too: 0.4465 for 0.446466, never 0.4464).
+    A number (a float) is judged by its value: right when it equals the expected
+    value rounded at an accepted precision, since 0.830 typed as a float is 0.83.
 
     >>> judge_number(read_answer(0.821), 0.82125, 3).name, judge_number(read_answer("0.82"), 0.82125, 3).name
     ('RIGHT', 'TOO_FEW_DECIMALS')
+    >>> judge_number(read_answer(0.830), 0.8304, 3).name, judge_number(read_answer("0.83"), 0.8304, 3).name
+    ('RIGHT', 'TOO_FEW_DECIMALS')
+    >>> judge_number(read_answer("0.4465"), 0.446466, 3).name, judge_number(read_answer("0.4464"), 0.446466, 3).name
+    ('RIGHT', 'TRUNCATED')
     >>> judge_number(read_answer("0.821"), 0.8218, 3).name, judge_number(read_answer("0.822"), 0.8212, 3).name
     ('TRUNCATED', 'ROUNDED_WRONGLY')
     """
@@ -251,15 +286,29 @@ def judge_number(answer: Answer, expected: float, decimals: int, min_decimals: i
             return NumberVerdict.RIGHT
         return _close_or_wrong(answer, expected, decimals)
     assert isinstance(answer.number, Decimal)  # an answer with decimals was written as a decimal number
-    precision = min(answer.decimals, decimals)
-    written = answer.number.quantize(Decimal(1).scaleb(-precision), rounding=ROUND_HALF_UP)
-    if written in correctly_rounded(expected, precision):
-        return NumberVerdict.RIGHT if answer.decimals >= fewest else NumberVerdict.TOO_FEW_DECIMALS
-    if answer.decimals <= decimals and answer.number == truncated(expected, answer.decimals):
+    places = accepted_places(answer, decimals, fewest)
+    if any(answer.number in correctly_rounded(expected, precision) for precision in places):
+        return NumberVerdict.RIGHT
+    if answer.decimals < fewest and answer.number in correctly_rounded(expected, answer.decimals):
+        return NumberVerdict.TOO_FEW_DECIMALS
+    if answer.decimals >= fewest and answer.number == truncated(expected, answer.decimals):
         return NumberVerdict.TRUNCATED
-    if fewest <= answer.decimals <= decimals and _other_rounding(answer, expected):
+    if answer.decimals >= fewest and _other_rounding(answer, expected):
         return NumberVerdict.ROUNDED_WRONGLY
     return _close_or_wrong(answer, expected, decimals)
+
+
+def accepted_places(answer: Answer, decimals: int, fewest: int) -> range:
+    """The precisions at which an answer may be a correct rounding of the key.
+
+    Text: its own decimals, when at least ``fewest``. A number: also any precision
+    up to ``decimals`` it could have been typed at with trailing zeros (0.83 is 0.830).
+    """
+    assert answer.decimals is not None
+    own = answer.decimals
+    if answer.typed != "number":
+        return range(own, own + 1) if own >= fewest else range(0)
+    return range(max(own, fewest), max(own, decimals) + 1)
 
 
 def _other_rounding(answer: Answer, expected: float) -> bool:
@@ -277,12 +326,12 @@ def _close_or_wrong(answer: Answer, expected: float, decimals: int) -> NumberVer
 
 
 def matches(answer: Answer, expected: float, decimals: int, min_decimals: int | None = None) -> bool:
-    """True when the answer gives ``expected`` at the precision asked, or as far as its digits go.
+    """True when the answer's value is ``expected`` at the precision asked, trailing zeros left off or not.
 
-    Used to recognise a slip: an answer that is the slip's value, correctly
-    rounded, matches it even with fewer decimals than asked.
+    Used to recognise a slip: "0.55" for a slip worth 0.5504 at 3 decimals is that
+    slip (0.550); "0.5" for a slip worth 0.511 is not (only its leading digit agrees).
     """
     if answer.undefined or not math.isfinite(expected):
         return answer.undefined and not math.isfinite(expected)
-    verdict = judge_number(answer, expected, decimals, min_decimals)
-    return verdict in (NumberVerdict.RIGHT, NumberVerdict.TOO_FEW_DECIMALS)
+    as_number = replace(answer, typed="number") if answer.decimals is not None else answer
+    return judge_number(as_number, expected, decimals, min_decimals) is NumberVerdict.RIGHT

@@ -15,7 +15,6 @@ An assignment copy (and the grader's kernel) holds the questions
 from __future__ import annotations
 
 import ast
-import difflib
 import inspect
 import json
 from functools import cache
@@ -27,7 +26,7 @@ import pandas as pd
 from helpers.exercises import checklog
 from helpers.exercises.answers import UnreadableAnswer, read_answer, short_text
 from helpers.exercises.checking import CheckResult, Revealed, Shown, Verdict
-from helpers.exercises.questions import Question, read_questions
+from helpers.exercises.questions import Question, find, read_questions, unknown_id
 from helpers.exercises.runner import FunctionReport, _recorded, run_with_timeout
 
 _functions: dict[str, Any] = {}  # exercise id -> the last function given to check_function
@@ -40,19 +39,8 @@ def questions() -> dict[str, Question]:
 
 
 def get(exercise_id: object) -> Question:
-    """The question with this id, or a clear error naming the nearest known id."""
-    if not isinstance(exercise_id, str):
-        raise TypeError(f"an exercise id is a string such as 'old-mrr', got {short_text(exercise_id)}")
-    if exercise_id not in questions():
-        raise ValueError(unknown_id(exercise_id))
-    return questions()[exercise_id]
-
-
-def unknown_id(exercise_id: str) -> str:
-    """'unknown exercise id ...; did you mean ...?' with the nearest ids of this copy."""
-    close = difflib.get_close_matches(exercise_id, list(questions()), n=1)
-    nearest = f"; did you mean {close[0]!r}?" if close else f"; known ids: {', '.join(sorted(questions()))}"
-    return f"unknown exercise id {exercise_id!r}{nearest}"
+    """The question with this id, or a clear error naming the nearest known ids."""
+    return find(exercise_id, questions())
 
 
 def _unknown(exercise_id: object, answer: Any, event: str) -> CheckResult | None:
@@ -60,7 +48,7 @@ def _unknown(exercise_id: object, answer: Any, event: str) -> CheckResult | None
     if not isinstance(exercise_id, str) or exercise_id in questions():
         return None
     checklog.record({"event": event, "exercise": exercise_id[:60], "given": checklog.given_text(answer)})
-    said = f"Not recorded for grading: {unknown_id(exercise_id)} Copy the id from the exercise's question."
+    said = f"Not recorded for grading: {unknown_id(exercise_id, questions())} Copy the id from the exercise's question."
     return CheckResult(exercise_id, Verdict.UNREADABLE, said, "", (), "")
 
 
@@ -86,14 +74,16 @@ def check(exercise_id: str, answer: Any) -> CheckResult:
 
 
 def recorded_message(given, found: Question) -> str:
-    """What check read, in words, and a word when fewer decimals were given than asked."""
+    """What check read, in words, and a word when fewer decimals were typed than asked."""
     if given.undefined:
         return "Recorded: 'undefined'. The grader judges it after you hand in."
+    if given.typed == "number":  # a float has no trailing zeros: the grader judges its value
+        return f"Recorded: {given.quoted}. The grader judges it after you hand in."
     if given.decimals is None:
         what = "an exact fraction"
     else:
         what = f"a number with {given.decimals} decimal{'s' * (given.decimals != 1)}"
-    said = f"Recorded: {given.text}, {what}. The grader judges it after you hand in."
+    said = f"Recorded: {given.quoted}, {what}. The grader judges it after you hand in."
     fewest = found.min_decimals if found.min_decimals is not None else found.decimals
     if given.decimals is not None and fewest is not None and given.decimals < fewest:
         said += f" This exercise asks for {found.precision}."

@@ -149,18 +149,19 @@ def judge(exercise: Exercise, answer: Any, worked: Worked) -> CheckResult:
 
 
 def diagnose(exercise: Exercise, given: Answer, worked: Worked) -> CheckResult:
-    """Right; a slip at the asked precision; too few decimals; a slip as far as its digits go;
+    """Right; a slip at the asked precision; too few decimals; a slip with its trailing zeros left off;
     truncated, rounded the wrong way or close; wrong."""
     expected, decimals, fewest = worked.value, exercise.decimals, exercise.min_decimals
     if not math.isfinite(expected) or given.undefined:
         return _undefined(exercise, given, worked)
     verdict = judge_number(given, expected, decimals, fewest)
     if verdict is NumberVerdict.RIGHT:
-        return CheckResult(exercise.id, Verdict.RIGHT, f"Right: {given.text} is correct.", given.text)
+        return CheckResult(exercise.id, Verdict.RIGHT, f"Right: {given.quoted} is correct.", given.text)
     slips = matching_slips(exercise, given, worked, exact=True)
     if not slips and verdict is NumberVerdict.TOO_FEW_DECIMALS:
         message = (
-            f"{given.text} is right as far as it goes, but this exercise asks for {exercise.precision}: give them all."
+            f"{given.quoted} is right as far as it goes, but this exercise asks for {exercise.precision}: "
+            "give them all."
         )
         return CheckResult(exercise.id, Verdict.TOO_FEW_DECIMALS, message, given.text)
     slips = slips or matching_slips(exercise, given, worked, exact=False)
@@ -172,21 +173,23 @@ def diagnose(exercise: Exercise, given: Answer, worked: Worked) -> CheckResult:
 
 
 def _number_message(verdict: NumberVerdict, given: Answer, exercise: Exercise) -> tuple[Verdict, str]:
-    few = "" if (given.decimals or 0) >= exercise.decimals else f" Give {exercise.precision}."
+    fewest = exercise.decimals if exercise.min_decimals is None else exercise.min_decimals
+    typed_short = given.typed == "text" and given.decimals is not None and given.decimals < fewest
+    few = f" This exercise asks for {exercise.precision}." if typed_short else ""  # a number has no trailing 0s
     if verdict is NumberVerdict.TRUNCATED:
         return Verdict.TRUNCATED, (
-            f"{given.text} cuts the digits off: round instead (look at the next digit: 5 or more rounds up).{few}"
+            f"{given.quoted} cuts the digits off: round instead (look at the next digit: 5 or more rounds up)."
         )
     if verdict is NumberVerdict.ROUNDED_WRONGLY:
         return Verdict.ROUNDED_WRONGLY, (
-            f"{given.text} is rounded the wrong way in its last digit: round to the nearest value.{few}"
+            f"{given.quoted} is rounded the wrong way in its last digit: round to the nearest value."
         )
     if verdict is NumberVerdict.CLOSE:
         return Verdict.CLOSE, (
-            f"{given.text} is close but off in the last digits: keep full precision in every step and round "
-            "only the final answer."
+            f"{given.quoted} is close but off in the last digits: keep full precision in every step and round "
+            f"only the final answer.{few}"
         )
-    return Verdict.WRONG, f"{given.text} is not right yet. hint('{exercise.id}') gives a nudge."
+    return Verdict.WRONG, f"{given.quoted} is not right yet. hint('{exercise.id}') gives a nudge.{few}"
 
 
 def _undefined(exercise: Exercise, given: Answer, worked: Worked) -> CheckResult:
@@ -203,7 +206,7 @@ def _undefined(exercise: Exercise, given: Answer, worked: Worked) -> CheckResult
     slips = matching_slips(exercise, given, worked, exact=True)
     if slips:
         return _slip_result(exercise, given, slips)
-    return CheckResult(exercise.id, Verdict.WRONG, f"{given.text} is not right yet.", given.text)
+    return CheckResult(exercise.id, Verdict.WRONG, f"{given.quoted} is not right yet.", given.text)
 
 
 def _slip_result(exercise: Exercise, given: Answer, slips: list[tuple[str, ...]]) -> CheckResult:
@@ -248,15 +251,19 @@ def distinct_slips(exercise: Exercise, worked: Worked) -> list[Slip]:
 
 
 def matching_slips(exercise: Exercise, given: Answer, worked: Worked, exact: bool) -> list[tuple[str, ...]]:
-    """The slips whose value the answer gives: at the asked precision (``exact``), or as far as its digits go."""
+    """The slips whose value the answer gives: at the asked precision (``exact``), or with its trailing zeros
+    left off ("0.55" for a slip worth 0.550); never by its leading digits alone ("0.5" is not 0.511)."""
     found = []
     for codes, value in distinct_slips(exercise, worked):
         if not math.isfinite(value):
             continue
+        decimals, fewest = exercise.decimals, exercise.min_decimals
+        if codes == ("percent-without-sign",):  # 12.5 for 0.125: a percentage has two decimals fewer
+            decimals, fewest = max(decimals - 2, 0), None if fewest is None else max(fewest - 2, 0)
         if exact:
-            hit = judge_number(given, value, exercise.decimals, exercise.min_decimals) is NumberVerdict.RIGHT
+            hit = judge_number(given, value, decimals, fewest) is NumberVerdict.RIGHT
         else:
-            hit = matches(given, value, exercise.decimals, exercise.min_decimals)
+            hit = matches(given, value, decimals, fewest)
         if hit:
             found.append(codes)
     return list(dict.fromkeys(found))
@@ -271,9 +278,9 @@ def slip_message(given: Answer, slips: list[tuple[str, ...]]) -> str:
         return f"{title}. Fix: {' '.join(part.fix for part in parts)}"
 
     if len(slips) == 1:
-        return f"Not right: {given.text} is what you get with this slip: {explain(slips[0])}"
+        return f"Not right: {given.quoted} is what you get with this slip: {explain(slips[0])}"
     listed = " Or: ".join(f"({number}) {explain(codes)}" for number, codes in enumerate(slips, start=1))
-    return f"Not right: {given.text} is what {len(slips)} different slips give. {listed}"
+    return f"Not right: {given.quoted} is what {len(slips)} different slips give. {listed}"
 
 
 # --- function exercises ---------------------------------------------------------------

@@ -26,10 +26,19 @@ LOG_ENV = "HELPERS_CHECK_LOG"
 FD_ENV = "HELPERS_CHECK_FD"
 
 
+NUMBER_TYPES = {"float", "int"}  # types whose text the grader reads back as a number (judged by its value)
+
+
 def given_text(answer: Any) -> dict:
-    """An answer as {"type", "text"}: text that read_answer reads as the same answer (None for None)."""
+    """An answer as {"type", "text"}: text that :func:`given_answer` turns back into the same answer (None for None).
+
+    >>> given_text(0.830), given_answer(given_text(0.830))
+    ({'type': 'float', 'text': '0.83'}, 0.83)
+    """
     if getattr(answer, "shape", None) == () and hasattr(answer, "item"):
-        answer = answer.item()
+        from helpers.exercises.answers import number_of_numpy
+
+        answer = number_of_numpy(answer)
     kind = type(answer).__name__
     if answer is None:
         return {"type": "None", "text": None}
@@ -47,6 +56,21 @@ def given_text(answer: Any) -> dict:
     if isinstance(answer, str):
         return {"type": kind, "text": answer[:200]}
     return {"type": kind, "text": None}
+
+
+def given_answer(given: dict) -> Any:
+    """The answer a log line recorded, as ``check`` saw it: a float stays a float, so it is judged by its value.
+
+    A float has no trailing zeros (0.830 is logged as "0.83"): judged as the text "0.83" it would have 2
+    decimals, where ``check`` judged the number. Any other type is judged from its text, as ``check`` read it.
+    """
+    text, kind = given.get("text"), given.get("type")
+    if isinstance(text, str) and kind in NUMBER_TYPES:
+        try:
+            return float(text) if kind == "float" else int(text)
+        except ValueError:
+            return text
+    return text
 
 
 def record(entry: dict) -> None:

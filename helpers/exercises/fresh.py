@@ -18,29 +18,34 @@ import html
 import random
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import pandas as pd
 
 from helpers.exercises import checklog
 from helpers.exercises.checking import CheckResult, Revealed, Shown, judge
-from helpers.exercises.registry import Exercise, answer_text, get
+from helpers.exercises.registry import Exercise, answer_text, get, with_precision
 from helpers.exercises.worked import Worked
 
 
 @dataclass(frozen=True, eq=False)
 class Variant:
-    """One variant of an exercise: its question, the data to show (a table), and its worked answer."""
+    """One variant of an exercise: its question, the data to show (a table), its worked answer and its hints.
+
+    The hints are written from the variant's own numbers (a nudge first, then the method); a generator
+    that gives none falls back on the exercise's hints, which speak of the lesson's numbers.
+    """
 
     question: str
     data: pd.DataFrame
     worked: Worked
-    hints: tuple[str, ...] = ()  # hints in this variant's own numbers, where its generator writes them
+    hints: tuple[str, ...] = ()  # hints in this variant's own numbers (every generator writes them)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Variant):
             return NotImplemented
-        return self.question == other.question and self.worked == other.worked and self.data.equals(other.data)
+        return (self.question == other.question and self.worked == other.worked and self.hints == other.hints
+                and self.data.equals(other.data))
 
     __hash__ = None  # type: ignore[assignment]  # a table inside: compared, never hashed
 
@@ -60,32 +65,62 @@ def variant_of(exercise_id: str) -> Callable[[Generator], Generator]:
 
 
 def draw(exercise_id: str, seed: int) -> Variant:
-    """The variant of ``exercise_id`` for ``seed`` (the same seed, the same variant)."""
+    """The variant of ``exercise_id`` for ``seed`` (the same seed, the same variant).
+
+    Its question ends with the precision sentence made from the exercise's ``decimals`` / ``min_decimals``.
+    """
     if exercise_id not in VARIANTS:
-        have = ", ".join(sorted(VARIANTS)) or "none in this copy"
-        raise ValueError(f"{exercise_id!r} has no variants to practise; these do: {have}")
-    return VARIANTS[exercise_id](random.Random(f"{exercise_id}/{seed}"))
+        raise ValueError(f"{exercise_id!r} has no variants to practise; {with_variants()}")
+    variant = VARIANTS[exercise_id](random.Random(f"{exercise_id}/{seed}"))
+    found = get(exercise_id)
+    if isinstance(found, Exercise):
+        variant = replace(variant, question=with_precision(variant.question, found.decimals, found.min_decimals))
+    return variant
 
 
-@dataclass(frozen=True)
+def with_variants() -> str:
+    """'these have variants: a, b, c' (or that this copy has none)."""
+    return f"these have variants: {', '.join(sorted(VARIANTS))}" if VARIANTS else "no exercise has variants here"
+
+
+@dataclass(eq=False)
 class Practice:
     """A variant dealt to practise: ``.check(answer)``, ``.hint()``, ``.solution()``, ``.reveal()``, ``.seed``."""
 
     exercise: Exercise
     seed: int
     variant: Variant
+    hints_shown: int = field(default=0, repr=False)
+
+    @property
+    def hints(self) -> tuple[str, ...]:
+        """The variant's own hints (the exercise's for a generator that writes none)."""
+        return self.variant.hints or self.exercise.hints
 
     def check(self, answer: object) -> CheckResult:
         """Judge an answer to this variant, naming the slip a wrong one shows (never the expected value)."""
         checklog.record({"event": "practice-check", "exercise": self.exercise.id, "seed": self.seed,
                          "given": checklog.given_text(answer)})
-        return replace(judge(self.exercise, answer, self.variant.worked), question=self.variant.question)
+        result = judge(self.exercise, answer, self.variant.worked)
+        # this variant's own hints, not the lesson's
+        said = result.message.replace(f"hint('{self.exercise.id}')", ".hint()")
+        return replace(result, question=self.variant.question, message=said)
 
-    def hint(self, number: int = 1) -> Shown:
-        """A hint of the exercise (1: the nudge, 2: the method); the same for every variant."""
-        hints = self.exercise.hints
-        index = min(max(int(number), 1), len(hints)) - 1
-        return Shown(f"Hint {index + 1} of {len(hints)} for {self.exercise.id}", (hints[index],))
+    def hint(self, number: int | None = None) -> Shown:
+        """The next hint of this variant each time it is called (a nudge, then the method); ``number`` picks one."""
+        hints = self.hints
+        if number is not None:
+            if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= len(hints):
+                raise ValueError(f"hint number must be 1 to {len(hints)}, got {number!r}")
+            index = number - 1
+        elif self.hints_shown >= len(hints):
+            return Shown(f"No more hints for {self.exercise.id}, variant {self.seed}",
+                         ("That was the last one; .solution() shows the worked solution.",))
+        else:
+            index = self.hints_shown
+        self.hints_shown = max(self.hints_shown, index + 1)
+        checklog.record_event("practice-hint", self.exercise.id, seed=self.seed, number=index + 1)
+        return Shown(f"Hint {index + 1} of {len(hints)} for {self.exercise.id}, variant {self.seed}", (hints[index],))
 
     def solution(self) -> Shown:
         """The steps with this variant's numbers, and the answer."""
@@ -111,22 +146,27 @@ class Practice:
 
         head = (f"<b>Practice {html.escape(self.exercise.id)}, variant {self.seed}</b>: "
                 f"{html.escape(self.variant.question)}")
-        how = f"check it with <code>.check(your_answer)</code> ({html.escape(self.exercise.precision)})"
+        how = (f"check it with <code>.check(your_answer)</code> ({html.escape(self.exercise.precision)}); "
+               "<code>.hint()</code> gives the next hint, <code>.solution()</code> the worked solution")
         return (f'<div class="helpers-exercise tex2jax_ignore mathjax_ignore">{head}'
-                f"{table(self.variant.data).to_html()}<div>{how}</div></div>")
+                f"{table(self.variant.data, index=False).to_html()}<div>{how}</div></div>")
 
 
-def practice(exercise_id: str, seed: int | None = None) -> Practice:
+def practice(exercise_id: str, seed: int | None = None) -> Practice | Shown:
     """A new variant of an exercise to practise on (every lesson); ``seed`` deals the same one again.
+
+    An exercise without variants gives a one-line note naming those that have them.
 
     >>> practice("fresh-dcg4", seed=3).variant == practice("fresh-dcg4", seed=3).variant
     True
     """
     found = get(exercise_id)
-    if not isinstance(found, Exercise):
-        raise ValueError(f"{exercise_id!r} asks for a function: practise it with check_function on your own data")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        raise ValueError(f"seed must be a whole number >= 0, got {seed!r}")
+    if not isinstance(found, Exercise) or exercise_id not in VARIANTS:
+        what = "asks for a function (check_function tries it on any data)" if not isinstance(found, Exercise) else (
+            "has no variants")
+        return Shown(f"{exercise_id} {what}; practice() deals new numbers for these: {', '.join(sorted(VARIANTS))}")
     if seed is None:
         seed = secrets.randbelow(10**6)
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed must be a whole number >= 0, got {seed!r}")
     return Practice(found, seed, draw(exercise_id, seed))

@@ -2,20 +2,21 @@
 
 It writes the two halves a lesson's exercise needs, so neither is forgotten:
 
-- the register entry, at the end of ``helpers/exercises/lessons/lesson<NN>.py``,
-  from a ``worked_*`` template (``--template ndcg``, ``mrr``, ``hit-rate``,
-  ``dcg``, ``recall``, ``precision``, ``ap``) whose inputs you then replace by a
-  computation from the lesson's data;
-- the question cell and the answer cell, both tagged ``exercise``, in the
-  lesson's notebook right after the cells of ``--after`` (or after its last
-  exercise), numbered, the exercises after it renumbered.
+- the register entry, in ``helpers/exercises/lessons/lesson<NN>.py`` right after the entry of
+  ``--after`` (so the register lists the lesson's exercises in the notebook's order), from a
+  ``worked_*`` template (``--template ndcg``, ``mrr``, ``hit-rate``, ``dcg``, ``recall``,
+  ``precision``, ``ap``) whose inputs you then replace by a computation from the lesson's data;
+- the question cell and the answer cell, both tagged ``exercise``, in the lesson's notebook right
+  after the cells of ``--after`` (by default the lesson's last exercise that is checked), numbered
+  one more than it, the exercises after it renumbered.
 
-The quick tests (``pytest -n 2 -m core``) then check the entry and the cells.
+The quick tests (``pytest -n 2 -m core``) then check the entry and the cells, and fail while a TODO is left.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import re
 import sys
 import uuid
@@ -28,6 +29,8 @@ from nbformat.v4 import new_code_cell, new_markdown_cell
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{1,48}$")
 NUMBERED = re.compile(r"^\*\*(\d+)\. ")
+CHECK_LINE = re.compile(r"""^\s*check(?:_function)?\(\s*["']([a-z0-9-]+)["']""", re.M)
+LINE_LENGTH = 120  # ruff's, in pyproject.toml
 ANSWER_CELL = 'answer = None  # your answer: a number such as 0.123 (3/8 or 37.5% work too)\ncheck("{id}", answer)'
 TEMPLATES = {  # the worked_* call and the placeholder inputs a contributor replaces with the lesson's data
     "ndcg": ("worked_ndcg", "[2, 0, 3, 1, 0], [3, 2, 2, 1, 0, 0], k=3"),
@@ -42,7 +45,8 @@ ENTRY = '''
 
 def {function}() -> Worked:
     """{id}: TODO say what it computes (scaffolded by python -m helpers.exercises.new)."""
-    return {worked}({inputs})  # TODO: compute the inputs from the lesson's data (load_example)
+    # TODO: compute the inputs from the lesson's data (load_example)
+    return {worked}({inputs})
 
 
 register(
@@ -74,58 +78,143 @@ def lesson_notebook(lesson: str) -> Path:
     return found[0]
 
 
-def add_entry(lesson: str, exercise_id: str, template: str) -> Path:
-    """Append the register entry to the lesson's module (the worked_* helper imported when missing)."""
+# --- the register entry ---------------------------------------------------------------------------
+
+
+def add_entry(lesson: str, exercise_id: str, template: str, after: str) -> Path:
+    """Write the register entry right after ``after``'s (the names it uses imported, in ruff's order)."""
     path = lesson_module(lesson)
     text = path.read_text(encoding="utf-8")
     if f'id="{exercise_id}"' in text:
         raise ValueError(f"{path.name} already registers {exercise_id!r}")
     worked, inputs = TEMPLATES[template]
-    if not re.search(rf"\b{worked}\b", text.split("\n\n\n", 1)[0]):
-        text = text.replace("from __future__ import annotations\n",
-                            f"from __future__ import annotations\n\nfrom helpers.exercises.worked import {worked}\n", 1)
-    for name in ("Exercise", "register", "Worked"):
-        if not re.search(rf"\b{name}\b", text):
-            raise ValueError(f"{path.name} does not import {name}: add it to the module's imports first")
-    function = exercise_id.replace("-", "_")
-    text = text.rstrip("\n") + "\n" + ENTRY.format(id=exercise_id, function=function, worked=worked, inputs=inputs)
-    path.write_text(text, encoding="utf-8")
+    text = with_import(text, "helpers.exercises.registry", ["Exercise", "register"])
+    text = with_import(text, "helpers.exercises.worked", ["Worked", worked])
+    lines = text.splitlines(keepends=True)
+    end = entry_end(text, after)
+    entry = ENTRY.format(id=exercise_id, function=exercise_id.replace("-", "_"), worked=worked, inputs=inputs)
+    before, rest = "".join(lines[:end]).rstrip("\n") + "\n", "".join(lines[end:]).lstrip("\n")
+    path.write_text(before + entry + ("\n\n" + rest if rest else ""), encoding="utf-8")
     return path
 
 
-def insertion_point(cells: list, after: str | None, name: str) -> int:
-    """The index the new cells go to: after ``after``'s answer cell, or after the lesson's last exercise cell."""
+def entry_end(text: str, exercise_id: str) -> int:
+    """The line after the top-level statement that registers ``exercise_id`` (the module's end if none does)."""
+    tree = ast.parse(text)
+    for statement in tree.body:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.keyword) and node.arg == "id" and isinstance(node.value, ast.Constant):
+                if node.value.value == exercise_id and statement.end_lineno is not None:
+                    return statement.end_lineno
+    return len(text.splitlines())
+
+
+def with_import(text: str, module: str, names: Sequence[str]) -> str:
+    """The module's text with ``from <module> import`` holding ``names`` too, written as ruff's isort writes it."""
+    tree = ast.parse(text)
+    imports = [node for node in tree.body if isinstance(node, ast.ImportFrom) and node.level == 0]
+    found = next((node for node in imports if node.module == module), None)
+    lines = text.splitlines(keepends=True)
+    if found is None:
+        later = [node for node in imports if (node.module or "").startswith("helpers") and (node.module or "") > module]
+        helpers = [node for node in imports if (node.module or "").startswith("helpers")]
+        if later:
+            start = end = later[0].lineno - 1
+        elif helpers:
+            start = end = helpers[-1].end_lineno or helpers[-1].lineno
+        else:
+            raise ValueError(f"no 'from helpers ... import' line to put 'from {module} import ...' beside")
+        have: list[str] = []
+        wrapped = False
+    else:
+        start, end = found.lineno - 1, found.end_lineno or found.lineno
+        have = [alias.name if alias.asname is None else f"{alias.name} as {alias.asname}" for alias in found.names]
+        wrapped = end - start > 1
+    if found is not None and all(name in have for name in names):
+        return text
+    statement = import_statement(module, sorted({*have, *names}, key=isort_key), wrapped)
+    return "".join(lines[:start]) + statement + "".join(lines[end:])
+
+
+def isort_key(name: str) -> tuple[int, str]:
+    """ruff's order of the names in one import: CONSTANTS, then Classes, then the rest."""
+    kind = 0 if name.isupper() and len(name) > 1 else 1 if name[:1].isupper() else 2
+    return kind, name
+
+
+def import_statement(module: str, names: Sequence[str], wrapped: bool) -> str:
+    """``from module import a, b`` on one line, or one name per line when it was so or is too long."""
+    line = f"from {module} import {', '.join(names)}\n"
+    if not wrapped and len(line) - 1 <= LINE_LENGTH:
+        return line
+    return f"from {module} import (\n" + "".join(f"    {name},\n" for name in names) + ")\n"
+
+
+# --- the cells ------------------------------------------------------------------------------------
+
+
+def is_exercise(cell) -> bool:
+    return "exercise" in cell.metadata.get("tags", [])
+
+
+def checked_ids(cells: list) -> list[tuple[int, str]]:
+    """(index, id) of every exercise-tagged code cell that checks an exercise, in the notebook's order."""
+    return [
+        (index, found)
+        for index, cell in enumerate(cells)
+        if cell.cell_type == "code" and is_exercise(cell)
+        for found in CHECK_LINE.findall(cell.source)
+    ]
+
+
+def starts_an_item(cell) -> bool:
+    """A markdown cell that opens the next item: a question (**2. ...), a bold title (**More to try**), a heading."""
+    return cell.cell_type == "markdown" and cell.source.lstrip().startswith(("**", "#"))
+
+
+def insertion_point(cells: list, after: str | None, name: str) -> tuple[int, int]:
+    """Where the new cells go and their number: after ``after``'s own exercise cells (its answer cell and
+    any that continue it), or after the lesson's last checked exercise."""
+    checked = checked_ids(cells)
+    if not checked:
+        raise ValueError(f"{name} has no exercise cell that checks an answer: give the first exercise by hand")
     if after is None:
-        exercise_cells = [i for i, cell in enumerate(cells) if "exercise" in cell.metadata.get("tags", [])]
-        return exercise_cells[-1] + 1 if exercise_cells else len(cells)
-    holders = [i for i, cell in enumerate(cells) if cell.cell_type == "code" and f'"{after}"' in cell.source]
+        after = checked[-1][1]
+    holders = [index for index, found in checked if found == after]
     if not holders:
-        raise ValueError(f"{name} has no answer cell of {after!r}")
-    return holders[0] + 1
+        known = ", ".join(found for _, found in checked)
+        raise ValueError(f"{name} has no answer cell of {after!r} (its checked exercises: {known})")
+    place = holders[0] + 1
+    while place < len(cells) and is_exercise(cells[place]) and not starts_an_item(cells[place]):
+        place += 1
+    question = cells[holders[0] - 1] if holders[0] else None
+    numbered = NUMBERED.match(question.source) if question is not None and question.cell_type == "markdown" else None
+    if numbered:
+        return place, int(numbered.group(1)) + 1
+    earlier = [NUMBERED.match(cell.source) for cell in cells[:place] if is_exercise(cell)]
+    return place, max((int(found.group(1)) for found in earlier if found), default=0) + 1
 
 
-def add_cells(lesson: str, exercise_id: str, after: str | None) -> Path:
-    """Insert the tagged question and answer cells after ``after``'s answer cell, numbered."""
+def add_cells(lesson: str, exercise_id: str, after: str | None) -> tuple[Path, int]:
+    """Insert the tagged question and answer cells after ``after``'s cells, numbered; return the number."""
     path = lesson_notebook(lesson)
     notebook = nbformat.read(path, as_version=4)
     cells = notebook.cells
-    exercise_cells = [i for i, cell in enumerate(cells) if "exercise" in cell.metadata.get("tags", [])]
-    place = insertion_point(cells, after, path.name)
-    earlier = [NUMBERED.match(cells[i].source) for i in exercise_cells if i < place]
-    number = max((int(m.group(1)) for m in earlier if m), default=0) + 1
+    place, number = insertion_point(cells, after, path.name)
     for cell in cells[place:]:
-        found = NUMBERED.match(cell.source) if cell.cell_type == "markdown" else None
-        if found and "exercise" in cell.metadata.get("tags", []):
+        found = NUMBERED.match(cell.source) if cell.cell_type == "markdown" and is_exercise(cell) else None
+        if found and int(found.group(1)) >= number:
             cell.source = f"**{int(found.group(1)) + 1}. " + cell.source[found.end():]
     question = new_markdown_cell(f"**{number}. TODO a title.** TODO one sentence on what to do.")
     answer = new_code_cell(ANSWER_CELL.format(id=exercise_id))
+    taken = {cell.get("id") for cell in cells}
     for cell in (question, answer):
         cell.metadata = {"tags": ["exercise"]}
-        cell.id = uuid.uuid4().hex[:8]
+        cell.id = next(new for new in iter(lambda: uuid.uuid4().hex[:8], None) if new not in taken)
     cells[place:place] = [question, answer]
     nbformat.validate(notebook)
     nbformat.write(notebook, path)
-    return path
+    return path, number
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -133,7 +222,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m helpers.exercises.new", description=__doc__.splitlines()[0])
     parser.add_argument("lesson", help="the lesson's two digits, e.g. 03")
     parser.add_argument("id", help="the new exercise's id: lower-case letters, digits and dashes")
-    parser.add_argument("--after", help="the exercise whose cells the new ones follow (default: the last one)")
+    parser.add_argument("--after", help="the exercise whose cells the new ones follow (default: the last checked one)")
     parser.add_argument("--template", choices=sorted(TEMPLATES), default="ndcg",
                         help="the worked_* helper to start from (ndcg)")
     args = parser.parse_args(argv)
@@ -141,14 +230,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not ID_PATTERN.match(args.id):
             raise ValueError(f"exercise id {args.id!r}: use 2-49 lower-case letters, digits and dashes")
         notebook_path = lesson_notebook(args.lesson)
-        insertion_point(nbformat.read(notebook_path, as_version=4).cells, args.after, notebook_path.name)
-        module = add_entry(args.lesson, args.id, args.template)
-        notebook = add_cells(args.lesson, args.id, args.after)
-    except (ValueError, OSError) as error:
+        cells = nbformat.read(notebook_path, as_version=4).cells
+        insertion_point(cells, args.after, notebook_path.name)
+        after = args.after or checked_ids(cells)[-1][1]
+        module = add_entry(args.lesson, args.id, args.template, after)
+        notebook, number = add_cells(args.lesson, args.id, after)
+    except (ValueError, OSError, SyntaxError) as error:
         print(f"python -m helpers.exercises.new: error: {error}", file=sys.stderr)
         return 2
-    print(f"added {args.id}: its entry at the end of {module.relative_to(PROJECT_ROOT)}, its cells in "
-          f"{notebook.relative_to(PROJECT_ROOT)}. Now replace every TODO, then run: pytest -n 2 -m core")
+    print(f"added {args.id} as exercise {number}, after {after}: its entry in {module.relative_to(PROJECT_ROOT)}, "
+          f"its cells in {notebook.relative_to(PROJECT_ROOT)}. Now replace every TODO, then run: "
+          ".venv/bin/python -m pytest -n 2 -m core")
     return 0
 
 

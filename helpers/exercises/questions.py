@@ -12,12 +12,40 @@ process, judges the answers that ``check`` recorded.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TypeVar
+
+from helpers._checks import did_you_mean
+from helpers.exercises.answers import short_text
 
 QUESTIONS_FILE = Path(__file__).resolve().parent / "questions.json"
 KEY_FOLDER = Path(__file__).resolve().parent / "lessons"
+
+
+Entry = TypeVar("Entry")
+
+
+def find(exercise_id: object, known: Mapping[str, Entry]) -> Entry:
+    """The entry of an exercise id, or a clear error naming the nearest known ids (every ``get`` of a copy).
+
+    >>> find("old-mr", {"old-mrr": 1, "new-mrr": 2})
+    Traceback (most recent call last):
+    ValueError: unknown exercise id 'old-mr'; did you mean 'old-mrr'? (list_exercises() shows all 2)
+    """
+    if not isinstance(exercise_id, str):
+        raise TypeError(f"an exercise id is a string such as 'old-mrr', got {short_text(exercise_id)}")
+    if exercise_id not in known:
+        raise ValueError(unknown_id(exercise_id, known))
+    return known[exercise_id]
+
+
+def unknown_id(exercise_id: str, known: Iterable[str]) -> str:
+    """The message for an id nobody registered: the nearest known ids, and where to see them all."""
+    ids = sorted(known)
+    nearest = did_you_mean(exercise_id, ids)
+    return f"unknown exercise id {exercise_id!r}{nearest} (list_exercises() shows all {len(ids)})"
 
 
 @dataclass(frozen=True)

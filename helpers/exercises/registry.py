@@ -31,18 +31,20 @@ learner's notebook, hold the questions alone (:mod:`helpers.exercises.questions`
 
 from __future__ import annotations
 
-import difflib
 import math
 import os
 import re
 import runpy
+import traceback
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from helpers._checks import check_number, check_whole
+from helpers._checks import check_number, check_whole, did_you_mean
 from helpers.exercises.answers import short_text
+from helpers.exercises.questions import find
 from helpers.exercises.runner import Case
 from helpers.exercises.worked import Slip, Worked, with_slips
 
@@ -67,6 +69,12 @@ class Exercise:
     slips: Callable[[], Sequence[Slip]] | None = None
     kind: str = field(default="answer", init=False)
 
+    def __post_init__(self) -> None:
+        # the precision is stated once, in decimals / min_decimals; the question's words are made from it
+        said = isinstance(self.question, str) and self.question.strip()  # an empty question stays empty: refused
+        if said and isinstance(self.decimals, int) and not isinstance(self.decimals, bool):
+            object.__setattr__(self, "question", with_precision(self.question, self.decimals, self.min_decimals))
+
     def worked(self) -> Worked:
         """The answer with its steps and slip values, computed now from the data."""
         result = self.answer()
@@ -78,9 +86,46 @@ class Exercise:
     @property
     def precision(self) -> str:
         """The precision asked, in words."""
-        if self.min_decimals is None or self.min_decimals == self.decimals:
-            return f"{self.decimals} decimals"
-        return f"{self.decimals} decimals, {self.min_decimals} accepted"
+        return precision_words(self.decimals, self.min_decimals)
+
+
+def _decimals(count: int) -> str:
+    return f"{count} decimal{'s' * (count != 1)}"
+
+
+def precision_words(decimals: int, min_decimals: int | None = None) -> str:
+    """The precision asked, short: '3 decimals', '4 decimals, 3 accepted', 'a whole number'."""
+    if decimals == 0:
+        return "a whole number"
+    if min_decimals is None or min_decimals == decimals:
+        return _decimals(decimals)
+    return f"{_decimals(decimals)}, {min_decimals} accepted"
+
+
+def precision_sentence(decimals: int, min_decimals: int | None = None) -> str:
+    """The sentence a question ends with, made from the precision the checker judges at.
+
+    >>> precision_sentence(3), precision_sentence(4, 3), precision_sentence(0)
+    ('Give 3 decimals.', 'Give 4 decimals (3 are accepted).', 'Give a whole number.')
+    """
+    if decimals == 0:
+        return "Give a whole number."
+    if min_decimals is None or min_decimals == decimals:
+        return f"Give {_decimals(decimals)}."
+    verb = "is" if min_decimals == 1 else "are"
+    return f"Give {_decimals(decimals)} ({min_decimals} {verb} accepted)."
+
+
+PRECISION_SENTENCE = re.compile(r"\s*Give (a whole number|\d+ decimals?( \(\d+ (is|are) accepted\))?)\.\s*$")
+
+
+def with_precision(question: str, decimals: int, min_decimals: int | None = None) -> str:
+    """A question ending with the sentence :func:`precision_sentence` makes (one it already ends with replaced).
+
+    >>> with_precision("MRR of ranks 1 and 3? Give 2 decimals.", 3)
+    'MRR of ranks 1 and 3? Give 3 decimals.'
+    """
+    return f"{PRECISION_SENTENCE.sub('', question).rstrip()} {precision_sentence(decimals, min_decimals)}"
 
 
 @dataclass(frozen=True)
@@ -134,46 +179,59 @@ def register(exercise: AnyExercise, *, replace: bool = False) -> AnyExercise:
             check_whole(exercise.min_decimals, "min_decimals", minimum=0)
         if not callable(exercise.answer):
             raise TypeError(f"exercise {exercise.id!r}: answer must be a function that computes the answer")
+        check_slips(exercise)
     elif not callable(exercise.cases):
         raise TypeError(f"exercise {exercise.id!r}: cases must be a function returning the hidden cases")
-    if isinstance(exercise, Exercise) and exercise.slips is not None:
-        check_slips(exercise)
     REGISTRY[exercise.id] = exercise
     return exercise
 
 
 def check_slips(exercise: Exercise) -> None:
-    """Refuse an exercise whose own slips name a mistake the catalogue does not know; warn of collisions.
+    """Refuse an exercise one of whose slips is unknown or gives the right answer; warn when two give one number.
 
-    Run when the exercise is written (``register``), so a typo in a slip's name never reaches a learner.
+    Every slip the exercise can name is checked, those of ``slips=`` and those its answer adds
+    (``with_slips(...)``), when the exercise is written (``register``): a typo in a slip's name never
+    reaches a learner, and a slip meant to be named can be.
     """
     from helpers import slips
 
-    if not callable(exercise.slips):
+    if exercise.slips is not None and not callable(exercise.slips):
         raise TypeError(f"exercise {exercise.id!r}: slips must be a function returning (codes, value) pairs")
-    own = list(exercise.slips())
+    own = list(exercise.slips()) if exercise.slips else []
     for entry in own:
         if not (isinstance(entry, tuple) and len(entry) == 2 and isinstance(entry[0], tuple)):
             raise ValueError(f"exercise {exercise.id!r}: each slip is ((code, ...), value), got {short_text(entry)}")
-        for code in entry[0]:
+    try:
+        worked = exercise.worked()
+    except Exception as error:
+        raise ValueError(f"exercise {exercise.id!r}: its answer could not be computed: "
+                         f"{type(error).__name__}: {error}") from error
+    for codes, _ in worked.slips:
+        for code in codes:
             if code not in slips.CATALOGUE:
-                close = difflib.get_close_matches(str(code), slips.CATALOGUE, n=3)
-                hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
                 raise ValueError(
-                    f"exercise {exercise.id!r}: unknown slip {code!r}{hint} Declare a new one with "
-                    f"declare_slip({code!r}, title, fix) before the exercise."
+                    f"exercise {exercise.id!r}: unknown slip {code!r}{did_you_mean(str(code), slips.CATALOGUE)} "
+                    f"Declare a new one with declare_slip({code!r}, title, fix) before the exercise."
                 )
-    for warning in collisions(exercise):
+    right = answer_text(worked.value, exercise.decimals)
+    for codes, value in worked.own_slips:  # with_slips(...) and slips= alike
+        if answer_text(value, exercise.decimals) == right:
+            raise ValueError(
+                f"exercise {exercise.id!r}: slip {'+'.join(codes)} gives the right answer {right} at the asked "
+                f"{exercise.decimals} decimals, so check can never name it: change the exercise's numbers, or drop "
+                "the slip"
+            )
+    for warning in collisions(exercise, worked):
         warnings.warn(f"exercise {exercise.id!r}: {warning}", ExerciseWarning, stacklevel=3)
 
 
 class ExerciseWarning(UserWarning):
-    """Something in an exercise's entry that will mislead learners (a slip that gives the right answer, ...)."""
+    """Something in an exercise's entry that may mislead learners (two slips that give one number, ...)."""
 
 
-def collisions(exercise: Exercise) -> list[str]:
-    """The exercise's own slips whose value, at its precision, is the right answer or another slip's value."""
-    worked = exercise.worked()
+def collisions(exercise: Exercise, worked: Worked | None = None) -> list[str]:
+    """The exercise's own slips whose value, at its precision, is another slip's value."""
+    worked = exercise.worked() if worked is None else worked
     own = list(exercise.slips()) if exercise.slips else []
 
     def text(value: float) -> str:
@@ -182,9 +240,6 @@ def collisions(exercise: Exercise) -> list[str]:
     found = []
     for codes, value in own:
         written = text(value)
-        if written == text(worked.value):
-            found.append(f"slip {'+'.join(codes)} gives the right answer {written}: it can never be named")
-            continue
         others = [other for other, v in worked.slips if text(v) == written and set(other) != set(codes)]
         if others:
             found.append(f"slip {'+'.join(codes)} gives {written}, as {'+'.join(others[0])} does: the checker "
@@ -205,13 +260,8 @@ def declare_slip(code: str, title: str, fix: str) -> None:
 
 
 def get(exercise_id: object) -> AnyExercise:
-    """The exercise with this id, or a clear error listing the ids of its lesson."""
-    if not isinstance(exercise_id, str):
-        raise TypeError(f"an exercise id is a string such as 'old-mrr', got {short_text(exercise_id)}")
-    if exercise_id not in REGISTRY:
-        known = ", ".join(sorted(REGISTRY))
-        raise ValueError(f"unknown exercise id {exercise_id!r}; known ids: {known}")
-    return REGISTRY[exercise_id]
+    """The exercise with this id, or a clear error naming the nearest known ids."""
+    return find(exercise_id, REGISTRY)
 
 
 def exercises_of(lesson: str) -> list[AnyExercise]:
@@ -219,15 +269,43 @@ def exercises_of(lesson: str) -> list[AnyExercise]:
     return [exercise for exercise in REGISTRY.values() if exercise.lesson == lesson]
 
 
+@contextmanager
+def all_or_nothing() -> Iterator[None]:
+    """Keep the exercises and slips registered inside only if everything inside succeeds (a module, a file).
+
+    A lesson module or a teacher's file that fails halfway leaves nothing behind: importing it again
+    raises its own error again, never "already registered" for the entries before the failure.
+    """
+    from helpers import slips
+
+    exercises, codes = dict(REGISTRY), set(slips.CATALOGUE)
+    try:
+        yield
+    except BaseException:
+        REGISTRY.clear()
+        REGISTRY.update(exercises)
+        for code in set(slips.CATALOGUE) - codes:
+            del slips.CATALOGUE[code]
+        raise
+
+
+class ExerciseFileWarning(ExerciseWarning):
+    """A teacher's exercise file that could not be loaded: none of its exercises is registered."""
+
+
 _loaded_files: set[Path] = set()
+BROKEN_FILES: dict[Path, str] = {}  # a teacher's file that failed to load -> why (loaded at import, reported)
 
 
 def load_extra_exercises(paths: str | None = None) -> list[str]:
-    """Run the teacher's exercise files; return the ids they registered.
+    """Run the teacher's exercise files, each all or nothing; return the ids they registered.
 
-    ``paths`` names files separated by ``os.pathsep``; by default every ``*.py``
-    in :data:`EXTRA_EXERCISES_FOLDER` and the files named in $HELPERS_EXERCISES.
-    A file already run is not run again.
+    ``paths`` names files separated by ``os.pathsep``: a file that is missing or fails raises
+    ``ValueError`` naming it (``release`` and ``grade`` pass their ``--exercises`` so). By default
+    (``import helpers.exercises``) every ``*.py`` in :data:`EXTRA_EXERCISES_FOLDER` and the files named
+    in $HELPERS_EXERCISES are run, and one that fails is reported (:class:`ExerciseFileWarning`, and
+    :data:`BROKEN_FILES`) and skipped: the lessons and the other files still load. A file already
+    run is not run again.
     """
     if paths is None:
         folder = sorted(EXTRA_EXERCISES_FOLDER.glob("*.py")) if EXTRA_EXERCISES_FOLDER.is_dir() else []
@@ -236,13 +314,38 @@ def load_extra_exercises(paths: str | None = None) -> list[str]:
         files = [Path(p) for p in paths.split(os.pathsep) if p]
     before = set(REGISTRY)
     for file in files:
-        if not file.is_file():
-            raise ValueError(f"{EXTRA_EXERCISES_ENV}: no exercise file {file}")
-        if file.resolve() in _loaded_files:
-            continue
-        _loaded_files.add(file.resolve())
-        runpy.run_path(str(file))
+        try:
+            load_exercise_file(file)
+        except Exception as error:
+            why = f"{type(error).__name__}: {error}" if not isinstance(error, ValueError) else str(error)
+            if paths is not None:
+                raise ValueError(f"the exercise file {file} was not loaded: {why}") from error
+            BROKEN_FILES[file] = why
+            warnings.warn_explicit(  # shown at the file's own line that failed
+                f"the teacher's exercise file {file} was not loaded, so none of its exercises is: {why}",
+                ExerciseFileWarning, str(file), failing_line(error, file),
+            )
     return sorted(set(REGISTRY) - before)
+
+
+def failing_line(error: BaseException, file: Path) -> int:
+    """The line of ``file`` where ``error`` was raised (its last frame there; 1 if none)."""
+    if isinstance(error, SyntaxError):
+        return error.lineno or 1
+    lines = [frame.lineno for frame in traceback.extract_tb(error.__traceback__) if Path(frame.filename) == file]
+    return (lines[-1] if lines else None) or 1
+
+
+def load_exercise_file(file: Path) -> None:
+    """Run one teacher's exercise file, all or nothing (once: a file already run is skipped)."""
+    if not file.is_file():
+        raise ValueError(f"no exercise file {file} (named in ${EXTRA_EXERCISES_ENV} or given)")
+    if file.resolve() in _loaded_files:
+        return
+    with all_or_nothing():
+        runpy.run_path(str(file))
+    _loaded_files.add(file.resolve())
+    BROKEN_FILES.pop(file, None)
 
 
 def answer_text(value: float, decimals: int) -> str:

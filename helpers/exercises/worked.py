@@ -40,17 +40,20 @@ class Worked:
     slips: tuple[Slip, ...] = field(default=())
     topic: str = ""  # the kind of problem ("mrr", "ndcg", ...), and its inputs: what a test recomputes slips from
     inputs: dict = field(default_factory=dict, compare=False)
+    own_slips: tuple[Slip, ...] = field(default=(), compare=False)  # those an exercise added: each must be nameable
 
 
 def with_slips(worked: Worked, *slips: Slip) -> Worked:
     """The same worked problem with more slips: an exercise's own (the value before the change, ...)."""
-    return replace(worked, slips=worked.slips + tuple(slips))
+    return replace(worked, slips=worked.slips + tuple(slips), own_slips=worked.own_slips + tuple(slips))
 
 
 def worked_difference(first: Worked, second: Worked, steps: Sequence[str], label: str) -> Worked:
     """first - second, e.g. how far one change moves nDCG@5: either side alone, or the sign flipped, is a slip.
 
     ``steps`` are the steps to both sides; the last step, ``label = first - second = value``, is added here.
+    A slip both sides share (the same formula slip made twice: a rank as the discount, exponential gain
+    for linear) gives its own difference; so do both sides read off at 3 or 4 decimals and subtracted.
 
     >>> difference = worked_difference(Worked(0.75, ()), Worked(0.5, ()), (), "the rise")
     >>> difference.steps[-1], difference.slips[2]
@@ -58,13 +61,36 @@ def worked_difference(first: Worked, second: Worked, steps: Sequence[str], label
     """
     value = first.value - second.value
     steps = (*steps, f"{label} = {first.value:.4f} - {second.value:.4f} = {value:.4f}")
-    slips: tuple[Slip, ...] = (
+    slips: list[Slip] = [
         (("one-side-of-a-gap",), first.value),
         (("one-side-of-a-gap",), second.value),
         (("a-minus-b",), -value),
-    )
+        *((("rounded-early",), round(first.value, places) - round(second.value, places)) for places in (3, 4)),
+        *_shared_slips(first, second),
+    ]
     sides = {"first": (first.topic, first.inputs), "second": (second.topic, second.inputs)}
-    return Worked(value, tuple(steps), slips, "difference", sides)
+    return Worked(value, tuple(steps), tuple(slips), "difference", sides)
+
+
+NOT_SHARED = {"undefined-as-zero", "rounded-early", "before-the-change", "lab-earlier-state"}
+
+
+def _shared_slips(first: Worked, second: Worked) -> list[Slip]:
+    """The slips of both sides made on both, each as the difference it gives (the n-th of a code with the n-th)."""
+    seen: dict[tuple[str, ...], list[float]] = {}
+    for codes, value in second.slips:
+        seen.setdefault(codes, []).append(value)
+    used: dict[tuple[str, ...], int] = {}
+    shared = []
+    for codes, value in first.slips:
+        if NOT_SHARED & set(codes):
+            continue
+        index = used.get(codes, 0)
+        others = seen.get(codes, [])
+        if index < len(others) and math.isfinite(value) and math.isfinite(others[index]):
+            shared.append((codes, value - others[index]))
+        used[codes] = index + 1
+    return shared
 
 
 def _numbers(values: Sequence[float], decimals: int = 4) -> str:
@@ -128,9 +154,14 @@ def worked_mrr(first_ranks: Sequence[int], k: int | None = None, unanswerable: i
     if k is not None:
         slips.append((("ignored-cutoff",), rank_slips.mrr_ignoring_cutoff(ranks)))
         slips += [(("cutoff-off-by-one",), m.mean_reciprocal_rank(ranks, cut)) for cut in _shifted_cutoffs(k)]
+        # the mean of every first rank found, past k too: a learner who averages ranks does not cut them
+        slips.append((("mean-of-ranks",), rank_slips.mrr_mean_of_ranks(ranks)))
+        slips.append((("one-over-mean-rank",), rank_slips.mrr_one_over_mean_rank(ranks)))
     if unanswerable:
         slips.append((("kept-unanswerable",), rank_slips.mrr_keeping_unanswerable(ranks, unanswerable, k)))
-        steps.append(f"{unanswerable} question(s) with nothing relevant to find stay out of the mean")
+        stays = "question with nothing relevant to find stays" if unanswerable == 1 else (
+            "questions with nothing relevant to find stay")
+        steps.append(f"{unanswerable} {stays} out of the mean")
     if ranks:
         slips += _rounded_early(reciprocals)
     return Worked(value, tuple(steps), tuple(slips), "mrr", dict(first_ranks=ranks, k=k))
@@ -195,6 +226,17 @@ def _dcg_steps(label: str, grades: list[float], k: int | None, gain: Gain) -> li
     return lines
 
 
+def _powers_zero_kept(grades: Sequence[float]) -> list[float]:
+    """2^grade as the gain, with a grade-0 result left at 0: the - 1 forgotten where it shows."""
+    return [2.0**grade if grade > 0 else 0.0 for grade in grades]
+
+
+def _dcg_of_rounded_terms(grades: Sequence[float], k: int | None, gain: Gain, places: int) -> float:
+    """DCG@k added up from terms each rounded first (a learner's column of gain / discount, then its sum)."""
+    counted = m.cut(list(grades), k)
+    return sum(round(m.gain_of(grade, gain) / m.discount(rank), places) for rank, grade in enumerate(counted, start=1))
+
+
 def worked_dcg(grades: Sequence[float], k: int | None = None, gain: Gain = "linear") -> Worked:
     """DCG@k of grades in rank order.
 
@@ -209,9 +251,12 @@ def worked_dcg(grades: Sequence[float], k: int | None = None, gain: Gain = "line
     elif _whole(grades):  # linear asked, 2^grade written and its - 1 forgotten too
         forgot = graded_slips.dcg_exp_without_minus_one(grades, k)
         slips.append((("exponential-for-linear", "exp-without-minus-one"), forgot))
+    if gain == "exponential" and _whole(grades):
+        slips.append((("exp-without-minus-one",), m.dcg(_powers_zero_kept(grades), k)))
     if k is not None:
         slips.append((("ignored-cutoff",), m.dcg(grades, None, gain)))
         slips += [(("cutoff-off-by-one",), m.dcg(grades, cut, gain)) for cut in _shifted_cutoffs(k)]
+    slips += [(("rounded-early",), _dcg_of_rounded_terms(grades, k, gain, places)) for places in (2, 3)]
     return Worked(
         value, tuple(_dcg_steps("the list's", grades, k, gain)), tuple(slips),
         "dcg", dict(grades=grades, k=k, gain=gain),
@@ -296,6 +341,11 @@ def worked_ndcg(
     slips.append(((swap,), _or_nan(m.ndcg, grades, k, ideal=ideal_grades, gain=other)))
     if gain == "exponential":
         slips.append((("exp-without-minus-one",), graded_slips.ndcg_exp_without_minus_one(grades, k, ideal_grades)))
+        if _whole(grades) and _whole(ideal_grades):
+            kept = graded_slips.ratio_or_nan(
+                m.dcg(_powers_zero_kept(grades), k), m.dcg(_powers_zero_kept(sorted(ideal_grades, reverse=True)), k)
+            )
+            slips.append((("exp-without-minus-one",), kept))
     elif _whole(grades) and _whole(ideal_grades):
         slips.append((("exponential-for-linear", "exp-without-minus-one"),
                       graded_slips.ndcg_exp_without_minus_one(grades, k, ideal_grades)))
@@ -310,7 +360,12 @@ def worked_ndcg(
             (("cutoff-off-by-one",), _or_nan(m.ndcg, grades, cut, ideal=ideal_grades, gain=gain))
             for cut in _shifted_cutoffs(k)
         ]
-    if not math.isfinite(value):
+    if math.isfinite(value):  # DCG and IDCG each rounded before the division
+        slips += [
+            (("rounded-early",), graded_slips.ratio_or_nan(round(m.dcg(grades, k, gain), places), round(best, places)))
+            for places in (2, 3)
+        ]
+    else:
         slips = [(("undefined-as-zero",), 0.0)]
     return Worked(
         value, tuple(steps), tuple(slips),

@@ -1,4 +1,4 @@
-"""``python -m helpers.sheet C example_c.xlsx``: save an example as a spreadsheet (or ``helpers.sheets``)."""
+"""``python -m helpers.sheet C example_c.xlsx``: save an example as a spreadsheet."""
 
 import sys
 

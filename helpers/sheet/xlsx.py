@@ -13,7 +13,7 @@ repeated and each block (a table with its figures) on a page of its own.
 back with openpyxl, computes its metrics with ``helpers.metrics`` and lists
 every cell whose stored value disagrees.
 
-Command line (``helpers.sheets`` is the old name and works too)::
+Command line::
 
     python -m helpers.sheet C example_c.xlsx [--force] [--gain exponential]
     python -m helpers.sheet --check example_c.xlsx
@@ -468,5 +468,5 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-if __name__ == "__main__":  # python -m helpers.sheets, the old name, runs this module
+if __name__ == "__main__":  # python -m helpers.sheet.xlsx (python -m helpers.sheet runs main too)
     sys.exit(main())

@@ -254,7 +254,8 @@ def dcg_natural_log(grades, k: int | None = None, gain: Gain = "linear") -> floa
 @slip(
     "exp-without-minus-one",
     'exponential gain 2^grade instead of 2^grade - 1',
-    'Without the - 1 a grade-0 document still earns 2^0 = 1: the gain is 2^grade - 1 (0, 1, 3, 7).',
+    'The gain is 2^grade - 1 (0, 1, 3, 7 for grades 0 to 3): without the - 1 every relevant gain is one too '
+    'high, and a grade-0 result earns 2^0 = 1.',
 )
 def dcg_exp_without_minus_one(grades, k: int | None = None) -> float:
     """DCG with the gain 2^grade (the - 1 forgotten): a grade-0 result earns 1 ("exp-without-minus-one").

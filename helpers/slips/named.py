@@ -22,12 +22,18 @@ declare(
 declare(
     "percent-without-sign",
     'a percentage written without its % sign',
-    '12.5 means twelve and a half, not 0.125: write the share (0.125) or add the sign (12.5%).',
+    'A number such as 12.5 means twelve and a half, not one eighth: write the share (between 0 and 1) or add the '
+    'sign (12.5%).',
 )
 declare(
     "before-the-change",
-    'this is the value before the change',
-    'The lesson prints the value before the change; make the change the question asks and compute again.',
+    'this is the value before the change (or before part of it)',
+    'Make every change the question asks, then compute again from the changed data.',
+)
+declare(
+    "other-cutoff",
+    'another cut-off than the k the question asks',
+    'Cut at the k this question asks: a table or figure you have seen may use another k.',
 )
 declare(
     "lab-earlier-state",

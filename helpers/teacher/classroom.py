@@ -23,21 +23,23 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
 import time
 from datetime import datetime
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
 import nbformat
 from jupyter_server._tz import utcnow
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
+from nbformat.sign import NotebookNotary
 
 from helpers._checks import check_number, check_whole
 from helpers.teacher.roles import role_of
@@ -128,6 +130,10 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         super().__init__(**kwargs)
         self._taken_at: dict[str, datetime] = {}
         self._starting: asyncio.Lock | None = None
+        if self.config.KernelProvisionerFactory.get("default_provisioner_name") == FORKED_PROVISIONER:
+            from helpers.teacher.forked_kernels import Zygote
+
+            Zygote.running()  # it imports while Voila starts: the first kernel is forked from it at once
 
     async def start_kernel(self, *args: Any, **kwargs: Any) -> str:  # type: ignore[override]  # async, as in Jupyter Server
         """Start the pool's kernels one at a time, each once the kernels before it have run the lesson and Voila has
@@ -185,6 +191,9 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         kernel needs a graceful goodbye, so each is killed, idle or not.
         """
         await super().shutdown_all(now=True)
+        from helpers.teacher.forked_kernels import Zygote
+
+        Zygote.stop()
 
 
 def _kernel_pid(kernel: Any) -> int | None:
@@ -220,22 +229,42 @@ def _cpu_ticks(pid: int) -> int:
 KERNEL_SOCKETS = ["--KernelManager.transport=ipc"] if os.name == "posix" else []
 
 
+def forked_kernels_installed() -> bool:
+    """True if Jupyter can find the classroom's provisioner (the package installed with its entry points)."""
+    found = entry_points(group="jupyter_client.kernel_provisioners", name=FORKED_PROVISIONER)
+    return any(True for _ in found)
+
+
+# Each preheated kernel is a fork of a process that has imported what every lesson imports (forked_kernels.py):
+# heating one costs the lesson's own cells, not a Python start and its imports, so the pool keeps up with a
+# teacher reloading while the browser shares the laptop's cores.
+FORKED_PROVISIONER = "classroom-forked"
+FORKED_KERNELS = (
+    [f"--KernelProvisionerFactory.default_provisioner_name={FORKED_PROVISIONER}"] if forked_kernels_installed() else []
+)
+
+
 def voila_command(
     notebook: Path, port: int, cull_seconds: int, open_browser: bool, scale: float = 1.0, pool: int = POOL_SIZE
 ) -> list[str]:
-    """The Voilà command line of the classroom view."""
+    """The Voilà command line of the classroom view (the notary's files beside the notebook: see :func:`trusted`)."""
     command = [
         sys.executable, "-m", "voila", str(notebook),
-        f"--port={port}", "--Voila.ip=127.0.0.1",
+        # this port or none: a busy port is an error, never another port behind the link printed
+        f"--port={port}", "--Voila.port_retries=0", "--Voila.ip=127.0.0.1",
         "--template=classroom", "--strip_sources=True", "--show_tracebacks=False",
         # the room's scale, the page's default (the page Voila opens has no ?scale= on its URL)
-        f"--VoilaConfiguration.resources={json.dumps({'classroom': {'scale': scale}})}",
+        f"--VoilaConfiguration.resources=classroom_scale={scale:g}",
+        # the copy is signed (trusted) by a notary of its own, so Voila does not warn that it is not trusted and
+        # writes no signing key into the teacher's home
+        f"--NotebookNotary.data_dir={notary_folder(notebook)}",
         # a kernel is started and the lesson run before anyone asks: the page is usable at once
         "--preheat_kernel=True", f"--VoilaConfiguration.default_pool_size={pool}",
         "--VoilaConfiguration.multi_kernel_manager_class=helpers.teacher.classroom.ClassroomKernelManager",
         # the next kernel is heated a second after a page takes one (and after the kernels before it are quiet)
         f"--VoilaKernelManager.fill_delay={FILL_DELAY}",
         *KERNEL_SOCKETS,
+        *FORKED_KERNELS,
         f"--MappingKernelManager.cull_idle_timeout={cull_seconds}",
         f"--MappingKernelManager.cull_interval={max(5, cull_seconds // 4)}",
         "--MappingKernelManager.cull_connected=False",
@@ -247,6 +276,29 @@ def voila_command(
     if not open_browser:
         command.append("--no-browser")
     return command
+
+
+def notary_folder(notebook: Path) -> Path:
+    """Where the classroom's notary keeps its key and signatures: beside the copy, in the temporary folder."""
+    return notebook.parent / ".notary"
+
+
+def trusted(notebook: Path) -> None:
+    """Sign the classroom's copy as trusted: it holds the lesson's cells only, and its outputs come from running it."""
+    notary_folder(notebook).mkdir(exist_ok=True)
+    with NotebookNotary(data_dir=str(notary_folder(notebook))) as notary:
+        notary.sign(nbformat.read(notebook, as_version=4))
+
+
+def port_taken(port: int) -> bool:
+    """True if something listens on 127.0.0.1:port already (a port that was just let go of counts as free)."""
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as Voila binds: a closed port waits for none
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return True
+    return False
 
 
 def classroom_environment() -> dict[str, str]:
@@ -287,10 +339,17 @@ def main(argv: list[str] | None = None) -> int:
     except (TypeError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    if port_taken(port):
+        print(
+            f"error: port {port} is in use (another classroom view?): stop it, or choose another port with --port",
+            file=sys.stderr,
+        )
+        return 2
     folder = Path(tempfile.mkdtemp(prefix="classroom-"))
     try:
         copy = folder / path.name
         nbformat.write(classroom_notebook(path), copy)
+        trusted(copy)
         print(f"Classroom view of {path.name}: http://127.0.0.1:{port}/?scale={scale:g}  (Ctrl-C to stop)", flush=True)
         # Voila in a session of its own: a Ctrl-C in the terminal reaches this process only, which stops Voila
         # once, cleanly (a second signal to Voila would interrupt its shutdown and leave kernels behind)
@@ -336,7 +395,9 @@ def serve_until_stopped(process: subprocess.Popen, grace: float = 30) -> int:
         return 0
     finally:
         for sig, handler in previous.items():
-            signal.signal(sig, handler)
+            # a stop asked for: the command is ending, and a second Ctrl-C after Voila has gone (it stops in well
+            # under a second now) must not end it with a KeyboardInterrupt
+            signal.signal(sig, signal.SIG_IGN if stopping else handler)
 
 
 def kernel_processes(pid: int) -> dict[int, str]:

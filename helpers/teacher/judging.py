@@ -20,6 +20,7 @@ from pathlib import Path
 from helpers._checks import check_number
 from helpers.exercises import REGISTRY, Exercise, FunctionExercise, Verdict, exercises_of, judge
 from helpers.exercises.checking import mistake_code, read_mistake_code
+from helpers.exercises.checklog import given_answer
 from helpers.exercises.runner import Case, judge_outputs, outcome_from_record
 from helpers.exercises.worked import Worked
 from helpers.slips import describe as describe_slip
@@ -185,7 +186,7 @@ def _judge_answer(exercise: Exercise, last: dict | None, worked: Worked) -> Outc
     if text is None and kind != "None":
         message = f"Could not read your answer: a {kind} is not a number. Give one number such as 0.125."
         return Verdict.UNREADABLE.value, False, f"({kind})", message, ()
-    result = judge(exercise, text, worked)
+    result = judge(exercise, given_answer(given), worked)  # a float judged as a float
     return result.verdict.value, result.correct, result.answer, result.message, result.slip_groups
 
 

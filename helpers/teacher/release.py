@@ -186,7 +186,7 @@ def exercise_cells(exercise: AnyExercise) -> list[nbformat.NotebookNode]:
 def extra_notebook(lesson: str, exercises: Sequence[AnyExercise], kind: str = "practice") -> nbformat.NotebookNode:
     """A notebook for a teacher's lesson that has no notebook of its own."""
     title = new_markdown_cell(f"# {lesson} · Exercises\n\n*Your teacher's exercises: run the setup cell first.*")
-    setup = new_code_cell("from helpers.exercises import check, check_function, exercise, hint, solution  # noqa: F401")
+    setup = new_code_cell("from helpers.exercises import check, check_function, exercise, hint, solution")
     title.metadata, setup.metadata = {"tags": ["lesson"]}, {"tags": ["setup"]}
     return learner_copy(new_notebook(cells=[title, setup]), lesson, exercises, kind)
 

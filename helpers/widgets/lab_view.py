@@ -273,14 +273,16 @@ def _grade_button(css: str, document: str) -> widgets.Button:
 def _result_row(rank: int, entry: Listed) -> str:
     """One result of the list: greyed past K, marked when relevant."""
     colour = "inherit" if entry.counted else GREYED
-    mark = " " + _mark("✓ relevant", RELEVANT_MARK, "small") if entry.relevant else ""
+    mark = " " + _mark("✓", RELEVANT_MARK, "small", more=" relevant") if entry.relevant else ""
     return f"<span style='color:{colour}'><b>{rank}.</b> {text(entry.doc_id)} · {text(entry.title)}{mark}</span>"
 
 
-def _mark(label: str, colours: tuple[str, str], tag: str = "span") -> str:
-    """A short label with its own background and its own text colour."""
+def _mark(label: str, colours: tuple[str, str], tag: str = "span", more: str = "") -> str:
+    """A short label with its own background and its own text colour; ``more`` is the rest of its words, which the
+    classroom leaves out on a small screen (the mark alone says it)."""
     background, colour = colours
-    return f"<{tag} style='background:{background};color:{colour}'>{text(label)}</{tag}>"
+    rest = f"<span class='mark-words'>{text(more)}</span>" if more else ""
+    return f"<{tag} style='background:{background};color:{colour}'>{text(label)}{rest}</{tag}>"
 
 
 def _note(note: Note) -> str:

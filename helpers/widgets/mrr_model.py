@@ -82,8 +82,8 @@ def with_hit_k(setup: MrrSetup, state: MrrState, k: int) -> MrrState:
 
 
 def reset(setup: MrrSetup, state: MrrState, _value: object = None) -> MrrState:
-    """Every passage back where the data has it (the hit-rate cut-off stays)."""
-    return replace(state, ranks=setup.opening.ranks)
+    """Every passage back where the data has it, and the hit-rate cut-off back to the one the lesson opens with."""
+    return setup.opening
 
 
 def ranking(setup: MrrSetup, state: MrrState, key: Key) -> list[str]:

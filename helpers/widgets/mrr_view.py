@@ -46,7 +46,11 @@ class MrrControl(StateView[MrrSetup, MrrState, MrrResult]):
             self.rr_labels[key] = html_box(css=f"mrr-rr-{key[0]}-{key[1]}", flex="1 1 8em", min_width="0")
         self.hit_k_slider = k_slider(setup.opening.hit_k, setup.longest, "hit rate k", "hit-k-slider")
         self.follow(self.hit_k_slider, model.with_hit_k)
-        self.reset_button = widgets.Button(description="reset to the data", layout=widgets.Layout(width="auto"))
+        self.reset_button = widgets.Button(
+            description="reset to the data",
+            tooltip=f"every passage back where the data has it, hit rate k back to {setup.opening.hit_k}",
+            layout=widgets.Layout(width="auto", flex="0 0 auto"),
+        )
         self.reset_button.add_class("reset-btn")
         self.follow_clicks(self.reset_button, model.reset)
         self.summary_html = html_box(css="mrr-summary")
@@ -58,13 +62,16 @@ class MrrControl(StateView[MrrSetup, MrrState, MrrResult]):
         """The summary (MRR and hit rate per system) on top; one row per question, one column per system."""
         question_column = widgets.Layout(flex="0.8 1 0%", min_width="0", margin="0 1em 0 0")
         system_column = widgets.Layout(flex="1.3 1 0%", min_width="0", margin="0 1em 0 0", flex_flow="row wrap")
-        header = widgets.HBox(
-            [html_box("<b>question</b>", layout=question_column)]
-            + [html_box(f"<b>{text(system)}</b>", layout=system_column) for system in self.systems]
-        )
+        titles = [html_box(f"<b>{text(system)}</b>", layout=system_column) for system in self.systems]
+        last = widgets.Layout(flex="1.3 1 0%", min_width="0", margin="0 1em 0 0", justify_content="space-between")
+        titles[-1] = widgets.HBox([html_box(f"<b>{text(self.systems[-1])}</b>"), self.reset_button], layout=last)
+        header = widgets.HBox([html_box("<b>question</b>", layout=question_column), *titles])  # reset at its end
+        header.add_class("mrr-header")
         rows = [header]
         for query in self.query_ids:
-            cells = [html_box(f"{text(query)} · {text(self.setup.query_texts[query])}", layout=question_column)]
+            question = text(self.setup.query_texts[query])
+            words = f"<b>{text(query)}</b><span class='mrr-question-text'> · {question}</span>"
+            cells = [html_box(words, layout=question_column)]
             for system in self.systems:
                 parts = [self.rank_pickers[system, query], self.rr_labels[system, query]]
                 cells.append(widgets.HBox(parts, layout=system_column))
@@ -74,7 +81,8 @@ class MrrControl(StateView[MrrSetup, MrrState, MrrResult]):
         return control_layout(
             html_box("<b>MRR vs hit rate</b>: move a question's first relevant passage and watch both."),
             numbers=[self.summary_html],
-            inputs=[*rows, widgets.HBox([self.hit_k_slider, self.reset_button])],
+            # the slider on a row of its own, wide enough to show its value at any text size
+            inputs=[*rows, self.hit_k_slider],
         )
 
     def compute(self, state: MrrState) -> MrrResult:
@@ -99,11 +107,13 @@ class MrrControl(StateView[MrrSetup, MrrState, MrrResult]):
         query = result.queries[key]
         relevant = self.setup.relevant[key[1]]
         shown = " ".join(f"<b>{text(doc)}</b>" if doc in relevant else text(doc) for doc in query.ranking)
+        # the parts a small screen leaves out have classes of their own: the classroom shows the value alone there
         if query.first_rank:
-            rr = f"RR = 1/{query.first_rank} = {query.reciprocal_rank:.3f}"
+            rr = f"<span class='mrr-rr-part'>1/{query.first_rank} = </span>{query.reciprocal_rank:.3f}"
         else:
-            rr = f"RR = {query.reciprocal_rank:.3f} (no relevant passage)"
-        return f"<span style='{MONO}'>{text(rr)}</span><br><small>{shown}</small>"
+            rr = f"{query.reciprocal_rank:.3f}<span class='mrr-rr-part'> (no relevant passage)</span>"
+        rr = f"<span class='mrr-rr-name'>RR = </span>{rr}"
+        return f"<span class='mrr-rr' style='{MONO}'>{rr}</span><br><small class='mrr-ranking'>{shown}</small>"
 
     def _summary(self, result: MrrResult) -> str:
         rows = []
@@ -118,7 +128,8 @@ class MrrControl(StateView[MrrSetup, MrrState, MrrResult]):
         return (
             f"<table style='{MONO};border-collapse:separate;border-spacing:1em 0.1em;margin-left:-1em'>"
             "<tr><th>system</th><th>first relevant ranks</th><th>MRR</th>"
-            f"<th>hit rate@{result.hit_k}</th></tr>{''.join(rows)}</table><p>{text(result.verdict)}</p>"
+            f"<th>hit rate@{result.hit_k}</th></tr>{''.join(rows)}</table>"
+            f"<p class='mrr-verdict'>{text(result.verdict)}</p>"
         )
 
 

@@ -35,7 +35,7 @@ import ipywidgets as widgets
 import pandas as pd
 
 from helpers.sheet import frame_to_sheet
-from helpers.widgets._common import StateView, boxed, html_box, text, toggle
+from helpers.widgets._common import StateView, boxed, html_box, style_box, text, toggle
 
 ShowAs = Literal["list", "sheet"]
 SEEDS = 10**6  # a variant's seed is below this, as practice() draws them
@@ -199,6 +199,7 @@ class PredictThenReveal(StateView[RevealSetup, RevealState, RevealResult]):
             self.question_box,
             boxed([boxed([self.data_box], "reveal-data-box", flex="0 0 auto", margin="0 1.5em 0 0"), answer],
                   "reveal-body", vertical=False, align_items="flex-start"),
+            style_box(),
         ])  # fmt: skip
         self.add_class("reveal-control")
         self.show(RevealState(setup.questions[0][1]))

@@ -7,6 +7,7 @@ described well enough to say what is wrong in an assertion message.
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 from PIL import Image
@@ -26,6 +27,30 @@ CUT_TABLE_CELLS = """
   .filter(c => c.offsetParent !== null)
   .filter(c => c.scrollWidth > c.clientWidth + 1 || /(…|\\.\\.\\.)$/.test(c.textContent.trim()))
   .map(c => `"${c.textContent.trim().slice(0, 60)}" (${c.scrollWidth} px in ${c.clientWidth})`)
+"""
+
+# an output (a table, the arithmetic sheet, a widget) wider than the notebook: the reader scrolls it sideways,
+# and a column past the edge is hidden until then; and any box inside an output that scrolls on its own (a plot
+# in its own scroll box)
+SIDEWAYS_OUTPUTS = """
+() => [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea-output')]
+  .filter(o => o.offsetParent !== null)
+  .flatMap(o => {
+    const found = [];
+    if (o.scrollWidth > o.clientWidth + 1) {
+      found.push(`an output scrolls sideways (${o.scrollWidth} px in ${o.clientWidth}): `
+                 + o.innerText.trim().slice(0, 80));
+    }
+    for (const e of o.querySelectorAll('*')) {
+      const style = getComputedStyle(e);
+      const scrolls = /(auto|scroll)/.test(style.overflowX + style.overflowY);
+      if (scrolls && (e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1)) {
+        found.push(`a box scrolls inside an output (${e.scrollWidth}x${e.scrollHeight} in `
+                   + `${e.clientWidth}x${e.clientHeight}): ${e.tagName} ${e.className}`.slice(0, 160));
+      }
+    }
+    return found;
+  })
 """
 
 # MathJax typeset inside an output table: dollar signs of a formula were read as maths
@@ -53,6 +78,42 @@ BOXES = """
   .filter(e => e.offsetParent !== null)
   .map(e => { const r = e.getBoundingClientRect(); return [r.top, r.bottom, r.left, r.right]; })
 """
+
+
+def on_every_screen(page, scroller_selector: str, script: str) -> list:
+    """What ``script`` finds on each screen of a scrolling panel, top to bottom, without repeats.
+
+    JupyterLab draws only the cells in view (and a few around them): a check of the whole notebook reads it
+    screen by screen.
+    """
+    scroller = page.locator(scroller_selector).first
+    total, screen = scroller.evaluate("e => [e.scrollHeight, e.clientHeight]")
+    found, top = [], 0
+    while True:
+        reached = scroller.evaluate("(e, y) => { e.scrollTop = y; return e.scrollTop; }", top)
+        page.wait_for_timeout(100)
+        found += [item for item in page.evaluate(script) if item not in found]
+        if reached + screen >= total or reached < top:
+            break
+        top += screen
+    scroller.evaluate("e => { e.scrollTop = 0; }")
+    return found
+
+
+def scroll_to_first(page, scroller_selector: str, selector: str) -> bool:
+    """Scroll a panel screen by screen until an element matching ``selector`` is drawn; bring it into view."""
+    scroller = page.locator(scroller_selector).first
+    total, screen = scroller.evaluate("e => [e.scrollHeight, e.clientHeight]")
+    top = 0
+    while True:
+        reached = scroller.evaluate("(e, y) => { e.scrollTop = y; return e.scrollTop; }", top)
+        page.wait_for_timeout(100)
+        if page.locator(selector).count():
+            page.locator(selector).first.scroll_into_view_if_needed()
+            return True
+        if reached + screen >= total or reached < top:
+            return False
+        top += screen
 
 
 def stitched_screenshot(page, scroller_selector: str, path: Path) -> Path:
@@ -106,3 +167,69 @@ async (img, key) => {
   return null;
 }
 """
+
+
+# the first row of switches (ToggleButtons) inside a selector: the chosen option's background, another option's, the
+# background behind the row, and the chosen option's outline once it has the focus (style, width in px, colour)
+SWITCH_LOOK = r"""
+(scope) => {
+  const behind = (e) => { for (let x = e; x; x = x.parentElement) { const c = getComputedStyle(x).backgroundColor;
+                           if (c && c !== 'transparent' && !/rgba\(.*, 0\)$/.test(c)) return c; }
+                         return 'rgb(255, 255, 255)'; };
+  const chosen = document.querySelector(scope + ' .widget-toggle-button.mod-active');
+  if (!chosen) return null;
+  const row = chosen.parentElement;
+  const other = [...row.querySelectorAll('.widget-toggle-button')].find(b => !b.classList.contains('mod-active'));
+  chosen.focus();
+  const s = getComputedStyle(chosen);
+  return {chosen: s.backgroundColor, other: getComputedStyle(other).backgroundColor, behind: behind(row.parentElement),
+          outline: [s.outlineStyle, parseFloat(s.outlineWidth), s.outlineColor], name: chosen.textContent.trim()};
+}
+"""
+
+
+def rgb(colour: str) -> tuple[float, ...]:
+    """The channels of a computed colour, 'rgb(26, 95, 180)' or 'rgba(...)', from 0 to 255."""
+    return tuple(float(part) for part in re.findall(r"[\d.]+", colour)[:3])
+
+
+def contrast(first: tuple[float, ...], second: tuple[float, ...]) -> float:
+    """The WCAG contrast ratio of two colours."""
+
+    def luminance(colour):
+        linear = [c / 255 / 12.92 if c / 255 <= 0.04045 else ((c / 255 + 0.055) / 1.055) ** 2.4 for c in colour]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    high, low = sorted((luminance(first), luminance(second)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def switch_contrast(page, scope: str) -> dict:
+    """What the back of a room sees of a row of switches: the chosen option against the others, the focus ring's
+    width and its contrast with the background behind the row (a ring of 1 px, or chosen and unchosen options a
+    shade of grey apart, are what issue 34 found)."""
+    look = page.evaluate(SWITCH_LOOK, scope)
+    assert look, f"no switch in {scope}"
+    style, width, colour = look["outline"]
+    return {
+        "name": look["name"],
+        "chosen against other": contrast(rgb(look["chosen"]), rgb(look["other"])),
+        "ring width": width if style != "none" else 0.0,
+        "ring against background": contrast(rgb(colour), rgb(look["behind"])),
+    }
+
+
+# each visible element a selector matches: its text colour and the background behind it
+TEXT_ON_BACKGROUND = r"""
+(selector) => [...document.querySelectorAll(selector)].filter(e => e.offsetParent !== null).map(e => {
+  for (let x = e; x; x = x.parentElement) { const c = getComputedStyle(x).backgroundColor;
+    if (c && c !== 'transparent' && !/rgba\(.*, 0\)$/.test(c)) return [getComputedStyle(e).color, c]; }
+  return [getComputedStyle(e).color, 'rgb(255, 255, 255)']; })
+"""
+
+
+def lowest_contrast(page, selector: str) -> float:
+    """The lowest contrast of the text of the elements a selector matches against what is behind it."""
+    pairs = page.evaluate(TEXT_ON_BACKGROUND, selector)
+    assert pairs, f"nothing shown for {selector}"
+    return min(contrast(rgb(colour), rgb(behind)) for colour, behind in pairs)

@@ -24,25 +24,28 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests import processes
+
 BIN = Path(sys.executable).parent
 # the repository's JupyterLab settings, which the README's open command points JupyterLab at
 REPOSITORY_LAB_CONFIG = Path(__file__).resolve().parents[2] / "jupyter-config"
 
 
-HANDED_OUT: set[int] = set()  # the ports free_port gave this test run
+HANDED_OUT: set[int] = set()  # the ports free_port gave this process
 
 
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that nothing listens on right now, and that this test run has not handed out before.
 
     The system can offer a port again as long as nothing binds it, so servers started together (six classrooms,
-    a hub and its proxy) could otherwise be given the same one.
+    a hub and its proxy, two pytest-xdist workers) could otherwise be given the same one: each port is claimed
+    once across every process of the run (:func:`tests.processes.claim`).
     """
     while True:
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
-        if port not in HANDED_OUT:
+        if port not in HANDED_OUT and processes.claim("ports", port):
             HANDED_OUT.add(port)
             return port
 
@@ -79,13 +82,14 @@ def isolated_env(home: Path) -> dict[str, str]:
 
 @dataclass
 class Server:
-    """A running server: its process, URL, token and log file."""
+    """A running server: its process, URL, token and log file, and the mark every process it starts carries."""
 
     name: str
     process: subprocess.Popen
     url: str
     token: str
     log: Path
+    mark: str = ""
 
     def page(self, path: str = "") -> str:
         """A URL on this server, with the token if it has one."""
@@ -103,12 +107,15 @@ class Server:
 
 
 def start(name: str, command: list[str], cwd: Path, env: dict, log: Path, url: str, token: str) -> Server:
+    """Start a server in a session of its own, marked (:func:`tests.processes.marked`) so that :func:`stop` ends it
+    and every process it started, even one whose parent has gone."""
+    env, mark = processes.marked(env, name.split()[0])
     handle = log.open("w", encoding="utf-8")
     process = subprocess.Popen(
         command, cwd=cwd, env=env, stdout=handle, stderr=subprocess.STDOUT, start_new_session=True
     )
     handle.close()
-    return Server(name, process, url, token, log)
+    return Server(name, process, url, token, log, mark)
 
 
 def start_jupyterlab(root: Path, home: Path, extra: Sequence[str] = ()) -> Server:
@@ -310,7 +317,8 @@ def still_running(processes: dict[int, str]) -> list[int]:
 
 
 def stop(server: Server, grace: float = 10) -> None:
-    """End the server's process group, then any process it started (kernels) that is still running."""
+    """End the server's process group, then any process it started (kernels) that is still running, then any
+    process still carrying its mark."""
     process = server.process
     children = descendants(process.pid)
     if process.poll() is None:
@@ -334,3 +342,5 @@ def stop(server: Server, grace: float = 10) -> None:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+    if server.mark:  # a kernel whose parent had gone before the stop: found by its mark
+        processes.end(processes.running(server.mark))

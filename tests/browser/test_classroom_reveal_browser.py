@@ -1,7 +1,7 @@
 """Predict, then reveal in the classroom view (python -m helpers.teacher.classroom 05 and 03) at 1280x720, driven
-from the keyboard the way a teacher would: "new numbers" (Enter) deals a question, the room predicts while no
+from the keyboard the way a teacher would: the n key ("new numbers") deals a question, the room predicts while no
 number of the answer is on the page or on its way to it (neither in the DOM nor in any websocket frame the kernel
-sends), "reveal" (Space) shows the value, which must equal the value helpers.metrics gives for the grades and the
+sends), the r key ("reveal") shows the value, which must equal the value helpers.metrics gives for the grades and the
 question the page shows. The control must fit one 1280x720 screen with text of 20 px and targets of 44 px.
 
 Screenshots of each state go to test-output/browser/classroom/ (gitignored) for a person to look at.
@@ -16,7 +16,8 @@ from playwright.sync_api import expect
 
 from tests.browser import servers
 from tests.browser.conftest import ROOT
-from tests.browser.test_classroom_browser import AXE, FOCUSED, NOT_SHOWN, TEXT_SIZES, axe_violations, contrast, rgb
+from tests.browser.page_checks import contrast, rgb
+from tests.browser.test_classroom_browser import AXE, FOCUSED, NOT_SHOWN, TEXT_SIZES, axe_violations
 from tests.test_reveal_widget import expected_from_the_data
 
 pytestmark = pytest.mark.browser
@@ -88,11 +89,10 @@ def test_deal_predict_and_reveal_from_the_keyboard_at_1280x720(lesson, classroom
         top = page.locator(numbers).first.evaluate(BOX)[0]
         assert 0 <= top < VIEWPORT["height"], "the control's numbers open the page"
 
-        # deal: "new numbers" with Enter
+        # deal: n, "new numbers", from wherever the page is
         first = page.locator(".reveal-heading").inner_text()  # it names the variant
-        page.locator(DEAL).focus()
         frames.clear()
-        page.keyboard.press("Enter")
+        page.keyboard.press("n")
         expect(page.locator(".reveal-heading")).not_to_have_text(first, timeout=KERNEL)
         page.wait_for_timeout(300)  # the rest of the deal's messages
         question = page.locator(".reveal-question-text").inner_text()
@@ -118,12 +118,13 @@ def test_deal_predict_and_reveal_from_the_keyboard_at_1280x720(lesson, classroom
         in_screen(page)
         page.screenshot(path=str(folder / f"{lesson}_reveal_1280x720_predict.png"))
 
-        # reveal: Tab from "new numbers" to "reveal", then Space; the focus ring shows where the teacher is
+        # reveal: r (here with the focus on "reveal", whose ring shows where the teacher is)
+        page.locator(DEAL).focus()
         page.keyboard.press("Tab")
         what, style, width, colour, _ = page.evaluate(FOCUSED)
         assert '"reveal"' in what and style != "none" and width >= 3
         assert contrast(rgb(colour), (255, 255, 255)) >= 3
-        page.keyboard.press("Space")
+        page.keyboard.press("r")
         expect(page.locator(".reveal-value")).to_have_text(re.compile(r"= -?\d\.\d{3}"), timeout=KERNEL)
         shown = float(re.search(r"= (-?\d+\.\d+)", page.locator(".reveal-value").inner_text()).group(1))
         assert shown == pytest.approx(expected, abs=0.5e-4 if lesson == "05" else 0.5e-3)
@@ -136,9 +137,8 @@ def test_deal_predict_and_reveal_from_the_keyboard_at_1280x720(lesson, classroom
         if AXE.is_file():
             assert axe_violations(page) == []
 
-        # the next question: back to "new numbers" (Shift+Tab), Enter: new numbers, the value hidden again
-        page.keyboard.press("Shift+Tab")
-        page.keyboard.press("Enter")
+        # the next question: n again, new numbers, the value hidden again
+        page.keyboard.press("n")
         expect(page.locator(".reveal-heading")).not_to_have_text(dealt, timeout=KERNEL)
         expect(page.locator(".reveal-value")).not_to_contain_text(".", timeout=KERNEL)
         assert page.locator(".reveal-steps").inner_text().strip() == ""

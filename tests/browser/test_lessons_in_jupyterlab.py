@@ -6,7 +6,9 @@ repository itself is never touched (JupyterLab autosaves, and the lessons'
 save cells write .xlsx files next to the notebooks). One browser page opens
 the ten lessons in turn from the File menu. For each lesson: no error output, no MathJax inside
 an output table, no table cell cut or shortened with "…", no widget label
-clipped; a screenshot of the whole notebook (stitched screen by screen, since
+clipped; at 1366 x 768 with the file browser open, no output wider than the notebook
+(an arithmetic table scrolled sideways hides its last columns) and no box scrolling
+inside an output; a screenshot of the whole notebook (stitched screen by screen, since
 JupyterLab scrolls inside its panel) goes to test-output/browser/.
 """
 
@@ -35,6 +37,8 @@ pytestmark = pytest.mark.browser
 
 LESSONS = sorted(path.name for path in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 IDLE = "Python 3 (ipykernel) | Idle"
+SCROLLER = ".jp-NotebookPanel:visible .jp-WindowedPanel-outer"
+SWITCHES = ("02", "03", "05")  # the lessons whose controls have switches (gain, ideal, relevant, question)
 
 
 def readme_lab_arguments() -> list[str]:
@@ -77,8 +81,9 @@ def readme_lab(repository_copy, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def lab_page(browser):
-    """One page for all lessons: JupyterLab loads once, each lesson opens in it (File > Open from Path)."""
-    context = browser.new_context(viewport={"width": 1280, "height": 1800})
+    """One page for all lessons, a laptop's screen: JupyterLab loads once, each lesson opens in it (File > Open
+    from Path); the file browser the first test opens stays open, as a learner leaves it."""
+    context = browser.new_context(viewport={"width": 1366, "height": 768})
     context.set_default_timeout(30_000)
     yield context.new_page()
     context.close()
@@ -186,23 +191,53 @@ def test_the_table_checks_see_mathjax_and_cut_cells(readme_lab, repository_copy,
     close_lesson(lab_page, readme_lab)
 
 
+def test_the_sideways_check_sees_a_wide_table_and_a_scroll_box(readme_lab, repository_copy, lab_page):
+    """The check can fail: the arithmetic table as a bare DataFrame, and a box that scrolls; helpers.tables fits."""
+    cells = [
+        "from IPython.display import HTML\nfrom helpers import metrics\nfrom helpers.tables import table\n"
+        "arithmetic = metrics.arithmetic_table([1, 2, 0, 0, 1, 1], k=3, ideal=[2, 1, 1, 1, 0, 0], "
+        "gain='exponential', ids=['r2', 'r1', 'r4', 'r6', 'r3', 'r5'])",
+        "arithmetic",
+        "HTML('<div style=\"height:80px;overflow:auto\"><div style=\"height:400px\">tall</div></div>')",
+        "table(arithmetic, decimals=4, index=False)",
+    ]
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in cells])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(notebook, repository_copy / "notebooks" / "control_sideways.ipynb")
+    open_lesson(lab_page, readme_lab, "notebooks/control_sideways.ipynb")
+    try:
+        run_all(lab_page)
+        expect(lab_page.locator(".jp-NotebookPanel:visible .jp-OutputArea-output table")).to_have_count(2)
+        found = lab_page.evaluate(page_checks.SIDEWAYS_OUTPUTS)
+        assert len(found) == 2, found
+        assert any("an output scrolls sideways" in item for item in found)
+        assert any("a box scrolls inside an output" in item for item in found)
+    finally:
+        close_lesson(lab_page, readme_lab)
+
+
 @pytest.mark.parametrize("lesson", LESSONS)
 def test_lesson_renders_right_in_jupyterlab(lesson, readme_lab, lab_page, shots):
     open_lesson(lab_page, readme_lab, f"notebooks/{lesson}")
     run_all(lab_page)
     lab_page.wait_for_timeout(500)  # MathJax typesets after the outputs arrive
     try:
-        assert lab_page.evaluate(page_checks.ERROR_OUTPUTS) == []
-        assert lab_page.evaluate(page_checks.MATHS_IN_TABLES) == []
-        assert lab_page.evaluate(page_checks.CUT_TABLE_CELLS) == []
-        assert lab_page.evaluate(page_checks.CLIPPED_WIDGET_TEXT) == []
+        for check in (page_checks.ERROR_OUTPUTS, page_checks.MATHS_IN_TABLES, page_checks.CUT_TABLE_CELLS,
+                      page_checks.CLIPPED_WIDGET_TEXT):  # JupyterLab draws the cells in view: screen by screen
+            assert page_checks.on_every_screen(lab_page, SCROLLER, check) == []
+        # at 1366 x 768 with the file browser open: no output (an arithmetic table, the lab) scrolls sideways,
+        # none hides a column, and no plot sits in a scroll box of its own
+        assert page_checks.on_every_screen(lab_page, SCROLLER, page_checks.SIDEWAYS_OUTPUTS) == []
+        if lesson[:2] in SWITCHES:  # the switches, Light (scrolled to: JupyterLab draws only the cells in view)
+            assert page_checks.scroll_to_first(lab_page, SCROLLER, ".jp-NotebookPanel .dg-switch"), "no switch drawn"
+            look = page_checks.switch_contrast(lab_page, ".jp-NotebookPanel")
+            assert look["chosen against other"] >= 3 and look["ring against background"] >= 3, look
+            assert look["ring width"] >= 3, look
         code_cells = [c for c in nbformat.read(ROOT / "notebooks" / lesson, 4).cells if c.cell_type == "code"]
         numbered = lab_page.locator(".jp-NotebookPanel:visible .jp-InputArea-prompt").filter(has_text="[")
         expect(numbered.filter(has_text="[ ]")).to_have_count(0)  # every code cell ran
         assert numbered.count() == len(code_cells)
     finally:
         name = lesson.removesuffix(".ipynb")
-        page_checks.stitched_screenshot(
-            lab_page, ".jp-NotebookPanel:visible .jp-WindowedPanel-outer", shots / f"jupyterlab_{name}.png"
-        )
+        page_checks.stitched_screenshot(lab_page, SCROLLER, shots / f"jupyterlab_{name}.png")
         close_lesson(lab_page, readme_lab)

@@ -4,7 +4,8 @@ The JupyterLab server of this module starts with the JupyterLab Dark theme (a
 user setting in its isolated settings folder) and the page is 1366 px wide.
 
 - lessons 03 and 05, after Run All: axe-core's color-contrast rule finds no
-  violation in the tables and widgets of the outputs. Every element with a light
+  violation in the tables and widgets of the outputs, and the switches' chosen
+  option stands 3:1 apart from the others with a focus ring of 3 px at 3:1. Every element with a light
   background of its own must set its own dark text, and text on the notebook's
   background must take a colour that reads on dark as well as on white;
 - lesson 00 with the file browser open: no markdown table is wider than its cell.
@@ -132,6 +133,9 @@ def test_lesson_in_jupyterlab_dark_has_no_contrast_violation_in_its_outputs(less
         dark_page.wait_for_timeout(500)  # MathJax typesets after the outputs arrive
         violations = contrast_violations(dark_page)
         assert violations == [], "\n".join(violations)
+        look = page_checks.switch_contrast(dark_page, ".jp-NotebookPanel")  # the switches, Dark
+        assert look["chosen against other"] >= 3 and look["ring against background"] >= 3, look
+        assert look["ring width"] >= 3, look
     finally:
         name = lesson.removesuffix(".ipynb")
         page_checks.stitched_screenshot(dark_page, SCROLLER, shots / f"jupyterlab_dark_{name}.png")

@@ -490,25 +490,7 @@ def numbers_shown(site) -> dict[str, set[str]]:
     return {name: set(re.findall(r"(?<![\d.])\d+\.\d+", text)) for name, text in texts.items()}
 
 
-# Answers the site shows today, each equal to a figure another lesson prints: issue 33 changes these two exercises.
-# Strict: once an exercise is changed its case passes, the mark turns it red, and the mark is removed at merge.
-FIXED_BY_ISSUE_33 = {
-    "explain-rr-mean": "0.5667 is example C's help-desk MRR, printed as 0.567 in lessons 03, 06, 07 and 0.5667 in 08",
-    "new-hit-rate-at-2": "0.667 is example D's Hit@4, printed in lessons 04 and 07",
-}
-# Found by this site-wide check beyond the two issue 35 names (the check used to allow it by name): not yet changed.
-NOT_YET_ASSIGNED = {
-    "advisor-fifth-question-mrr4": "0.458 is NEW's MRR@3 with the miss dropped, printed in lesson 01",
-}
-
-
-def exercise_cases() -> list:
-    known = {**FIXED_BY_ISSUE_33, **NOT_YET_ASSIGNED}
-    return [pytest.param(exercise_id, marks=pytest.mark.xfail(strict=True, reason=known[exercise_id]))
-            if exercise_id in known else exercise_id for exercise_id in sorted(REGISTRY)]
-
-
-@pytest.mark.parametrize("exercise_id", exercise_cases())
+@pytest.mark.parametrize("exercise_id", sorted(REGISTRY))
 def test_no_exercise_s_expected_value_shows_anywhere_on_the_site(numbers_shown, exercise_id):
     """On a website every lesson is one click away: an exercise's answer may not be a figure any page prints."""
     shown = {name: written for written in written_forms(REGISTRY[exercise_id])

@@ -35,6 +35,7 @@ import nbformat
 import psutil
 import requests
 
+from tests import processes
 from tests.browser.servers import free_port
 from tests.hub.kernel import Execution, Kernel
 
@@ -66,6 +67,7 @@ c.JupyterHub.spawner_class = "simple"
 c.SimpleLocalProcessSpawner.home_dir_template = "{homes}/{{username}}"
 c.Spawner.args.append("--allow-root")
 c.Spawner.environment["PYTHONPATH"] = {site!r}  # helpers as installed, never the project's own folder
+c.Spawner.env_keep.append({run_env!r})  # the test run's mark: a server left running is found (tests/processes.py)
 
 # The test's client (an admin token), and a second idle culler that holds the shipped culler's role.
 c.JupyterHub.services += [
@@ -162,18 +164,24 @@ class Hub:
         config = TEST_CONFIG.format(
             deploy=str(DEPLOY_CONFIG), port=self.port, hub_port=hub_port, api_port=api_port, proxy=proxy,
             folder=folder, homes=self.homes, site=str(site), token=self.token, cull_token=self.cull_token,
-            scopes=TEST_SCOPES,
+            scopes=TEST_SCOPES, run_env=processes.RUN_ENV,
         )  # fmt: skip
         (folder / "jupyterhub_config.py").write_text(config, encoding="utf-8")
         self.log = folder / "jupyterhub.log"
-        env = {**os.environ, "PYTHONPATH": str(site), "RANKING_METRICS_EXERCISES": str(exercises)}
+        env, self.mark = processes.marked(
+            {**os.environ, "PYTHONPATH": str(site), "RANKING_METRICS_EXERCISES": str(exercises)}, "jupyterhub"
+        )  # the hub, its proxy, every learner's server and kernel carry the mark (Spawner.env_keep)
         with open(self.log, "wb") as log:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "jupyterhub", "-f", "jupyterhub_config.py"],
                 cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
             )
         self.servers: list[psutil.Process] = []  # every server it started, kernels below them
-        self.wait_until_up()
+        try:
+            self.wait_until_up()
+        except BaseException:  # never up: nothing of it is left running
+            self.stop()
+            raise
 
     def log_tail(self, lines: int = 40) -> str:
         """The end of the hub's log (the hub, the proxy and every server write there)."""
@@ -272,6 +280,7 @@ class Hub:
                 process.kill()
             except psutil.NoSuchProcess:
                 pass
+        processes.end(processes.running(self.mark))  # a kernel whose server had gone before: found by its mark
 
 
 @dataclass

@@ -46,15 +46,22 @@ def first_ranks(
 
 
 def query_grades(
-    example: str, system: str, query_id: str, changes: dict | None = None, drop: tuple[str, ...] = ()
+    example: str,
+    system: str,
+    query_id: str,
+    changes: dict | None = None,
+    drop: tuple[str, ...] = (),
+    edit: Callable[[list[str]], list[str]] | None = None,
 ) -> tuple[list[float], list[float]]:
     """Grades in rank order and every judged grade (in the judgments' order) of one query, after edits.
 
-    ``changes`` sets new grades (doc -> grade); ``drop`` removes ids from the ranking.
+    ``changes`` sets new grades (doc -> grade); ``drop`` removes ids from the ranking; ``edit`` reorders it.
     """
     data = load_example(example)
     judgments = {**data.judgments_for(query_id), **(changes or {})}
     ranked = [doc for doc in data.ranking(system, query_id) if doc not in drop]
+    if edit is not None:
+        ranked = edit(ranked)
     return metrics.grades_in_rank_order(ranked, judgments), list(judgments.values())
 
 

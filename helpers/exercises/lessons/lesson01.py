@@ -42,7 +42,7 @@ register(
         question="Example A: in NEW's list for question q1, move D8 to rank 1 (the other passages keep their "
         f"order). The control can make that move, but it shows MRR with no cut-off. Only the top "
         f"{SHOWN_TO_A_READER} passages of each list are shown to a reader: what is NEW's MRR@{SHOWN_TO_A_READER} "
-        "over the five questions now? Give 3 decimals.",
+        "over the five questions now?",
         answer=new_mrr_d8_first,
         hints=(
             "Two things happen: q1's first relevant rank becomes 1, and every first hit below rank "
@@ -62,46 +62,56 @@ metrics.mean_reciprocal_rank(ranks, k=2)""",
 )
 
 
-SIXTH_QUESTION_RANK = 1  # exercise 2: a question the control does not have, answered at rank 1
+NEW_QUESTIONS = (1, 0)  # exercise 2: two questions the control does not have: answered at rank 1, and missed
 
 
 def new_hit_rate_at_2() -> Worked:
-    """new-hit-rate-at-2: NEW's hit rate at 2 once a sixth question, answered at rank 1, joins the five."""
+    """new-hit-rate-at-2: NEW's hit rate at 2 once two more questions join the five (one answered first, one missed).
+
+    The control's reading at k = 2 (the five questions) and the rate with only the answered question added
+    are values before (part of) the change; leaving the missed question out of the count drops a miss.
+    """
     ranks, _ = first_ranks("A", "NEW")
-    worked = worked_hit_rate([*ranks, SIXTH_QUESTION_RANK], 2)
-    return with_slips(worked, (("before-the-change",), metrics.mean_hit_rate(ranks, 2)))
+    worked = worked_hit_rate([*ranks, *NEW_QUESTIONS], 2)
+    answered_only = [*ranks, *(rank for rank in NEW_QUESTIONS if rank)]
+    return with_slips(
+        worked,
+        (("before-the-change",), metrics.mean_hit_rate(ranks, 2)),
+        (("before-the-change",), metrics.mean_hit_rate(answered_only, 2)),
+        (("dropped-misses",), metrics.mean_hit_rate(answered_only, 2)),
+    )
 
 
 register(
     Exercise(
         id="new-hit-rate-at-2",
         lesson=LESSON,
-        question="Example A: the control shows NEW's hit rate at k over its five questions. A sixth question "
-        "joins the golden set (the control cannot add it), and NEW puts a relevant passage for it at rank 1. "
-        "What is NEW's Hit@2 over the six questions? Give 3 decimals.",
+        question="Example A: the control shows NEW's hit rate at k over its five questions. Two more questions "
+        "join the golden set (the control cannot add them): NEW puts a relevant passage for the first at rank 1, "
+        "and finds nothing relevant for the second in its five passages. What is NEW's Hit@2 over the seven "
+        "questions?",
         answer=new_hit_rate_at_2,
         hints=(
-            "Hit rate asks one yes/no question per query: is a relevant passage among the top k? The new "
-            "question adds one answer to that count and one to the number of questions.",
-            "Find each question's first relevant rank in NEW, count the questions whose rank is 1 or 2 (the new "
-            "one included), and divide by six.",
+            "Hit rate asks one yes/no question per query: is a relevant passage among the top k? Each new "
+            "question adds one answer to the count of questions, found or not.",
+            "Find each question's first relevant rank in NEW, count the questions whose rank is 1 or 2 (the two new "
+            "ones included: a miss counts as no), and divide by seven.",
         ),
         code="""example = load_example("A")
 ranks = [metrics.first_relevant_rank(example.ranking("NEW", q), example.relevant_for(q))
          for q in example.query_ids]
-metrics.mean_hit_rate(ranks + [1], k=2)""",
+metrics.mean_hit_rate(ranks + [1, 0], k=2)""",
     )
 )
 
 
-EXPLAIN_RANKS = [1, 2, 5]
+EXPLAIN_RANKS = [1, 3, 4]
 
 register(
     Exercise(
         id="explain-rr-mean",
         lesson=LESSON,
-        question="Three questions have their first relevant passage at ranks 1, 2 and 5. What is their MRR? "
-        "Give 4 decimals (3 are accepted).",
+        question="Three questions have their first relevant passage at ranks 1, 3 and 4. What is their MRR?",
         answer=lambda: worked_mrr(EXPLAIN_RANKS),
         decimals=4,
         min_decimals=3,
@@ -109,7 +119,7 @@ register(
             "MRR is a mean of reciprocal ranks, not of ranks.",
             "Take 1/rank for each question, add the three, divide by 3.",
         ),
-        code="metrics.mean_reciprocal_rank([1, 2, 5])",
+        code="metrics.mean_reciprocal_rank([1, 3, 4])",
     )
 )
 

@@ -14,33 +14,51 @@ from helpers.slips import graded as graded_slips
 LESSON = "02"
 
 
+def swapped(changes: dict | None = None, drop: tuple[str, ...] = (), add: dict | None = None) -> Worked:
+    """nDCG@5 of the swapped ordering after edits: grades changed, passages dropped, new passages appended.
+
+    ``add`` maps a passage the data does not have to its grade: it joins the end of the list and the judgments.
+    """
+    grades, judged = query_grades("B", "swapped", "b1", changes=changes, drop=drop)
+    extra = list((add or {}).values())
+    return worked_ndcg([*grades, *extra], [*judged, *extra], k=5)
+
+
+D10_USEFUL = {"D10": 1.0}  # exercise 1: D10, judged but never returned, found useful (the control cannot regrade it)
+
+
 def d4_grade_1_swapped() -> Worked:
-    """d4-grade-1-swapped: how far nDCG@5 of the swapped ordering falls once D4's grade is 1, not 2."""
-    grades, judged = query_grades("B", "swapped", "b1", changes={"D4": 1.0})
+    """d4-grade-1-swapped: how far nDCG@5 of the swapped ordering falls once D4 is graded 1 and D10 (missed) 1.
+
+    The control regrades D4, not D10: its reading with D4 at 1 alone is the value before part of the change.
+    """
+    before, after = swapped(), swapped({"D4": 1.0, **D10_USEFUL})
     old_grades, old_judged = query_grades("B", "swapped", "b1")
-    before, after = worked_ndcg(old_grades, old_judged, k=5), worked_ndcg(grades, judged, k=5)
-    stale = (("stale-ideal",), before.value - graded_slips.ndcg_stale_ideal(grades, old_judged, k=5))
-    return with_slips(worked_difference(before, after, after.steps, "nDCG@5 fall"), stale)
+    new_grades, _ = query_grades("B", "swapped", "b1", changes={"D4": 1.0})
+    part = (("before-the-change",), before.value - swapped({"D4": 1.0}).value)
+    stale = (("stale-ideal",), before.value - graded_slips.ndcg_stale_ideal(new_grades, old_judged, k=5))
+    return with_slips(worked_difference(before, after, after.steps, "nDCG@5 fall"), part, stale)
 
 
 register(
     Exercise(
         id="d4-grade-1-swapped",
         lesson=LESSON,
-        question="Example B: the judges lower D4's grade from 2 to 1. By how much does nDCG@5 of the swapped "
-        "ordering fall (linear gain, the ideal from every judged passage)? Give 4 decimals (3 are accepted).",
+        question="Example B: the judges lower D4's grade from 2 to 1, and find that D10, a passage the search "
+        "never returned, helps a little: grade 1 (the control regrades only D11 and D4). By how much does "
+        "nDCG@5 of the swapped ordering fall (linear gain, the ideal from every judged passage)?",
         answer=d4_grade_1_swapped,
         decimals=4,
         min_decimals=3,
         hints=(
-            "Two things change, not one: the list's DCG and the ideal. The answer is the difference of two "
-            "nDCG@5 values, not either of them.",
-            "Put the new grade in the swapped list (D4 is at rank 1), recompute its DCG@5; sort the new judged "
-            "grades for the ideal DCG@5; divide; subtract that from the nDCG@5 before the change.",
+            "Two things change, not one: the list's DCG (D4 is in it) and the ideal (both D4 and D10 are judged). "
+            "The answer is the difference of two nDCG@5 values, not either of them.",
+            "Put D4's new grade in the swapped list (D4 is at rank 1) and recompute its DCG@5; sort every judged "
+            "grade, D10's 1 included, for the ideal DCG@5; divide; subtract that from the nDCG@5 before the change.",
         ),
         code="""example = load_example("B")
 judgments = example.judgments_for("b1")
-regraded = {**judgments, "D4": 1}
+regraded = {**judgments, "D4": 1, "D10": 1}
 ranked = example.ranking("swapped", "b1")
 (metrics.ndcg(metrics.grades_in_rank_order(ranked, judgments), k=5, ideal=judgments.values())
  - metrics.ndcg(metrics.grades_in_rank_order(ranked, regraded), k=5, ideal=regraded.values()))""",
@@ -48,14 +66,23 @@ ranked = example.ranking("swapped", "b1")
 )
 
 
+D12_FIFTH = {"D12": 2.0}  # exercise 2: a passage the data does not have, graded 2, fills the fifth place
+
+
 def d11_removed_swapped() -> Worked:
-    """d11-removed-swapped: how much nDCG@5 of the swapped ordering loses when the search misses D11."""
-    full, judged = query_grades("B", "swapped", "b1")
-    left, _ = query_grades("B", "swapped", "b1", drop=("D11",))
-    with_d11, without = worked_ndcg(full, judged, k=5), worked_ndcg(left, judged, k=5)
+    """d11-removed-swapped: how much nDCG@5 of the swapped ordering loses when the search misses D11 and
+    returns D12 (graded 2, not in the control) fifth.
+
+    The control can drop D11 but has no D12: its reading there is the value before part of the change.
+    """
+    with_d11, without = swapped(), swapped(drop=("D11",), add=D12_FIFTH)
     steps = (*with_d11.steps[-2:], *without.steps)
+    left = without.inputs["grades"]
+    part = (("before-the-change",), with_d11.value - swapped(drop=("D11",)).value)
     forgot_the_ideal = (("retrieved-only-ideal",), with_d11.value - metrics.ndcg(left, 5, ideal=left))
-    return with_slips(worked_difference(with_d11, without, steps, "what missing D11 costs"), forgot_the_ideal)
+    stale = (("stale-ideal",), with_d11.value - metrics.ndcg(left, 5, ideal=with_d11.inputs["judged"]))
+    return with_slips(worked_difference(with_d11, without, steps, "what missing D11 costs"), part, forgot_the_ideal,
+                      stale)
 
 
 register(
@@ -63,56 +90,69 @@ register(
         id="d11-removed-swapped",
         lesson=LESSON,
         question="Example B: suppose the search never finds D11 (remove it from the swapped ordering; its "
-        "judgment stays). By how much does nDCG@5 of the swapped ordering fall? Give 4 decimals (3 are "
-        "accepted).",
+        "judgment stays), and a new passage, D12, which the control does not have, comes in fifth; the judges "
+        "grade it 2. By how much does nDCG@5 of the swapped ordering fall?",
         answer=d11_removed_swapped,
         decimals=4,
         min_decimals=3,
         hints=(
-            "Two nDCG@5 values, with and without D11; the answer is how far apart they are. A passage the search "
-            "misses still belongs to the ideal.",
-            "Without D11 the list is D4, D9, D1, D2: compute its DCG@5 and divide by the same ideal DCG@5 as "
-            "before (D11's 3 included); subtract that from the swapped ordering's nDCG@5.",
+            "Two nDCG@5 values, before and after; the answer is how far apart they are. A passage the search "
+            "misses still belongs to the ideal, and a newly judged one joins it.",
+            "After the change the list is D4, D9, D1, D2, D12: compute its DCG@5; the ideal sorts every judged "
+            "grade (D11's 3 and D12's 2 included); divide, and subtract that from the swapped ordering's nDCG@5.",
         ),
         code="""example = load_example("B")
 judgments = example.judgments_for("b1")
 ranked = example.ranking("swapped", "b1")
-left = [doc for doc in ranked if doc != "D11"]
+judged_after = {**judgments, "D12": 2}
+left = [doc for doc in ranked if doc != "D11"] + ["D12"]
 (metrics.ndcg(metrics.grades_in_rank_order(ranked, judgments), k=5, ideal=judgments.values())
- - metrics.ndcg(metrics.grades_in_rank_order(left, judgments), k=5, ideal=judgments.values()))""",
+ - metrics.ndcg(metrics.grades_in_rank_order(left, judged_after), k=5, ideal=judged_after.values()))""",
     )
 )
 
 
+D9_USEFUL = {"D9": 1.0}  # exercise 3: D9 found useful (the control regrades only D11 and D4)
+
+
 def d11_second_swapped() -> Worked:
-    """swapped-d11-second: how much nDCG@5 of the swapped ordering gains when D11 moves up to rank 2."""
+    """swapped-d11-second: how much nDCG@5 of the swapped ordering gains when D11 moves up to rank 2, D9 graded 1.
+
+    The control can make the move with D9 at 0: that gain is the value before part of the change.
+    """
     example = load_example("B")
-    judgments = example.judgments_for("b1")
+    judgments = {**example.judgments_for("b1"), **D9_USEFUL}
     ranked = example.ranking("swapped", "b1")
     judged = list(judgments.values())
     moved = metrics.grades_in_rank_order(move_to(ranked, "D11", 2), judgments)
     before = worked_ndcg(metrics.grades_in_rank_order(ranked, judgments), judged, k=5)
     after = worked_ndcg(moved, judged, k=5)
-    return worked_difference(after, before, after.steps, "the gain of the move")
+    plain = example.judgments_for("b1")
+    read_off = metrics.ndcg(metrics.grades_in_rank_order(move_to(ranked, "D11", 2), plain), 5, ideal=plain.values())
+    part = (("before-the-change",), read_off - metrics.ndcg(metrics.grades_in_rank_order(ranked, plain), 5,
+                                                           ideal=plain.values()))
+    steps = (*before.steps[:2], *after.steps)
+    return with_slips(worked_difference(after, before, steps, "the gain of the move"), part)
 
 
 register(
     Exercise(
         id="swapped-d11-second",
         lesson=LESSON,
-        question="Example B: in the swapped ordering, move D11 from rank 3 up to rank 2 (D9 drops to rank 3). "
-        "How much does nDCG@5 gain by that one move? Give 4 decimals (3 are accepted).",
+        question="Example B: the judges find D9 (rank 2 of the swapped ordering) partly useful and grade it 1 "
+        "(the control regrades only D11 and D4). Then move D11 from rank 3 up to rank 2 (D9 drops to rank 3). "
+        "How much does nDCG@5 gain by that one move?",
         answer=d11_second_swapped,
         decimals=4,
         min_decimals=3,
         hints=(
-            "The ideal does not move: only the list's DCG changes. The answer is the difference of two nDCG@5 "
-            "values, not either of them.",
-            "The grades in rank order become 2, 3, 0, 0, 0; divide each by log2(rank + 1), add, divide by the same "
-            "ideal DCG@5 as before, and subtract the swapped ordering's nDCG@5.",
+            "The move does not change the ideal: only the list's DCG changes. The answer is the difference of two "
+            "nDCG@5 values (D9 graded 1 in both), not either of them.",
+            "The grades in rank order go from 2, 1, 3, 0, 0 to 2, 3, 1, 0, 0; divide each by log2(rank + 1) and "
+            "add, divide both by the ideal DCG@5 of the grades 3, 2, 1, and subtract.",
         ),
         code="""example = load_example("B")
-judgments = example.judgments_for("b1")
+judgments = {**example.judgments_for("b1"), "D9": 1}
 ranked = example.ranking("swapped", "b1")
 moved = [doc for doc in ranked if doc != "D11"]
 moved.insert(1, "D11")
@@ -126,8 +166,7 @@ register(
     Exercise(
         id="explain-ndcg-03",
         lesson=LESSON,
-        question="A list has the gains 1, 2 and the ideal order is 2, 1. What is its nDCG (no cut-off)? "
-        "Give 4 decimals (3 are accepted).",
+        question="A list has the gains 1, 2 and the ideal order is 2, 1. What is its nDCG (no cut-off)?",
         answer=lambda: worked_ndcg([1, 2], [2, 1]),
         decimals=4,
         min_decimals=3,
@@ -152,6 +191,7 @@ def dcg_slips(gains: list) -> tuple:
         (("rank-as-discount",), graded_slips.dcg_rank_discount(gains)),
         (("ranks-from-zero",), graded_slips.dcg_ranks_from_zero(gains)),
         (("exponential-for-linear",), metrics.dcg(gains, gain="exponential")),
+        (("natural-log",), graded_slips.dcg_natural_log(gains)),
     )
 
 

@@ -36,8 +36,10 @@ def sheet_ndcg3() -> Worked:
     """
     grades, judged = query_grades("C", "search", QUERY, changes={"kb21": float(TOP_GRADE)})
     shown_by_the_worksheet = (("before-the-change",), sheet_ndcg(SHEET_CUTOFF))
+    lesson_cutoff = (("other-cutoff",), sheet_ndcg(5, {"kb21": float(TOP_GRADE)}))  # the change, at the lesson's k
     return with_slips(
-        worked_ndcg(grades, judged, k=SHEET_CUTOFF), shown_by_the_worksheet, (("before-the-change",), sheet_ndcg5())
+        worked_ndcg(grades, judged, k=SHEET_CUTOFF), shown_by_the_worksheet, (("before-the-change",), sheet_ndcg5()),
+        lesson_cutoff,
     )
 
 
@@ -48,7 +50,7 @@ register(
         question=f"Example C (the worksheet): the help desk adds a top grade, {TOP_GRADE} ('solves it step by "
         f"step'), and the judges give it to kb21, the article the search missed. The worksheet's yellow cells "
         f"stop at 3, so it cannot show this. What is NDCG@{SHEET_CUTOFF} now (linear gain, the ideal from every "
-        "judged article)? Give 3 decimals.",
+        "judged article)?",
         answer=sheet_ndcg3,
         hints=(
             f"Both sums stop at rank {SHEET_CUTOFF}: the list's and the ideal's. kb21 is not in the list, so only "
@@ -90,8 +92,7 @@ register(
         lesson=LESSON,
         question="Example C: a second judge finds that kb04 (rank 5) does help and grades it 2 instead of 0. "
         "The worksheet shows NDCG@5 before and after you change that yellow cell, not the change itself: by "
-        "how much does NDCG@5 rise (linear gain, the ideal from every judged article)? Give 4 decimals (3 are "
-        "accepted).",
+        "how much does NDCG@5 rise (linear gain, the ideal from every judged article)?",
         answer=kb04_graded_2,
         decimals=4,
         min_decimals=3,
@@ -122,7 +123,7 @@ register(
         id="helpdesk-mean-ndcg5",
         lesson=LESSON,
         question="Example C: the mean NDCG@5 (linear gain, each query's ideal from all its judged articles) over "
-        "the five help-desk queries. Give 3 decimals.",
+        "the five help-desk queries.",
         answer=helpdesk_mean_ndcg5,
         hints=(
             "Normalise each query first, then average: five NDCG values, one mean.",

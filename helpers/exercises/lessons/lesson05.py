@@ -36,11 +36,6 @@ def with_unseen(judgments: dict) -> dict:
     return {**judgments, **{f"unseen-{n}": 1.0 for n in range(1, UNSEEN_USEFUL + 1)}}
 
 
-def gain_gap5(changes: dict | None = None, swapped: bool = False) -> float:
-    """nDCG@5 with linear gain minus nDCG@5 with exponential gain, in one state of the lab."""
-    return lab_ndcg(5, "linear", changes, swapped) - lab_ndcg(5, "exponential", changes, swapped)
-
-
 def r4_useful_recall3() -> Worked:
     """lab-r4-useful-recall3: recall@3 once r4 is graded useful and two unseen useful pages are judged."""
     example = load_example("E")
@@ -58,7 +53,7 @@ register(
         lesson=LESSON,
         question=f"Example E (the lab). {START} Click r4, at rank 3, once so it becomes 'useful' (grade 1); the lab "
         "shows Recall@3. Then the judges find two more useful pages that the search never returned (the lab "
-        "cannot add them). What is Recall@3 now, with grade >= 1 relevant? Give 3 decimals.",
+        "cannot add them). What is Recall@3 now, with grade >= 1 relevant?",
         answer=r4_useful_recall3,
         hints=(
             "The two new pages are not in the list, so the top 3 finds what it found; only R, the number of "
@@ -91,7 +86,7 @@ register(
         question=f"Example E. {START} Swap the first two results, so the page that answers the question (r1) "
         "comes first; the lab shows nDCG@3 with exponential gain. Now suppose the judges call r1 'perfect', "
         "grade 3, which the lab does not offer (its gain is 2^3 - 1 = 7). What is nDCG@3 then (exponential "
-        "gain, ideal from all six grades)? Give 4 decimals (3 are accepted).",
+        "gain, ideal from all six grades)?",
         answer=swap_top_two_ndcg3,
         decimals=4,
         min_decimals=3,
@@ -109,34 +104,59 @@ metrics.ndcg(grades, k=3, ideal=judgments.values(), gain="exponential")""",
 )
 
 
+UNSEEN_ANSWER = 2  # exercise 3: one more page that answers the question (grade 2), never returned
+
+
+def gain_gap(k: int, changes: dict | None = None, swapped: bool = False, unseen: tuple[float, ...] = ()) -> float:
+    """nDCG@k with linear gain minus nDCG@k with exponential gain, the ideal from the lab's grades and ``unseen``."""
+    grades, judged = lab_grades(changes, swapped)
+    ideal = [*judged, *unseen]
+    return metrics.ndcg(grades, k, ideal=ideal) - metrics.ndcg(grades, k, ideal=ideal, gain="exponential")
+
+
 def ndcg5_linear() -> Worked:
-    """lab-ndcg5-linear: how much nDCG@5 of the lab's list gains when the gain turns linear."""
+    """lab-ndcg5-linear: how much nDCG@5 of the lab's list gains when the gain turns linear, once a page that
+    answers the question (grade 2), never returned, joins the judgments (the lab cannot add it).
+
+    The lab's two readings subtracted leave that page out: the value before the change.
+    """
     grades, judged = lab_grades()
+    judged = [*judged, float(UNSEEN_ANSWER)]
     linear, exponential = worked_ndcg(grades, judged, k=5), worked_ndcg(grades, judged, k=5, gain="exponential")
-    steps = (*linear.steps, *exponential.steps[-2:])
-    k_left_at_3 = (("before-the-change",), lab_ndcg(3, "linear") - lab_ndcg(3, "exponential"))
-    earlier = [(("lab-earlier-state",), gain_gap5(changes, swapped)) for changes, swapped in
+    steps = (
+        linear.steps[0],
+        *(f"linear gain: {step}" for step in linear.steps[1:]),
+        *(f"exponential gain: {step}" for step in exponential.steps[1:]),
+    )
+    unseen = (float(UNSEEN_ANSWER),)
+    read_off = (("before-the-change",), gain_gap(5))
+    k_left_at_3 = (("before-the-change",), gain_gap(3, unseen=unseen))
+    earlier = [(("lab-earlier-state",), gain_gap(5, changes, swapped, unseen)) for changes, swapped in
                [(R4_USEFUL, False), ({}, True), (R4_USEFUL, True), (R1_PERFECT, True)]]
-    return with_slips(worked_difference(linear, exponential, steps, "linear minus exponential"), k_left_at_3, *earlier)
+    gap = worked_difference(linear, exponential, steps, "linear minus exponential")
+    return with_slips(gap, read_off, k_left_at_3, *earlier)
 
 
 register(
     Exercise(
         id="lab-ndcg5-linear",
         lesson=LESSON,
-        question=f"Example E. {START} Move K to 5 and read nDCG@5 with exponential gain; then flip the gain to "
-        "linear and read it again (ideal from all six grades both times). By how much does nDCG@5 with linear "
-        "gain exceed nDCG@5 with exponential gain? Give 4 decimals (3 are accepted); negative if it is lower.",
+        question=f"Example E. {START} The judges find one more page that answers the question (grade "
+        f"{UNSEEN_ANSWER}), which the search never returned; the lab cannot add it. Move K to 5: by how much does "
+        "nDCG@5 with linear gain exceed nDCG@5 with exponential gain now (the ideal from all seven grades, the "
+        "new page's included; negative if it is lower)?",
         answer=ndcg5_linear,
         decimals=4,
         min_decimals=3,
         hints=(
-            "Two readings of the same list, one per gain; the answer is their difference, not either of them.",
-            "Linear gain is the grade itself, exponential gain 2^grade - 1; compute nDCG@5 both ways (or read "
-            "them off the lab) and subtract the exponential one from the linear one.",
+            "The new page is not in the list, so the list's DCG@5 stays as the lab shows it for either gain; only "
+            "the ideal changes. The answer is a difference of two nDCG@5 values, not either of them.",
+            "For each gain: the lab's DCG@5 over the ideal DCG@5 of the seven grades sorted high to low "
+            f"(the new {UNSEEN_ANSWER} among them); linear gain is the grade, exponential 2^grade - 1; subtract the "
+            "exponential nDCG@5 from the linear one.",
         ),
         code="""example = load_example("E")
-judgments = example.judgments_for("e1")
+judgments = {**example.judgments_for("e1"), "unseen": 2}
 grades = metrics.grades_in_rank_order(example.ranking("lab", "e1"), judgments)
 (metrics.ndcg(grades, k=5, ideal=judgments.values(), gain="linear")
  - metrics.ndcg(grades, k=5, ideal=judgments.values(), gain="exponential"))""",

@@ -7,6 +7,7 @@ from helpers.exercises.lessons._shared import load_example, query_grades
 from helpers.exercises.registry import Exercise, register
 from helpers.exercises.worked import (
     Worked,
+    with_slips,
     worked_average_precision,
     worked_dcg,
     worked_mean_average_precision,
@@ -28,7 +29,7 @@ register(
         id="c-ap3",
         lesson=LESSON,
         question="Example C, reset-password: AP@3 with grade >= 1 relevant, divided by R (every relevant "
-        "article of the query). Give 4 decimals (3 are accepted).",
+        "article of the query).",
         answer=lambda: reset_ap(3, "R"),
         decimals=4,
         min_decimals=3,
@@ -47,8 +48,7 @@ register(
     Exercise(
         id="c-ap3-min-k-r",
         lesson=LESSON,
-        question="Example C, reset-password: the same AP@3, but divided by min(k, R) (the other convention). "
-        "Give 4 decimals (3 are accepted).",
+        question="Example C, reset-password: the same AP@3, but divided by min(k, R) (the other convention).",
         answer=lambda: reset_ap(3, "min_k_R"),
         decimals=4,
         min_decimals=3,
@@ -63,19 +63,22 @@ metrics.average_precision(example.ranking("search", "reset-password"),
 )
 
 
+LESSON_CUTOFF = 5  # the k of the lesson's tables (MAP@5, CG@5, ...)
+
+
 def helpdesk_map3() -> Worked:
-    """helpdesk-map3: MAP@3 over the five help-desk queries."""
+    """helpdesk-map3: MAP@3 over the five help-desk queries (the lesson prints MAP@5: another cut-off)."""
     example = load_example("C")
     queries = [(example.ranking("search", q), example.relevant_for(q)) for q in example.query_ids]
-    return worked_mean_average_precision(queries, k=3)
+    printed = worked_mean_average_precision(queries, k=LESSON_CUTOFF).value
+    return with_slips(worked_mean_average_precision(queries, k=3), (("other-cutoff",), printed))
 
 
 register(
     Exercise(
         id="helpdesk-map3",
         lesson=LESSON,
-        question="Example C: MAP@3 over the five help-desk queries (AP@3 of each, divided by R, then the mean). "
-        "Give 4 decimals (3 are accepted).",
+        question="Example C: MAP@3 over the five help-desk queries (AP@3 of each, divided by R, then the mean).",
         answer=helpdesk_map3,
         decimals=4,
         min_decimals=3,
@@ -101,8 +104,7 @@ register(
     Exercise(
         id="reset-dcg6-exp",
         lesson=LESSON,
-        question="Example C, reset-password: DCG@6, the whole returned list, with exponential gain (2^grade - 1). "
-        "Give 3 decimals.",
+        question="Example C, reset-password: DCG@6, the whole returned list, with exponential gain (2^grade - 1).",
         answer=reset_dcg6_exponential,
         hints=(
             "Turn the grades into gains first; the discount does not change. Rank 6 counts now.",
@@ -116,26 +118,48 @@ metrics.dcg(grades, k=6, gain="exponential")""",
 )
 
 
+KB21_AT = 2  # exercise 5: kb21, the missed grade-3 article, put in place of the article at rank 2
+
+
+def reset_with_kb21() -> list[float]:
+    """reset-password's grades in rank order once kb21 takes the place of the article at rank 2."""
+    example = load_example("C")
+    judgments = example.judgments_for(QUERY)
+    ranked = example.ranking("search", QUERY)
+    ranked = [*ranked[: KB21_AT - 1], "kb21", *ranked[KB21_AT:]]
+    return metrics.grades_in_rank_order(ranked, judgments)
+
+
 def reset_cg5_minus_dcg5() -> Worked:
-    """reset-cg-minus-dcg5: how much the discount takes away from reset-password's top 5."""
-    grades, _ = query_grades("C", "search", QUERY)
+    """reset-cg-minus-dcg5: how much the discount takes from reset-password's top 5 once kb21 is at rank 2.
+
+    The lesson prints CG@5 and DCG@5 of the list as it is: their gap is the value before the change.
+    """
+    grades = reset_with_kb21()
     cg, dcg = metrics.cumulative_gain(grades, 5), metrics.dcg(grades, 5)
     steps = (
+        f"grades in rank order with kb21 at rank {KB21_AT}: {', '.join(f'{g:g}' for g in grades)}",
         f"CG@5 adds the grades of the top 5: {cg:g}",
         f"DCG@5 divides each by log2(rank + 1) first: {dcg:.4f}",
         f"CG@5 - DCG@5 = {cg:g} - {dcg:.4f} = {cg - dcg:.4f}",
     )
+    old, _ = query_grades("C", "search", QUERY)
     slips = (
         (("no-discount",), 0.0),
         (("log2-rank-first-undiscounted",), cg - graded_slips.dcg_log2_rank_first_undiscounted(grades, 5)),
         (("rank-as-discount",), cg - graded_slips.dcg_rank_discount(grades, 5)),
+        (("natural-log",), cg - graded_slips.dcg_natural_log(grades, 5)),
         (
             ("exponential-for-linear",),
             metrics.cumulative_gain([2**g - 1 for g in grades], 5) - metrics.dcg(grades, 5, "exponential"),
         ),
         (("cutoff-off-by-one",), metrics.cumulative_gain(grades, 6) - metrics.dcg(grades, 6)),
+        (("cutoff-off-by-one",), metrics.cumulative_gain(grades, 4) - metrics.dcg(grades, 4)),
         (("one-side-of-a-gap",), cg),
         (("one-side-of-a-gap",), dcg),
+        (("a-minus-b",), dcg - cg),
+        (("before-the-change",), metrics.cumulative_gain(old, 5) - metrics.dcg(old, 5)),
+        *((("rounded-early",), cg - round(dcg, places)) for places in (2, 3)),
     )
     return Worked(cg - dcg, steps, slips, "cg-minus-dcg", dict(grades=grades, k=5))
 
@@ -144,17 +168,20 @@ register(
     Exercise(
         id="reset-cg-minus-dcg5",
         lesson=LESSON,
-        question="Example C, reset-password: by how much does CG@5 exceed DCG@5 (linear gain)? That gap is what "
-        "the discount takes away from results below rank 1. Give 3 decimals.",
+        question="Example C, reset-password: put kb21, the grade-3 article the search missed, in place of the "
+        f"article at rank {KB21_AT} (the others keep their ranks). By how much does CG@5 exceed DCG@5 then "
+        "(linear gain)? That gap is what the discount takes away from results below rank 1.",
         answer=reset_cg5_minus_dcg5,
         hints=(
-            "CG and DCG add the same grades; only DCG divides them first.",
-            "CG@5 is the plain sum of the top-5 grades; DCG@5 divides each by log2(rank + 1) before adding; "
-            "subtract the second from the first.",
+            "CG and DCG add the same grades; only DCG divides them first. The new article changes both sums.",
+            f"Put kb21's grade 3 at rank {KB21_AT}; CG@5 is the plain sum of the top-5 grades; DCG@5 divides each by "
+            "log2(rank + 1) before adding; subtract the second from the first.",
         ),
         code="""example = load_example("C")
 judgments = example.judgments_for("reset-password")
-grades = metrics.grades_in_rank_order(example.ranking("search", "reset-password"), judgments)
+ranked = example.ranking("search", "reset-password")
+ranked[1] = "kb21"
+grades = metrics.grades_in_rank_order(ranked, judgments)
 metrics.cumulative_gain(grades, k=5) - metrics.dcg(grades, k=5)""",
     )
 )

@@ -16,7 +16,7 @@ register(
         lesson=LESSON,
         question="A new query: the search returns documents graded 0, 3, 1 (in rank order); the judges graded "
         "four documents 3, 2, 1, 0, and the grade-2 one was never returned. nDCG@3, linear gain, the "
-        "ideal from every judged document? Give 4 decimals (3 are accepted).",
+        "ideal from every judged document?",
         answer=lambda: worked_ndcg(FRESH_RETURNED, FRESH_JUDGED, k=3),
         decimals=4,
         min_decimals=3,
@@ -36,7 +36,7 @@ register(
         lesson=LESSON,
         question="Four questions: the first relevant result is at rank 2 for one, missing for another, at rank "
         "4 for the third; the fourth question has no relevant document at all. What is the MRR over the "
-        "questions that can be answered? Give 3 decimals.",
+        "questions that can be answered?",
         answer=lambda: worked_mrr(FRESH_FIRST_RANKS, unanswerable=1),
         hints=(
             "A miss and an unanswerable question are different things: one stays in the mean, one does not.",
@@ -52,7 +52,7 @@ register(
     Exercise(
         id="fresh-dcg4",
         lesson=LESSON,
-        question="DCG@4 of a list with grades 3, 0, 2, 1 in rank order, linear gain. Give 3 decimals.",
+        question="DCG@4 of a list with grades 3, 0, 2, 1 in rank order, linear gain.",
         answer=lambda: worked_dcg(FRESH_GRADES, k=4),
         hints=(
             "The top result keeps its whole gain: what must the discount at rank 1 be?",

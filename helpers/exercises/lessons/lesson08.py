@@ -39,7 +39,7 @@ register(
         id="torchmetrics-ap5",
         lesson=LESSON,
         question="torchmetrics' retrieval average precision divides by the relevant results it finds in the "
-        "top k, not by R. What does it give for example C's reset-password at k = 5? Give 3 decimals.",
+        "top k, not by R. What does it give for example C's reset-password at k = 5?",
         answer=torchmetrics_ap5,
         hints=(
             "The precisions added up are the same as trec_eval's; only the number you divide by changes.",
@@ -85,7 +85,7 @@ register(
         id="tie-rr-trec",
         lesson=LESSON,
         question="A run gives the five documents d1, d2, d3, d4, d5 of a query the same score 0.5; only d2 is "
-        "relevant. What reciprocal rank does trec_eval (and pytrec_eval) report? Give 3 decimals.",
+        "relevant. What reciprocal rank does trec_eval (and pytrec_eval) report?",
         answer=lambda: tied_rr("id_descending"),
         hints=(
             "trec_eval ignores the rank column and sorts by score; something else has to order equal scores.",
@@ -106,7 +106,7 @@ register(
         id="tie-rr-ir-measures",
         lesson=LESSON,
         question="The same tied run through ir_measures' RR@5 (its msmarco provider). What reciprocal rank does "
-        "it give? Give 3 decimals.",
+        "it give?",
         answer=lambda: tied_rr("id_ascending"),
         hints=(
             "This provider breaks ties its own way, the opposite of trec_eval's.",
@@ -133,7 +133,7 @@ register(
         id="sklearn-d11-removed",
         lesson=LESSON,
         question="Example B: remove D11 from the swapped ordering and pass only what is left to scikit-learn's "
-        "ndcg_score (k = 5). What does it report? Give 3 decimals.",
+        "ndcg_score (k = 5). What does it report?",
         answer=sklearn_without_d11,
         hints=(
             "scikit-learn builds the ideal only from the items you pass it.",

@@ -27,7 +27,7 @@ register(
         id="golden-new-map",
         lesson=LESSON,
         question="Example A (the five golden questions): evaluate NEW with the measure 'AP'. What is the mean "
-        "over the five questions (MAP)? Give 3 decimals.",
+        "over the five questions (MAP)?",
         answer=golden_new_map,
         hints=(
             "One question has two relevant passages; the others have one.",
@@ -52,7 +52,7 @@ register(
         id="paired-mean-difference",
         lesson=LESSON,
         question=f"Five questions, two systems: {SCORES_TEXT} (nDCG@10, question by question). What is the mean "
-        "per-question difference B - A? Give 3 decimals.",
+        "per-question difference B - A?",
         answer=lambda: worked_mean_difference(SCORES_A, SCORES_B),
         hints=(
             "Pair the scores question by question before you average.",
@@ -70,7 +70,7 @@ register(
         lesson=LESSON,
         question=f"The same five questions ({SCORES_TEXT}). List every way to flip the signs of the five "
         "differences B - A: what share of those sign patterns gives a mean at least as far from 0 as the "
-        "observed one (the exact two-sided p-value of the randomization test)? Give 3 decimals.",
+        "observed one (the exact two-sided p-value of the randomization test)?",
         answer=lambda: worked_sign_flip_p(SCORES_A, SCORES_B),
         hints=(
             "Flipping the sign of a difference of 0 changes nothing: only the non-zero differences matter.",
@@ -91,7 +91,7 @@ register(
         id="paired-cohens-d",
         lesson=LESSON,
         question=f"The same five questions ({SCORES_TEXT}). Cohen's d of the paired differences B - A: their "
-        "mean divided by their sample standard deviation (n - 1). Give 3 decimals.",
+        "mean divided by their sample standard deviation (n - 1).",
         answer=lambda: worked_cohens_d(SCORES_A, SCORES_B),
         hints=(
             "d compares the mean difference with how much the differences vary from question to question.",

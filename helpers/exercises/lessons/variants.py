@@ -1,19 +1,24 @@
 """Variants of the lessons' exercises: the same question on new numbers (``practice``, lessons 01-07).
 
 Each generator draws new data from the seeded ``rng`` it is given and builds
-its answer with a ``worked_*`` helper, so the steps and the slips come with it.
+its answer with a ``worked_*`` helper, so the steps and the slips come with it;
+its question and hints are written from the same numbers (the ids, the k, the
+grades of that variant, never the lesson's). The question's precision sentence
+is added by :func:`helpers.exercises.fresh.draw`, from the exercise's decimals.
+
 A draw is kept only when it is well made (:func:`well_made`): the answer is
-defined, and every slip that changes the number by a unit of the exercise's
-precision or more gives another number at that precision (so it is never
-judged right, and always named). A slip that leaves the number as it is here
-(no miss to drop, say) does not apply to that draw.
+defined and neither 0 nor 1 (something to compute); every slip the skill is
+about (``must_change``) changes the answer; and no slip that changes the number
+gives the right answer at a precision the exercise accepts (it would be judged
+right and never named). A slip that leaves the number exactly as it is here (no
+miss to drop, say) does not apply to that draw.
 """
 
 from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
 import pandas as pd
@@ -23,6 +28,7 @@ from helpers.exercises.answers import correctly_rounded
 from helpers.exercises.fresh import Variant, variant_of
 from helpers.exercises.registry import REGISTRY, Exercise
 from helpers.exercises.worked import (
+    Slip,
     with_slips,
     worked_average_precision,
     worked_dcg,
@@ -31,29 +37,82 @@ from helpers.exercises.worked import (
     worked_ndcg,
 )
 from helpers.slips import graded as graded_slips
+from helpers.tables import short_number
 
-TRIES = 200
+TRIES = 400
+APPLIES = 1e-9  # a slip whose value is this close to the answer does not apply to the draw
+CLOSE_BY_NATURE = {"rounded-early"}  # slips that are a rounding of the answer: near it by design
+TRIVIAL = (0.0, 1.0)  # an answer with nothing to compute (no hit at all, a list already in its ideal order)
 
 
-def well_made(exercise_id: str, rng: random.Random, make: Callable[[random.Random], Variant]) -> Variant:
-    """Draw until the variant's answer is defined and differs from every slip at the exercise's precision."""
+def well_made(
+    exercise_id: str, rng: random.Random, make: Callable[[random.Random], Variant], must_change: Sequence[str] = ()
+) -> Variant:
+    """Draw until the variant is well made (module docstring); ``must_change``: slip codes the skill is about."""
     found = REGISTRY[exercise_id]
     assert isinstance(found, Exercise)
-    decimals = found.decimals
     for _ in range(TRIES):
         variant = make(rng)
-        if math.isfinite(variant.worked.value) and not collisions(variant.worked.value, variant.worked.slips, decimals):
+        if not degenerate(variant, found.decimals, found.min_decimals, must_change):
             return variant
     raise RuntimeError(f"no well-made variant of {exercise_id} in {TRIES} draws")
 
 
-def collisions(value: float, slips, decimals: int) -> list:
-    """The slips that change the number by a unit of the precision or more, yet round to the right answer."""
-    right, unit = correctly_rounded(value, decimals), 10.0**-decimals
-    return [
-        codes for codes, v in slips
-        if math.isfinite(v) and abs(v - value) >= unit and correctly_rounded(v, decimals) & right
+def degenerate(variant: Variant, decimals: int, min_decimals: int | None, must_change: Sequence[str] = ()) -> list:
+    """Why a variant is not well made ([] when it is): an undefined or trivial answer, a slip the skill is about
+    that does not change it, or a slip that changes it yet gives it at an accepted precision."""
+    value = variant.worked.value
+    if not math.isfinite(value):
+        return ["undefined answer"]
+    if any(abs(value - trivial) <= APPLIES for trivial in TRIVIAL):
+        return [f"nothing to compute: the answer is {short_number(value)}"]
+    fewest = decimals if min_decimals is None else min_decimals
+    unchanged = [
+        code for code in must_change
+        if not any(code in codes for codes, _ in variant.worked.slips)
+        or any(code in codes and not changes(v, value, fewest) for codes, v in variant.worked.slips)
     ]
+    return [f"{code} does not change the answer" for code in unchanged] + collisions(
+        value, variant.worked.slips, decimals, fewest
+    )
+
+
+def changes(slip_value: float, value: float, fewest: int) -> bool:
+    """True when a slip's value is another answer at the fewest decimals accepted."""
+    if not math.isfinite(slip_value):
+        return True
+    return not correctly_rounded(slip_value, fewest) & correctly_rounded(value, fewest)
+
+
+def collisions(value: float, slips: Iterable[Slip], decimals: int, min_decimals: int | None = None) -> list:
+    """The slips that change the number, yet give the right answer at a precision the exercise accepts."""
+    fewest = decimals if min_decimals is None else min_decimals
+    found = []
+    for codes, v in slips:
+        if not math.isfinite(v) or CLOSE_BY_NATURE & set(codes) or abs(v - value) <= APPLIES:
+            continue
+        places = range(fewest, decimals + 1)
+        if any(correctly_rounded(v, precision) & correctly_rounded(value, precision) for precision in places):
+            found.append(codes)
+    return found
+
+
+# --- words from the variant's own numbers ------------------------------------------------------------
+
+
+def listed(values: Iterable[object]) -> str:
+    """1, 2 and 3 (numbers as a learner writes them: 2, not 2.0)."""
+    words = [short_number(v, 4) if isinstance(v, float) else str(v) for v in values]
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
+
+
+def counted(count: int, singular: str, plural: str | None = None) -> str:
+    """'1 question', '2 questions'."""
+    return f"{count} {singular if count == 1 else (plural or singular + 's')}"
+
+
+def high_to_low(grades: Iterable[float]) -> list[int]:
+    return sorted((int(grade) for grade in grades), reverse=True)
 
 
 def ranks_table(ranks: list[int]) -> pd.DataFrame:
@@ -79,10 +138,11 @@ def graded(rng: random.Random, length: int, top: int) -> list[int]:
 @variant_of("new-mrr-d8-first")
 def mrr_at_k_after_a_move(rng: random.Random) -> Variant:
     def make(rng: random.Random) -> Variant:
-        ranks = [rng.choice([0, 1, 1, 2, 2, 3, 4, 5, 6]) for _ in range(rng.randint(4, 7))]
+        ranks = [rng.choice([0, 1, 1, 2, 2, 3, 4, 5, 6, 7]) for _ in range(rng.randint(4, 7))]
         moved = rng.randrange(len(ranks))
-        ranks[moved] = rng.randint(2, 6)  # a first hit below the top that the change brings to rank 1
-        after, k = [1 if i == moved else rank for i, rank in enumerate(ranks)], rng.randint(2, 4)
+        ranks[moved] = rng.randint(2, 7)  # a first hit below the top that the change brings to rank 1
+        after, k = [1 if i == moved else rank for i, rank in enumerate(ranks)], rng.randint(2, 5)
+        n, name = len(ranks), f"q{moved + 1}"
         worked = with_slips(
             worked_mrr(after, k=k),
             (("before-the-change",), metrics.mean_reciprocal_rank(after)),  # what the control shows after the move
@@ -90,26 +150,43 @@ def mrr_at_k_after_a_move(rng: random.Random) -> Variant:
             (("before-the-change", "ignored-cutoff"), metrics.mean_reciprocal_rank(ranks)),
         )
         question = (
-            f"{len(ranks)} questions; the table gives each one's first relevant rank (none: no relevant passage "
-            f"in the list). The search is changed so that q{moved + 1}'s relevant passage comes first (rank 1); "
+            f"{n} questions; the table gives each one's first relevant rank (none: no relevant passage "
+            f"in the list). The search is changed so that {name}'s relevant passage comes first (rank 1); "
             f"the other questions keep their ranks. Only the top {k} passages are shown to a reader: what is "
-            f"MRR@{k} over the {len(ranks)} questions now? Give 3 decimals."
+            f"MRR@{k} over the {n} questions now?"
         )
-        return Variant(question, ranks_table(ranks), worked)
+        hints = (
+            f"Two things happen: {name}'s first relevant rank becomes 1, and every first hit below rank {k} now "
+            "scores 0.",
+            f"Take the {n} first relevant ranks with {name}'s set to 1; a rank r from 1 to {k} scores 1/r, a rank "
+            f"above {k} or none scores 0. Add the {n} and divide by {n}.",
+        )
+        return Variant(question, ranks_table(ranks), worked, hints)
 
-    return well_made("new-mrr-d8-first", rng, make)
+    return well_made("new-mrr-d8-first", rng, make, must_change=("ignored-cutoff", "before-the-change"))
 
 
 @variant_of("explain-rr-mean")
 def mrr_of_three(rng: random.Random) -> Variant:
     def make(rng: random.Random) -> Variant:
         ranks = [rng.randint(1, 9) for _ in range(3)]
+        hints = (
+            "MRR is a mean of reciprocal ranks, not of ranks.",
+            f"Take 1/rank for each question ({listed(f'1/{rank}' for rank in ranks)}), add the three, divide by 3.",
+        )
         return Variant("Three questions have their first relevant passage at the ranks in the table. What is "
-                       "their MRR? Give 4 decimals (3 are accepted).", ranks_table(ranks), worked_mrr(ranks))
-    return well_made("explain-rr-mean", rng, make)
+                       "their MRR?", ranks_table(ranks), worked_mrr(ranks), hints)
+    return well_made("explain-rr-mean", rng, make, must_change=("one-over-mean-rank",))
 
 
 # --- lesson 02 ---------------------------------------------------------------------------
+
+
+def never_returned(grades: list[int]) -> str:
+    """'one judged document never returned has grade 2' / 'the judged documents never returned have grades 1 and 3'."""
+    if len(grades) == 1:
+        return f"one judged document never returned has grade {grades[0]}"
+    return f"the judged documents never returned have grades {listed(grades)}"
 
 
 @variant_of("d4-grade-1-swapped")
@@ -119,24 +196,39 @@ def ndcg5_change_after_a_regrade(rng: random.Random) -> Variant:
         missed = [rng.randint(0, 3) for _ in range(rng.randint(1, 3))]
         rank = rng.randint(1, 5)
         old = grades[rank - 1]
-        grades[rank - 1] = rng.choice([g for g in range(4) if g != old])
+        new = rng.choice([g for g in range(4) if g != old])
+        grades[rank - 1] = new
         old_grades = [*grades[: rank - 1], old, *grades[rank:]]
         after, before = worked_ndcg(grades, grades + missed, k=5), worked_ndcg(old_grades, old_grades + missed, k=5)
-        return Variant(f"The judges change the grade at rank {rank} from {old} to {grades[rank - 1]} (the table "
-                       f"shows the new grades); the judged documents never returned have grades "
-                       f"{', '.join(map(str, missed))}. By how much does nDCG@5 fall (linear gain, the ideal from "
-                       "every judged document; negative if it rises)? Give 4 decimals (3 are accepted).",
-                       grades_table(grades), worked_difference(before, after, after.steps, "nDCG@5 fall"))
-    return well_made("d4-grade-1-swapped", rng, make)
+        stale = (("stale-ideal",), before.value - graded_slips.ndcg_stale_ideal(grades, old_grades + missed, k=5))
+        worked = with_slips(worked_difference(before, after, after.steps, "nDCG@5 fall"), stale)
+        question = (f"The judges change the grade at rank {rank} from {old} to {new} (the table shows the new "
+                    f"grades); {never_returned(missed)}. By how much does nDCG@5 fall (linear gain, the ideal from "
+                    "every judged document; negative if it rises)?")
+        hints = (
+            f"Two things change, not one: the list's DCG (rank {rank} is in it) and the ideal (every judged grade, "
+            f"the new {new} included). The answer is the difference of two nDCG@5 values, not either of them.",
+            f"nDCG@5 before: the list with {old} at rank {rank}, over the ideal DCG@5 of "
+            f"{listed(high_to_low(old_grades + missed))}; after: the table's list over the ideal DCG@5 of "
+            f"{listed(high_to_low(grades + missed))}; subtract the second from the first.",
+        )
+        return Variant(question, grades_table(grades), worked, hints)
+    return well_made("d4-grade-1-swapped", rng, make, must_change=("stale-ideal",))
 
 
 @variant_of("explain-ndcg-03")
 def ndcg_of_a_short_list(rng: random.Random) -> Variant:
     def make(rng: random.Random) -> Variant:
         gains = graded(rng, rng.randint(3, 5), 3)
+        terms = " + ".join(f"{gain}/log2({rank + 1})" for rank, gain in enumerate(gains, start=1))
+        hints = (
+            "The list and its ideal hold the same gains; only their order differs.",
+            f"DCG = {terms}; the ideal order is {listed(high_to_low(gains))}: its DCG the same way; "
+            "nDCG = DCG / IDCG.",
+        )
         return Variant("A list has the gains in the table, in rank order; its ideal sorts the same gains high to "
-                       "low. What is its nDCG (no cut-off)? Give 4 decimals (3 are accepted).",
-                       grades_table(gains).rename(columns={"grade": "gain"}), worked_ndcg(gains))
+                       "low. What is its nDCG (no cut-off)?",
+                       grades_table(gains).rename(columns={"grade": "gain"}), worked_ndcg(gains), hints)
     return well_made("explain-ndcg-03", rng, make)
 
 
@@ -153,7 +245,7 @@ def worksheet_question(k: int, missed: list[int]) -> str:
     return (
         f"A worksheet: the relevance of each rank is in the table (grades 0-{SHEET_TOP}). The judges give an "
         f"article the search never returned a grade of {missed[0]}, above what the worksheet's cells take"
-        f"{others}. What is NDCG@{k} (linear gain, the ideal from every judged article)? Give 3 decimals."
+        f"{others}. What is NDCG@{k} (linear gain, the ideal from every judged article)?"
     )
 
 
@@ -166,11 +258,18 @@ def sheet_ndcg_at_k(rng: random.Random) -> Variant:
         worked = with_slips(
             worked_ndcg(grades, grades + missed, k=k),
             (("before-the-change",), metrics.ndcg(grades, k, ideal=grades + capped)),
-            (("before-the-change",), metrics.ndcg(grades, 5, ideal=grades + capped)),
         )
-        return Variant(worksheet_question(k, missed), grades_table(grades), worked)
+        best = high_to_low(grades + missed)[:k]
+        hints = (
+            f"Both sums stop at rank {k}: the list's and the ideal's. "
+            + ("The article never returned is not in the list, so only the ideal feels its grade." if len(missed) == 1
+               else "The articles never returned are not in the list, so only the ideal feels their grades."),
+            f"DCG@{k} adds grade / log2(rank + 1) over ranks 1-{k} of the table; IDCG@{k} does the same for the "
+            f"{k} highest of every judged grade ({listed(best)}); divide.",
+        )
+        return Variant(worksheet_question(k, missed), grades_table(grades), worked, hints)
 
-    return well_made("sheet-ndcg3", rng, make)
+    return well_made("sheet-ndcg3", rng, make, must_change=("retrieved-only-ideal", "before-the-change"))
 
 
 @variant_of("kb04-graded-2")
@@ -178,23 +277,29 @@ def sheet_after_a_regrade(rng: random.Random) -> Variant:
     def make(rng: random.Random) -> Variant:
         grades, missed = graded(rng, 6, SHEET_TOP), [rng.randint(1, SHEET_TOP)]
         rank = rng.choice([i for i, g in enumerate(grades[:5], start=1) if g < SHEET_TOP] or [5])
+        old, new_grade = grades[rank - 1], rng.choice([g for g in range(SHEET_TOP + 1) if g != grades[rank - 1]])
         new = grades.copy()
-        new[rank - 1] = rng.choice([g for g in range(SHEET_TOP + 1) if g != grades[rank - 1]])
+        new[rank - 1] = new_grade
         before, after = worked_ndcg(grades, grades + missed, k=5), worked_ndcg(new, new + missed, k=5)
         worked = with_slips(
             worked_difference(after, before, after.steps, "NDCG@5 rise"),
             (("stale-ideal",), graded_slips.ndcg_stale_ideal(new, grades + missed, k=5) - before.value),
-            (("rounded-early",), round(after.value, 3) - round(before.value, 3)),  # two 3-decimal readings
         )
         question = (
             f"A worksheet (table: the relevance of each rank; a judged article never returned has grade "
-            f"{missed[0]}). A second judge changes rank {rank}'s grade from {grades[rank - 1]} to "
-            f"{new[rank - 1]}: by how much does NDCG@5 rise (linear gain, the ideal from every judged article; "
-            "negative if it falls)? Give 4 decimals (3 are accepted)."
+            f"{missed[0]}). A second judge changes rank {rank}'s grade from {old} to {new_grade}: by how much does "
+            "NDCG@5 rise (linear gain, the ideal from every judged article; negative if it falls)?"
         )
-        return Variant(question, grades_table(grades), worked)
+        hints = (
+            f"A judgment feeds both the list and the ideal: rank {rank}'s new grade moves DCG@5 and IDCG@5 "
+            "together. The answer is the difference of two NDCG@5 values, not either of them.",
+            f"Rank {rank} now adds {new_grade}/log2({rank + 1}) instead of {old}/log2({rank + 1}) to DCG@5; the "
+            f"ideal DCG@5 sorts {listed(high_to_low(new + missed))} (the {missed[0]} never returned included); "
+            "divide, and subtract NDCG@5 from before the change.",
+        )
+        return Variant(question, grades_table(grades), worked, hints)
 
-    return well_made("kb04-graded-2", rng, make)
+    return well_made("kb04-graded-2", rng, make, must_change=("stale-ideal",))
 
 
 # --- lesson 04 ---------------------------------------------------------------------------
@@ -204,20 +309,34 @@ def sheet_after_a_regrade(rng: random.Random) -> Variant:
 def mrr_at_k(rng: random.Random) -> Variant:
     def make(rng: random.Random) -> Variant:
         ranks, k = [rng.randint(0, 6) for _ in range(rng.randint(4, 6))], rng.randint(2, 4)
-        return Variant(f"An advisor answers the questions in the table (first relevant chunk's rank; none: not "
-                       f"found). What is its MRR@{k}? Give 3 decimals.", ranks_table(ranks), worked_mrr(ranks, k=k))
-    return well_made("advisor-mrr2", rng, make)
+        n = len(ranks)
+        question = (f"An advisor keeps only its top {k} chunks. The table gives the rank of each question's first "
+                    f"relevant chunk in its full list (none: not found). What is its MRR@{k}?")
+        hints = (
+            f"With {k} chunks kept, a relevant chunk at rank {k + 1} or below is never read.",
+            f"A question whose first relevant chunk is past rank {k} (or not found) scores 0 and stays in the "
+            f"mean; the others score 1/rank. Add the {n} and divide by {n}.",
+        )
+        return Variant(question, ranks_table(ranks), worked_mrr(ranks, k=k), hints)
+    return well_made("advisor-mrr2", rng, make, must_change=("ignored-cutoff",))
 
 
 @variant_of("advisor-fifth-question-mrr4")
 def mrr4_with_unanswerable(rng: random.Random) -> Variant:
     def make(rng: random.Random) -> Variant:
         ranks, unanswerable = [rng.randint(0, 6) for _ in range(rng.randint(3, 5))], rng.randint(1, 2)
-        question = (f"The table gives the first relevant rank of each answerable question; {unanswerable} more "
-                    "question(s) have no relevant chunk at all and stay out of the mean. What is MRR@4? "
-                    "Give 3 decimals.")
-        return Variant(question, ranks_table(ranks), worked_mrr(ranks, k=4, unanswerable=unanswerable))
-    return well_made("advisor-fifth-question-mrr4", rng, make)
+        n = len(ranks)
+        more = "1 more question has" if unanswerable == 1 else f"{unanswerable} more questions have"
+        question = (f"The table gives the first relevant rank of each answerable question; {more} no relevant "
+                    "chunk at all. What is MRR@4 over the questions that can be answered?")
+        hints = (
+            "A question with nothing relevant to find has no rank to score: it stays out of the mean. A miss "
+            "(none) is different: it scores 0 and stays in.",
+            f"Reciprocal ranks within the top 4 for the {counted(n, 'answerable question')} (a rank above 4 or "
+            f"none scores 0); add them and divide by {n}.",
+        )
+        return Variant(question, ranks_table(ranks), worked_mrr(ranks, k=4, unanswerable=unanswerable), hints)
+    return well_made("advisor-fifth-question-mrr4", rng, make, must_change=("kept-unanswerable",))
 
 
 # --- lesson 05 ---------------------------------------------------------------------------
@@ -256,43 +375,58 @@ def ndcg3_after_a_swap_and_a_regrade(rng: random.Random) -> Variant:
             f"Swap the results at ranks {to} and {up}, so the one at rank {up} comes to rank {to}; then the "
             f"judges grade it 'perfect', {PERFECT}, which the lab does not offer (its gain is 2^{PERFECT} - 1 "
             f"= {2**PERFECT - 1}). What is nDCG@3 then (exponential gain, ideal from all six grades, the new "
-            "one included)? Give 4 decimals (3 are accepted)."
+            "one included)?"
         )
-        return Variant(question, grades_table(grades), worked)
+        hints = (
+            f"The new grade changes the list's DCG and the ideal's: the result now at rank {to} is one of the six "
+            "judged results.",
+            f"Gains 2^grade - 1 of the top 3 after the swap and the regrade ({_grades_text(new[:3])}), over the "
+            f"discounts 1, 1.585, 2; the ideal sorts the six new grades ({listed(high_to_low(new))}) and keeps the "
+            "top 3; divide the first DCG@3 by the second.",
+        )
+        return Variant(question, grades_table(grades), worked, hints)
 
-    return well_made("lab-swap-ndcg3", rng, make)
+    return well_made("lab-swap-ndcg3", rng, make, must_change=("stale-ideal", "before-the-change"))
 
 
 @variant_of("lab-ndcg5-linear")
 def ndcg_gain_gap(rng: random.Random) -> Variant:
     def make(rng: random.Random) -> Variant:
-        while True:  # a list whose two gains give two values (grades 0 and 1 alone have the same gains)
-            grades, k = graded(rng, 6, 2), rng.randint(4, 6)
-            linear, exponential = worked_ndcg(grades, grades, k=k), worked_ndcg(grades, grades, k=k, gain="exponential")
-            if round(linear.value - exponential.value, 4):
-                break
+        grades, k, unseen = graded(rng, 6, 2), rng.randint(4, 6), rng.randint(1, 2)
+        judged = [*grades, unseen]
+        linear, exponential = worked_ndcg(grades, judged, k=k), worked_ndcg(grades, judged, k=k, gain="exponential")
         steps = (
             linear.steps[0],
             *(f"linear gain: {step}" for step in linear.steps[1:]),
             *(f"exponential gain: {step}" for step in exponential.steps[1:]),
         )
-        at_open = (
-            worked_ndcg(grades, grades, k=LAB_OPENS_AT).value
-            - worked_ndcg(grades, grades, k=LAB_OPENS_AT, gain="exponential").value
-        )
-        gap = worked_difference(linear, exponential, steps, f"nDCG@{k} gap = linear - exponential")
-        worked = with_slips(gap, (("before-the-change",), at_open))
-        data = grades_table(grades).assign(**{"linear gain": grades, "exponential gain": [2**g - 1 for g in grades]})
-        question = (
-            f"The lab shows six results with the grades in the table (each result's gain both ways under "
-            f"it), K at {LAB_OPENS_AT}. Move K to {k} and read nDCG@{k} with exponential gain; then flip the "
-            f"gain to linear and read it again (ideal from all six grades both times). By how much does "
-            f"nDCG@{k} with linear gain exceed nDCG@{k} with exponential gain (negative if it is lower)? Give 4 "
-            "decimals (3 are accepted)."
-        )
-        return Variant(question, data, worked)
 
-    return well_made("lab-ndcg5-linear", rng, make)
+        def gap(cut: int, ideal: list[int]) -> float:
+            return metrics.ndcg(grades, cut, ideal=ideal) - metrics.ndcg(grades, cut, ideal=ideal, gain="exponential")
+
+        worked = with_slips(
+            worked_difference(linear, exponential, steps, f"nDCG@{k} gap = linear - exponential"),
+            (("before-the-change",), gap(k, grades)),  # the lab's two readings: the new page left out
+            (("before-the-change",), gap(LAB_OPENS_AT, judged)),  # K left where the lab opens
+        )
+        data = grades_table(grades).assign(**{"linear gain": grades, "exponential gain": [2**g - 1 for g in grades]})
+        kind = "is useful" if unseen == 1 else "answers the question"
+        question = (
+            f"The lab's six results have the grades in the table (each one's gain both ways beside it), K at "
+            f"{LAB_OPENS_AT}. One more page that {kind} (grade {unseen}) was never returned; the lab cannot add it. "
+            f"Move K to {k}: by how much does nDCG@{k} with linear gain exceed nDCG@{k} with exponential gain, the "
+            "ideal from all seven grades (negative if it is lower)?"
+        )
+        hints = (
+            f"The new page is not in the list, so the list's DCG@{k} is the same as without it, for either gain; "
+            f"only the ideal changes. The answer is a difference of two nDCG@{k} values, not either of them.",
+            f"For each gain: DCG@{k} of the table's grades over the ideal DCG@{k} of the seven grades sorted high "
+            f"to low ({listed(high_to_low(judged))}); linear gain is the grade, exponential 2^grade - 1; subtract "
+            "the exponential nDCG from the linear one.",
+        )
+        return Variant(question, data, worked, hints)
+
+    return well_made("lab-ndcg5-linear", rng, make, must_change=("before-the-change",))
 
 
 # --- lesson 06 ---------------------------------------------------------------------------
@@ -306,23 +440,38 @@ def ap_at_k(rng: random.Random) -> Variant:
         unreturned, k = rng.randint(0, 2), rng.randint(3, 5)
         ranked = [f"d{i}" for i in range(1, 7)]
         relevant = {doc for doc, flag in zip(ranked, flags, strict=True) if flag}
+        found = len(relevant)
         relevant |= {f"x{i}" for i in range(unreturned)}
         data = pd.DataFrame({"rank": range(1, 7), "document": ranked,
                              "relevant": ["yes" if flag else "no" for flag in flags]})
-        return Variant(f"The table marks which returned documents are relevant; {unreturned} more relevant "
-                       f"document(s) were never returned. What is AP@{k}, divided by R (every relevant document)? "
-                       "Give 4 decimals (3 are accepted).", data, worked_average_precision(ranked, relevant, k=k))
-    return well_made("c-ap3", rng, make)
+        others = ("every relevant document is in the table" if not unreturned
+                  else f"{counted(unreturned, 'more relevant document')} {'was' if unreturned == 1 else 'were'} "
+                  "never returned")
+        question = (f"The table marks which returned documents are relevant; {others}. What is AP@{k}, divided "
+                    "by R (every relevant document)?")
+        hints = (
+            "AP adds a precision only at the ranks where a relevant document sits, and divides by R, found or not.",
+            f"Within the top {k}, take P@i at each relevant rank i (relevant so far / i), add them, and divide by "
+            f"R = {found + unreturned} (the {found} relevant in the table"
+            f"{'' if not unreturned else f' and the {unreturned} never returned'}).",
+        )
+        return Variant(question, data, worked_average_precision(ranked, relevant, k=k), hints)
+    return well_made("c-ap3", rng, make, must_change=("ap-hits-denominator",))
 
 
 @variant_of("reset-dcg6-exp")
 def dcg_exponential(rng: random.Random) -> Variant:
     def make(rng: random.Random) -> Variant:
         grades, k = graded(rng, 6, 3), rng.randint(3, 6)
+        hints = (
+            f"Turn the grades into gains 2^grade - 1 first; the discount log2(rank + 1) does not change. Ranks 1 to "
+            f"{k} count.",
+            f"Grades {_grades_text(grades[:k])} give gains {_grades_text([2**g - 1 for g in grades[:k]])}; divide "
+            "each by log2(rank + 1) and add.",
+        )
         return Variant(f"A list with the grades in the table: what is DCG@{k} with exponential gain "
-                       "(2^grade - 1)? Give 3 decimals.", grades_table(grades),
-                       worked_dcg(grades, k=k, gain="exponential"))
-    return well_made("reset-dcg6-exp", rng, make)
+                       "(2^grade - 1)?", grades_table(grades), worked_dcg(grades, k=k, gain="exponential"), hints)
+    return well_made("reset-dcg6-exp", rng, make, must_change=("no-discount", "linear-for-exponential"))
 
 
 # --- lesson 07 ---------------------------------------------------------------------------
@@ -332,17 +481,27 @@ def dcg_exponential(rng: random.Random) -> Variant:
 def ndcg3_with_a_missed_document(rng: random.Random) -> Variant:
     def make(rng: random.Random) -> Variant:
         grades, missed = graded(rng, 3, 3), [rng.randint(1, 3)]
+        hints = (
+            "One judged document is missing from the list but not from the ideal.",
+            f"DCG@3 of {_grades_text(grades)} over log2(2), log2(3), log2(4); the ideal sorts "
+            f"{listed(high_to_low(grades + missed))} and keeps the top 3.",
+        )
         return Variant(f"A new query: the search returns documents with the grades in the table; one more judged "
                        f"document, graded {missed[0]}, was never returned. nDCG@3, linear gain, the ideal from "
-                       "every judged document? Give 4 decimals (3 are accepted).", grades_table(grades),
-                       worked_ndcg(grades, grades + missed, k=3))
-    return well_made("fresh-ndcg3", rng, make)
+                       "every judged document?", grades_table(grades), worked_ndcg(grades, grades + missed, k=3),
+                       hints)
+    return well_made("fresh-ndcg3", rng, make, must_change=("retrieved-only-ideal",))
 
 
 @variant_of("fresh-dcg4")
 def dcg4_linear(rng: random.Random) -> Variant:
     def make(rng: random.Random) -> Variant:
         grades = graded(rng, 4, 3)
-        return Variant("DCG@4 of a list with the grades in the table, in rank order, linear gain. Give 3 decimals.",
-                       grades_table(grades), worked_dcg(grades, k=4))
-    return well_made("fresh-dcg4", rng, make)
+        hints = (
+            "The top result keeps its whole gain: what must the discount at rank 1 be?",
+            f"Divide each grade ({_grades_text(grades)}) by log2(rank + 1), which is 1, 1.585, 2 and 2.322, then "
+            "add the four.",
+        )
+        return Variant("DCG@4 of a list with the grades in the table, in rank order, linear gain?",
+                       grades_table(grades), worked_dcg(grades, k=4), hints)
+    return well_made("fresh-dcg4", rng, make, must_change=("no-discount",))

@@ -1,4 +1,5 @@
-// The classroom view's page script: the room's scale, the first screen, accessible names the rendered page lacks.
+// The classroom view's page script: the room's scale, the first screen, the keys a lecturer has (a clicker's
+// PageDown/PageUp, n, r, b), accessible names the rendered page lacks.
 (function () {
   // ?scale=1.25 makes everything a quarter larger: the teacher sets it for the room
   var scale = parseFloat(new URLSearchParams(window.location.search).get('scale'));
@@ -65,8 +66,15 @@
   }
 
   // a link to a file of the project (helpers/metrics.py, another lesson) has nothing to show in the
-  // classroom, which serves one lesson: it becomes its text. Links to other sites stay.
+  // classroom, which serves one lesson: it becomes its text. Links to other sites stay. A lesson's pointer to the
+  // code ("Read the code: metrics.ndcg in helpers/metrics.py") points at what the room cannot see: it is left out.
   function unlink(root) {
+    root.querySelectorAll('#rendered_cells .jp-RenderedMarkdown p > em:first-child').forEach(function (lead) {
+      var paragraph = lead.parentElement;
+      if (/^read the code/i.test(text(lead)) && !paragraph.classList.contains('classroom-code-note')) {
+        paragraph.classList.add('classroom-code-note');
+      }
+    });
     root.querySelectorAll('#rendered_cells a[href]').forEach(function (link) {
       var href = link.getAttribute('href');
       if (/^(https?:|mailto:|#)/i.test(href)) {
@@ -139,6 +147,7 @@
         arranged.about.before(cell);
         if (intro && intro.querySelector('.jp-MarkdownCell')) {
           cell.before(intro);
+          intro.classList.add('classroom-intro');
         }
         cell.classList.add('classroom-reveal');
         arranged.reveal = true;
@@ -146,40 +155,271 @@
     }
   }
 
-  // lesson 05: the switches (gain, ideal, relevant, formulas and reset) go under the plot, so the lab's two columns
-  // have about the same height; when the screen is too narrow for two columns, the plot and its switches come
-  // below the grade buttons
+  // lesson 05: the switches (gain, ideal, relevant, formulas and reset) get a box of their own beside the grade
+  // buttons, so that classroom.css can set them under the plot on a wide screen, beside the grade buttons (the plot
+  // below) on a smaller one, and under K on the smallest
   function lay(root) {
     root.querySelectorAll('.metrics-lab .control-inputs').forEach(function (inputs) {
-      var readout = inputs.parentElement.querySelector('.control-readout');
-      if (!readout) {
-        return;
-      }
+      var main = inputs.parentElement;
+      var switches = main.querySelector(':scope > .classroom-switches');
       [].slice.call(inputs.children).forEach(function (part) {
         if (part.matches('.widget-toggle-buttons') || part.querySelector('.show-formulas')) {
-          part.classList.add('classroom-beside-plot');
-          readout.appendChild(part);
+          if (!switches) {
+            switches = document.createElement('div');
+            switches.className = 'classroom-switches';
+            main.appendChild(switches);
+          }
+          switches.appendChild(part);
         }
       });
     });
   }
 
+  // The screen in the room's units: the page's width and height divided by the scale (a 1280x720 screen at scale 2
+  // is a 640x360 one at scale 1; at 150 % browser zoom the page itself is 853x480). Smaller screens get a denser
+  // first screen (classroom.css): the plot below the inputs, the lesson's switches beside them, then the heading
+  // below and the switches under the inputs.
+  function measure() {
+    var root = document.documentElement;
+    var scale = parseFloat(window.getComputedStyle(root).getPropertyValue('--classroom-scale')) || 1;
+    var width = window.innerWidth / scale;
+    var height = window.innerHeight / scale;
+    // rows of targets the screen holds: a target is 44 px, or 1.45 lines of text when that is more (classroom.css);
+    // browser zoom enlarges the 44 px too, so 150 % zoom holds fewer rows than scale 1.5 does
+    var rows = window.innerHeight / Math.max(44, 29 * scale);
+    var classes = {
+      'classroom-narrow': width < 1100,
+      'classroom-short': height < 600,
+      'classroom-tiny': height < 420 || rows < 12,
+    };
+    Object.keys(classes).forEach(function (name) {
+      if (root.classList.contains(name) !== classes[name]) {
+        root.classList.toggle(name, classes[name]);
+      }
+    });
+  }
+
+  // --- the keys a lecturer has ---------------------------------------------------------------------------------
+  // A presenter clicker sends PageDown / PageUp (some send the arrow keys, and b or . to blank the screen). From the
+  // moment the page opens they move through the page's sections: the control, "Predict, then reveal", each step of
+  // the lesson, a screen at a time through a long one. They never change a control's value, even the one that has
+  // the focus (a slider takes PageDown as a big step): the arrow keys still move a focused slider, list or box.
+  // n deals new numbers and r reveals (predict, then reveal); a legend beside "About this example" says so.
+  function scroller() {
+    return document.querySelector('#rendered_cells');
+  }
+
+  function sectionStarts(box) {
+    var first = box.querySelector('[cell-index]');
+    if (!first) {
+      return [0];
+    }
+    var offset = box.getBoundingClientRect().top - box.scrollTop;
+    var starts = [0];
+    [].forEach.call(first.parentElement.children, function (cell) {
+      if (cell.offsetParent === null || cell.classList.contains('classroom-title')) {
+        return;
+      }
+      var heading = cell.querySelector('.jp-MarkdownCell h1, .jp-MarkdownCell h2, .jp-MarkdownCell h3');
+      var before = cell.previousElementSibling;
+      var reveal = cell.classList.contains('classroom-reveal') && !(before && before.classList.contains('classroom-intro'));
+      if (heading || reveal || cell.classList.contains('classroom-intro')) {
+        starts.push(Math.round(cell.getBoundingClientRect().top - offset));
+      }
+    });
+    return starts;
+  }
+
+  // where PageDown and PageUp stop: each section's start, and a screen at a time (a sixth kept) through a long one
+  function stops(box) {
+    var screen = box.clientHeight;
+    var last = box.scrollHeight - screen;
+    var starts = sectionStarts(box).concat([box.scrollHeight]).sort(function (a, b) { return a - b; });
+    var found = [];
+    for (var i = 0; i + 1 < starts.length; i += 1) {
+      for (var top = starts[i]; top < starts[i + 1] - screen / 4; top += Math.round(screen * 5 / 6)) {
+        found.push(Math.min(top, last));
+      }
+    }
+    return found;
+  }
+
+  function move(direction) {
+    var box = scroller();
+    if (!box) {
+      return;
+    }
+    var now = box.scrollTop;
+    var all = stops(box);
+    var next = direction > 0
+      ? all.filter(function (top) { return top > now + 4; })[0]
+      : all.filter(function (top) { return top < now - 4; }).pop();
+    if (next === undefined) {
+      next = direction > 0 ? box.scrollHeight : 0;
+    }
+    box.scrollTop = next;
+  }
+
+  function blank(on) {
+    var cover = document.querySelector('.classroom-blank');
+    if (!cover) {
+      cover = document.createElement('div');
+      cover.className = 'classroom-blank';
+      cover.setAttribute('aria-hidden', 'true');
+      cover.addEventListener('click', function () { blank(false); });
+      document.body.appendChild(cover);
+    }
+    cover.hidden = on === undefined ? !cover.hidden : !on;
+  }
+
+  // the revealed value in view: the answer's end at the screen's end, its value never above the screen's top
+  function showAnswer() {
+    var box = scroller();
+    var answer = document.querySelector('.classroom-reveal .reveal-answer');
+    if (!box || !answer) {
+      return;
+    }
+    var screen = box.getBoundingClientRect();
+    var shown = answer.getBoundingClientRect();
+    var down = Math.max(0, shown.bottom + 8 - screen.bottom);
+    down = Math.min(down, shown.top - 8 - screen.top);
+    if (shown.top < screen.top) {
+      down = shown.top - 8 - screen.top;
+    }
+    if (Math.abs(down) > 1) {
+      box.scrollTop += down;
+    }
+  }
+
+  var lastAnswer = '';
+  function followReveal() {
+    var value = document.querySelector('.classroom-reveal .reveal-value');
+    var now = value ? text(value) : '';
+    if (now !== lastAnswer) {
+      lastAnswer = now;
+      if (/\d/.test(now)) {
+        showAnswer();
+      }
+    }
+  }
+
+  function press(selector) {
+    var button = document.querySelector(selector);
+    if (button && !button.disabled) {
+      var section = button.closest('.classroom-reveal');
+      var intro = section && section.previousElementSibling;
+      var box = scroller();
+      if (box && section) {
+        // the section with its introduction when both fit the screen, else the question and its data from the top
+        var start = intro && intro.classList.contains('classroom-intro') ? intro : section;
+        if (section.getBoundingClientRect().bottom - start.getBoundingClientRect().top > box.clientHeight) {
+          start = section;
+        }
+        box.scrollTop += start.getBoundingClientRect().top - box.getBoundingClientRect().top;
+      }
+      button.click();
+    }
+  }
+
+  var TYPING = 'input:not([type=checkbox]):not([type=radio]):not([type=button]):not([type=submit]), textarea, select, '
+    + '[contenteditable]:not([contenteditable=false])';
+  var ADJUSTS = TYPING + ', .noUi-handle, [role=slider], [role=spinbutton], [role=listbox], [role=combobox]';
+
+  function onKey(event) {
+    if (event.ctrlKey || event.metaKey || event.altKey || event.defaultPrevented) {
+      return;
+    }
+    var target = event.target instanceof Element ? event.target : document.body;
+    var typing = target.closest(TYPING) !== null;
+    var adjusts = target.closest(ADJUSTS) !== null;
+    var key = event.key;
+    var handled = true;
+    if (key === 'PageDown' || key === 'PageUp') {
+      move(key === 'PageDown' ? 1 : -1);
+    } else if (/^Arrow(Down|Right|Up|Left)$/.test(key) && !adjusts) {
+      move(key === 'ArrowDown' || key === 'ArrowRight' ? 1 : -1);
+    } else if ((key === 'b' || key === 'B' || key === '.') && !typing) {
+      blank();
+    } else if (key === 'Escape' && document.querySelector('.classroom-blank:not([hidden])')) {
+      blank(false);
+    } else if ((key === 'n' || key === 'N') && !typing) {
+      press('.classroom-reveal .reveal-deal');
+    } else if ((key === 'r' || key === 'R') && !typing) {
+      press('.classroom-reveal .reveal-show');
+    } else {
+      handled = false;
+    }
+    if (handled) {
+      event.preventDefault();
+      event.stopPropagation();
+    }
+  }
+
+  // the legend of the keys, beside "About this example" (n and r only where there is something to deal)
+  function legend() {
+    var holder = arranged.about;
+    var dealing = String(document.querySelector('.classroom-reveal .reveal-deal') !== null);
+    var line = holder && holder.querySelector('.classroom-keys');
+    if (!holder || (line && line.getAttribute('data-dealing') === dealing)) {
+      return;
+    }
+    if (line) {
+      line.remove(); // "Predict, then reveal" has come since: n and r join the legend
+    }
+    var keys = [['PgDn', 'PgUp', 'next, back'], ['b', 'blank screen']];
+    if (dealing === 'true') {
+      keys.splice(1, 0, ['n', 'new numbers'], ['r', 'reveal']);
+    }
+    line = document.createElement('p');
+    line.className = 'classroom-keys';
+    line.setAttribute('data-dealing', dealing);
+    line.appendChild(document.createTextNode('Keys: '));
+    keys.forEach(function (entry, number) {
+      if (number) {
+        line.appendChild(document.createTextNode(' · '));
+      }
+      entry.slice(0, -1).forEach(function (name, at) {
+        var kbd = document.createElement('kbd');
+        kbd.textContent = name;
+        line.appendChild(kbd);
+        line.appendChild(document.createTextNode(at + 2 < entry.length ? ' ' : ' ' + entry[entry.length - 1]));
+      });
+    });
+    holder.appendChild(line);
+  }
+
+  // The first screen is arranged at the next frame after each change; the rest (names, links, wide outputs, the
+  // legend), which reads the layout of the whole page, once the page has been quiet for a moment, so that it
+  // does not make the browser lay the page out again at every frame while the widgets are being drawn.
   var pending = false;
+  var settling = null;
+  function settled() {
+    settling = null;
+    unlink(document);
+    name(document);
+    fit(document);
+    legend();
+  }
   function soon() {
     if (!pending) {
       pending = true;
       window.requestAnimationFrame(function () {
         pending = false;
+        measure();
         arrange();
         lay(document);
-        unlink(document);
-        name(document);
-        fit(document);
+        followReveal();
       });
     }
+    if (settling !== null) {
+      window.clearTimeout(settling);
+    }
+    settling = window.setTimeout(settled, 200);
   }
+  window.addEventListener('keydown', onKey, true);
+  window.addEventListener('resize', soon);
   document.addEventListener('DOMContentLoaded', function () {
-    new MutationObserver(soon).observe(document.body, { childList: true, subtree: true });
+    new MutationObserver(soon).observe(document.body, { childList: true, subtree: true, characterData: true });
     soon();
   });
 })();

@@ -1,0 +1,135 @@
+"""The checker's verdicts, hints and practice in JupyterLab Light and Dark, read from the page in Chromium.
+
+A notebook in a temporary copy of the repository checks an exercise as a learner does (not answered, a slip,
+the right answer typed as a float, a hint, a practice variant with its hint and a check), at 1366 x 768.
+In each theme, every verdict box takes the theme's background (dark on JupyterLab Dark, light on Light), its
+text keeps at least 4.5:1 contrast against it, and so does the verdict's mark; axe's color-contrast rule
+finds nothing. A screenshot of each theme goes to test-output/browser/.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import nbformat
+import pytest
+
+from helpers.exercises import REGISTRY
+from tests.browser import page_checks, servers
+from tests.browser.conftest import ROOT
+from tests.browser.test_lessons_in_jupyterlab import close_lesson, open_lesson, run_all
+
+pytestmark = pytest.mark.browser
+
+AXE = ROOT / ".venv" / "axe" / "node_modules" / "axe-core" / "axe.min.js"
+THEMES = {"JupyterLab Light": "true", "JupyterLab Dark": "false"}
+SCROLLER = ".jp-NotebookPanel:visible .jp-WindowedPanel-outer"
+
+# each verdict box: its own background, its text colour, and its mark's colour on the mark's background
+VERDICT_COLOURS = """
+() => [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .helpers-check')].map(box => {
+  const mark = box.querySelector('span');
+  const style = getComputedStyle(box), marked = getComputedStyle(mark);
+  return {text: mark.parentElement.textContent.trim().slice(0, 120), background: style.backgroundColor,
+          colour: style.color, mark: marked.color, markBackground: marked.backgroundColor};
+})
+"""
+
+CONTRAST_OF_VERDICTS = """
+async () => (await axe.run({include: [['.jp-OutputArea-output .helpers-check'],
+                                       ['.jp-OutputArea-output .helpers-note'],
+                                       ['.jp-OutputArea-output .helpers-exercise']]},
+    {runOnly: {type: 'rule', values: ['color-contrast']}, resultTypes: ['violations']}))
+  .violations.flatMap(v => v.nodes.map(n => `${n.target.join(' ')}: ${n.any.map(a => a.message).join('; ')}`))
+"""
+
+
+def rgb(css: str) -> tuple[float, float, float, float]:
+    """'rgb(1, 2, 3)' or 'rgba(1, 2, 3, 0.5)' as numbers (alpha 1 when absent)."""
+    parts = [float(p) for p in css[css.index("(") + 1 : -1].split(",")]
+    return (*parts[:3], parts[3] if len(parts) == 4 else 1.0)
+
+
+def luminance(css: str) -> float:
+    """WCAG relative luminance of an opaque colour."""
+    def channel(value: float) -> float:
+        value /= 255
+        return value / 12.92 if value <= 0.03928 else ((value + 0.055) / 1.055) ** 2.4
+
+    red, green, blue, _ = rgb(css)
+    return 0.2126 * channel(red) + 0.7152 * channel(green) + 0.0722 * channel(blue)
+
+
+def over(colour: str, background: str) -> str:
+    """A colour with an alpha drawn over an opaque background, as the eye sees it."""
+    red, green, blue, alpha = rgb(colour)
+    under = rgb(background)
+    mixed = [round(alpha * c + (1 - alpha) * u) for c, u in zip((red, green, blue), under[:3], strict=True)]
+    return f"rgb({mixed[0]}, {mixed[1]}, {mixed[2]})"
+
+
+def contrast(colour: str, background: str) -> float:
+    lighter, darker = sorted((luminance(over(colour, background)), luminance(background)), reverse=True)
+    return (lighter + 0.05) / (darker + 0.05)
+
+
+@pytest.fixture(scope="module", params=list(THEMES))
+def themed_lab(request, tmp_path_factory):
+    """JupyterLab in one theme (a user setting in its isolated settings folder) serving a copy of the repository."""
+    copy = tmp_path_factory.mktemp("repository")
+    shutil.copytree(ROOT / "notebooks", copy / "notebooks", ignore=shutil.ignore_patterns("*.xlsx", ".ipynb_*"))
+    shutil.copytree(ROOT / "data", copy / "data")
+    right = f"{REGISTRY['fresh-dcg4'].worked().value:.3f}"
+    cells = [
+        "from helpers.exercises import check, hint, practice",
+        'check("fresh-dcg4", None)',
+        'check("fresh-dcg4", "4.430")',
+        f'check("fresh-dcg4", {right})  # the right answer, typed as a number',
+        'hint("fresh-dcg4")',
+        'run = practice("fresh-dcg4", seed=3)\nrun',
+        "run.hint()",
+        "run.check(0.5)",
+    ]
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in cells])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(notebook, copy / "notebooks" / "verdicts.ipynb")
+    home = tmp_path_factory.mktemp("lab-home")
+    themes = home / "lab-settings" / "@jupyterlab" / "apputils-extension" / "themes.jupyterlab-settings"
+    themes.parent.mkdir(parents=True)
+    themes.write_text(json.dumps({"theme": request.param}), encoding="utf-8")
+    server = servers.start_jupyterlab(copy, home)
+    server.theme = request.param
+    yield server
+    servers.stop(server)
+
+
+@pytest.fixture(scope="module")
+def laptop_page(browser):
+    context = browser.new_context(viewport={"width": 1366, "height": 768})
+    context.set_default_timeout(30_000)
+    yield context.new_page()
+    context.close()
+
+
+def test_verdict_boxes_take_the_theme_and_read_in_it(themed_lab, laptop_page, shots):
+    page, theme = laptop_page, themed_lab.theme
+    open_lesson(page, themed_lab, "notebooks/verdicts.ipynb")
+    try:
+        assert page.evaluate("() => document.body.dataset.jpThemeLight") == THEMES[theme]
+        run_all(page)
+        boxes = page_checks.on_every_screen(page, SCROLLER, VERDICT_COLOURS)
+        assert len(boxes) == 4, boxes  # three checks and the practice check
+        assert any(box["text"].startswith("✓") for box in boxes) and any("4.430" in box["text"] for box in boxes)
+        for box in boxes:
+            shade = luminance(box["background"])
+            assert (shade < 0.1) if theme.endswith("Dark") else (shade > 0.7), (theme, box)
+            assert contrast(box["colour"], box["background"]) >= 4.5, (theme, box)
+            assert contrast(box["mark"], box["markBackground"]) >= 4.5, (theme, box)
+        page.add_script_tag(path=str(AXE))
+        page.add_style_tag(content="html, body { height: 100%; }")  # JupyterLab's body is 0 px high for axe
+        assert page_checks.on_every_screen(page, SCROLLER, CONTRAST_OF_VERDICTS) == []
+    finally:
+        name = theme.split()[-1].lower()
+        page_checks.stitched_screenshot(page, SCROLLER, shots / f"jupyterlab_{name}_verdicts.png")
+        close_lesson(page, themed_lab)
