@@ -3,6 +3,8 @@
     .venv/bin/python benchmarks/bench_grade.py                 # breakdown of 6 notebooks, then 100 with --jobs 2
     .venv/bin/python benchmarks/bench_grade.py --notebooks 20 --jobs 1 --sandbox none
     .venv/bin/python benchmarks/bench_grade.py --breakdown 0   # the class run alone
+    mkdir /tmp/main-grader && git archive main helpers data | tar -x -C /tmp/main-grader  # main's grader
+    .venv/bin/python benchmarks/bench_grade.py --breakdown 0 --compare /tmp/main-grader --rounds 2
 
 The class: a third answers every exercise right, a third gives a known slip,
 a third hands the copy in untouched, as a real class mixes them. Printed:
@@ -17,7 +19,10 @@ a third hands the copy in untouched, as a real class mixes them. Printed:
    and the CPU each notebook costs (kernel and grader), which on two cores sets
    the floor of the class run's wall time per notebook at --jobs 2;
 3. the class run, as a teacher types it: the wall time, seconds of wall time per
-   notebook, one notebook's own time (median, p90), the load average.
+   notebook, one notebook's own time (median, p90), the load average; with
+   ``--compare FOLDER`` the same class graded by another checkout's helpers too,
+   alternating, so both meet the same load; then the class graded again into
+   the same folder with 3 hand-ins changed (only those are graded).
 
 The goal on two quiet cores, --jobs 2: 100 notebooks in 90 s or less (0.9 s of
 wall time per notebook), one notebook's own time 2 s or less.
@@ -26,7 +31,6 @@ wall time per notebook), one notebook's own time 2 s or less.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import json
 import os
@@ -177,10 +181,8 @@ def kernel_cpu(pids: list[int]) -> float:
 
 @contextlib.contextmanager
 def timed_grader(steps: Steps) -> Iterator[None]:
-    """Wrap the nbclient calls and the grader's functions that one notebook goes through, timing each."""
-    from nbclient import NotebookClient
-
-    from helpers.teacher import grading
+    """Wrap the grader's functions one notebook goes through (helpers.teacher.grading and .kernel), timing each."""
+    from helpers.teacher import grading, kernel
     from helpers.teacher import sandbox as sb
 
     saved: list[tuple[object, str, object]] = []
@@ -194,56 +196,61 @@ def timed_grader(steps: Steps) -> Iterator[None]:
         setattr(owner, name, make(original))
 
     marker: dict[str, str] = {}
+    cells: dict[str, int] = {}
 
     def start_kernel(original):
-        async def timed(self, **kwargs):
-            marker["now"] = kwargs.get("env", {}).get(sb.MARKER_ENV, "")
+        def timed(root, work, prefix, env):
+            marker["now"] = env.get(sb.MARKER_ENV, "")
             with steps.timing("kernel start: process launched"):
-                return await original(self, **kwargs)
+                return original(root, work, prefix, env)
         return timed
 
-    def start_client(original):
-        async def timed(self):
+    def connect(original):
+        def timed(started, deadline):
             with steps.timing("kernel start: until it answers"):
-                client = await original(self)
+                client = original(started, deadline)
             steps.pids = sb.marked_processes(marker["now"]) if marker.get("now") else []
             steps.cpu["kernel start (CPU at ready)"] = kernel_cpu(steps.pids)
             return client
         return timed
 
+    def run_notebook(original):
+        def timed(sources, finish, started, timeout, stop_leftovers):
+            code = [index for index, source in enumerate(sources, start=1) if source.strip()]
+            cells["first"], cells["count"] = (code[0] if code else 0), len(sources)
+            return original(sources, finish, started, timeout, stop_leftovers)
+        return timed
+
     def execute(original):
-        async def timed(self, cell, cell_index, *args, **kwargs):
-            code = [index for index, each in enumerate(self.nb.cells) if each.cell_type == "code"]
-            step = ("first cell (the imports)" if cell_index == code[0] else
-                    "the grader's last cell" if cell_index == len(self.nb.cells) - 1 else "the other cells")
+        def timed(client, code, deadline, number, run):
+            step = ("first cell (the imports)" if number == cells.get("first") else
+                    "the grader's last cell" if number > cells.get("count", 0) else "the other cells")
             used = kernel_cpu(steps.pids)
             with steps.timing(step, cpu=True):
-                done = await original(self, cell, cell_index, *args, **kwargs)
-            first_line = cell.source.strip().splitlines()[0] if cell.source.strip() else ""
-            steps.cells[f"cell {cell_index}: {first_line[:50]}"].append(kernel_cpu(steps.pids) - used)
+                done = original(client, code, deadline, number, run)
+            first_line = code.strip().splitlines()[0] if code.strip() else ""
+            last = step == "the grader's last cell"
+            label = step if last else f"cell {number}: {first_line[:50]}"
+            steps.cells[label].append(kernel_cpu(steps.pids) - used)
             return done
         return timed
 
     def plain(step: str):
         def make(original):
-            if asyncio.iscoroutinefunction(original):
-                async def timed_async(*args, **kwargs):
-                    with steps.timing(step):
-                        return await original(*args, **kwargs)
-                return timed_async
-
             def timed(*args, **kwargs):
                 with steps.timing(step):
                     return original(*args, **kwargs)
             return timed
         return make
 
-    wrap(NotebookClient, "async_start_new_kernel", start_kernel)
-    wrap(NotebookClient, "async_start_new_kernel_client", start_client)
-    wrap(NotebookClient, "async_execute_cell", execute)
-    wrap(grading, "_shut_down", plain("kernel shutdown"))
+    wrap(grading, "prepare", plain("the notebook's folder made"))
+    wrap(grading, "start_kernel", start_kernel)
+    wrap(kernel, "connect", connect)
+    wrap(grading, "run_notebook", run_notebook)
+    wrap(kernel, "execute", execute)
+    wrap(kernel.KernelProcess, "kill", plain("kernel shutdown"))
     wrap(grading, "stop_leftovers", plain("leftover processes sought"))
-    wrap(grading, "read_log", plain("judging (log read, answers judged)"))
+    wrap(grading, "read_log_bytes", plain("judging (log read, answers judged)"))
     wrap(grading, "judge_notebook", plain("judging (log read, answers judged)"))
     try:
         yield
@@ -298,21 +305,24 @@ def breakdown(submissions: Path, count: int, sandbox_mode: str) -> None:
     start_cpu = statistics.median(row.get("kernel start (CPU at ready)", 0.0) for row in cpus)
     print(f"  CPU per notebook {cpu_total:.2f} s: on two cores a class at --jobs 2 needs at least "
           f"{cpu_total / 2:.2f} s of wall time per notebook, whatever overlaps")
-    print(f"  a kernel started ahead, while the previous notebook runs, takes the start ({start:.2f} s) off each "
-          f"notebook's own time; with --jobs 2 on two busy cores the class gains at most the start's idle part, "
-          f"{max(0.0, start - start_cpu):.2f} s a notebook (its wall time minus its CPU, {start_cpu:.2f} s)")
+    print(f"  the grader starts each worker's next kernel while its current notebook runs, so in a class run the "
+          f"start ({start:.2f} s here, graded one at a time) leaves each notebook's own time; with --jobs 2 on two "
+          f"busy cores the class gains at most the start's idle part, {max(0.0, start - start_cpu):.2f} s a notebook "
+          f"(its wall time minus its CPU, {start_cpu:.2f} s)")
 
 
 # --- 3. the class, as a teacher runs it -------------------------------------------------------------
 
 
-def class_run(submissions: Path, out: Path, notebooks: int, jobs: int, sandbox: str, env: dict) -> int:
-    print(f"\nload average before: {load_average()}")
+def class_run(submissions: Path, out: Path, notebooks: int, jobs: int, sandbox: str, root: Path) -> int:
+    """Grade the class with ``python -m helpers.grade`` of the helpers in ``root``; print the figures."""
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    print(f"\nthe class run, helpers of {root}; load average before: {load_average()}")
     started = time.monotonic()
     done = subprocess.run(
         [sys.executable, "-m", "helpers.grade", str(submissions), "--out", str(out), "--jobs", str(jobs),
          "--sandbox", sandbox],
-        env=env, capture_output=True, text=True,
+        env=env, capture_output=True, text=True, cwd=out.parent,
     )
     wall = time.monotonic() - started
     if done.returncode != 0:
@@ -328,12 +338,34 @@ def class_run(submissions: Path, out: Path, notebooks: int, jobs: int, sandbox: 
     return 0
 
 
+def rerun(submissions: Path, out: Path, jobs: int, sandbox: str, changed: int) -> None:
+    """Change ``changed`` hand-ins and grade the class again into the same folder: only those are graded."""
+    for folder in sorted(submissions.iterdir())[:changed]:
+        for path in folder.glob("*.ipynb"):
+            notebook = nbformat.read(path, as_version=4)
+            notebook.cells.append(nbformat.v4.new_code_cell("late = 'a late change'"))
+            nbformat.write(notebook, path)
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "helpers.grade", str(submissions), "--out", str(out), "--jobs", str(jobs),
+         "--sandbox", sandbox],
+        env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, cwd=out.parent,
+    )
+    graded = len(re.findall(r"^\[\d+/\d+\] ", done.stdout, flags=re.M))
+    print(f"the same class again with {changed} hand-ins changed: {time.monotonic() - started:.1f} s, "
+          f"{graded} notebooks graded (exit {done.returncode})")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--notebooks", type=int, default=100, help="the class run's size (100; 0: no class run)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--sandbox", default="auto", choices=("auto", "bwrap", "none"))
     parser.add_argument("--breakdown", type=int, default=6, help="notebooks graded one at a time, step by step")
+    parser.add_argument("--compare", type=Path, metavar="FOLDER",
+                        help="also grade the class with the helpers and data in FOLDER (main's, from git archive), "
+                             "alternating with this checkout's, under the same load")
+    parser.add_argument("--rounds", type=int, default=1, help="class runs of each checkout (alternating)")
     args = parser.parse_args()
     assert exercises_of("03"), "lesson 03 has exercises"
     with tempfile.TemporaryDirectory(prefix="bench-grade-") as folder:
@@ -347,10 +379,17 @@ def main() -> int:
 
             setup_imports(base / "class", copy_course(base / "course", REGISTRY.values()))
             breakdown(base / "submissions", args.breakdown, args.sandbox)
-        if args.notebooks:
-            for extra in sorted((base / "submissions").iterdir())[args.notebooks:]:
-                shutil.rmtree(extra)
-            return class_run(base / "submissions", base / "out", args.notebooks, args.jobs, args.sandbox, env)
+        if not args.notebooks:
+            return 0
+        for extra in sorted((base / "submissions").iterdir())[args.notebooks:]:
+            shutil.rmtree(extra)
+        roots = [ROOT] + ([args.compare.resolve()] if args.compare else [])
+        for round_number in range(args.rounds):
+            for number, root in enumerate(roots):
+                out = base / f"out-{round_number}-{number}"  # a new folder each time: nothing is reused
+                if class_run(base / "submissions", out, args.notebooks, args.jobs, args.sandbox, root):
+                    return 1
+        rerun(base / "submissions", base / "out-0-0", args.jobs, args.sandbox, changed=3)
     return 0
 
 

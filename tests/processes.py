@@ -136,3 +136,25 @@ def end(processes: list[Found], grace: float = 3) -> None:
                 pass
         if not wait_gone(processes, grace):
             return
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below pid, found through their parents (for a test that started pid itself)."""
+    parents = {}
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+    found, frontier = [], [pid]
+    while frontier:
+        children = [child for child, parent in parents.items() if parent in frontier]
+        found += children
+        frontier = children
+    return found
+
+
+def alive(pid: int) -> bool:
+    """True while the process runs (a zombie, dead and not yet reaped, is not)."""
+    state = _stat(pid)
+    return state is not None and state[0] not in "ZX"

@@ -20,10 +20,9 @@ from helpers.teacher import grade
 ROOT = Path(__file__).resolve().parent.parent
 JOB = ROOT / "deploy" / "grading" / "grade-job.yaml"
 DOCKERFILE = ROOT / "deploy" / "grading" / "Dockerfile"
-# Options of the Job's command that python -m helpers.grade gains with issue 32 (--assignment, the release's
-# manifest) and with issue 37's part B (--shard K/N). Once both are in, this set empties itself: an option the
-# grader knows is parsed below like any other.
-COMING = {"--assignment", "--shard"}
+# Options of the Job's command that python -m helpers.grade does not have yet (none now: --assignment came with
+# issue 32, --shard with issue 37). An option the grader knows is parsed below like any other.
+COMING: set[str] = set()
 
 
 @pytest.fixture(scope="module")
@@ -110,6 +109,8 @@ def test_the_jobs_command_line_is_the_graders(job, tmp_path, capsys):
     assert parsed.out == (here["/out"] / "shard-2").resolve()
     assert (parsed.jobs, parsed.sandbox) == (2, "bwrap")
     assert parsed.secret == here["/teacher"] / "course.secret"
+    assert parsed.assignment == here["/teacher"] / "assignment.json"
+    assert parsed.shard == (2, job["spec"]["completions"]), "--shard 2/N, parsed as shard 2 of N"
 
 
 def test_the_image_is_the_hubs_with_bubblewrap_and_helpers_outside_site_packages():
@@ -123,3 +124,24 @@ def test_the_image_is_the_hubs_with_bubblewrap_and_helpers_outside_site_packages
     for folder in ("helpers", "data"):
         assert f"COPY {folder} {workdir}/{folder}\n" in text
     assert 'ENTRYPOINT ["python", "-m", "helpers.grade"]' in text
+
+
+def test_the_teachers_guide_shows_release_the_job_and_the_merge_the_grader_accepts(job, tmp_path):
+    guide = (ROOT / "docs" / "teachers.md").read_text(encoding="utf-8")
+    part = guide.split("### Grading a course on the cluster", 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
+    commands = " ".join(part.replace("\\\n", " ").split("\n"))
+    assert "-m helpers.release class/ --assignment" in commands and "--manifest" in commands
+    assert "kubectl -n class apply -f deploy/grading/grade-job.yaml" in commands
+    merge = re.search(r"python -m helpers\.grade (--merge [^#]*?)(?:#|$)", commands)
+    assert merge, "the merge command"
+    words = merge[1].split()
+    folders = [word for word in words[1:] if word.startswith("/out/")]
+    assert len(folders) == job["spec"]["completions"] + 1, "OUT, then one folder per shard of the Job"
+    given = options(container(job)["args"])
+    assert [folder.replace("/out/", "") for folder in folders[1:]] == [
+        given["--out"].replace("/out/", "").replace("$(JOB_COMPLETION_INDEX)", str(k))
+        for k in range(job["spec"]["completions"])], "the folders the Job's pods write"
+    for folder in folders[1:]:
+        (tmp_path / folder.strip("/")).mkdir(parents=True)
+    parsed = grade.parse_args([str(tmp_path / word.strip("/")) if word.startswith("/") else word for word in words])
+    assert parsed.out == (tmp_path / "out" / "merged").resolve() and len(parsed.shards) == len(folders) - 1

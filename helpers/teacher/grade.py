@@ -4,31 +4,42 @@ Usage::
 
     python -m helpers.grade SUBMISSIONS --out DIR [--assignment MANIFEST] [--timeout 60] [--jobs 1]
                             [--memory 4096] [--sandbox auto|bwrap|none] [--limits auto|cgroup|process]
-                            [--exercises FILE] [--points FILE] [--expect IDS_OR_LESSONS] [--secret FILE] [--keep]
+                            [--exercises FILE] [--points FILE] [--expect IDS_OR_LESSONS] [--secret FILE]
+                            [--shard K/N] [--regrade] [--keep]
+    python -m helpers.grade --merge OUT SHARD [SHARD ...] [--exercises FILE]
 
 ``SUBMISSIONS`` holds ``<learner>/<notebook>.ipynb`` (or ``<learner>.ipynb``).
 With ``--assignment`` the release's manifest decides who and what is graded
 (:mod:`helpers.teacher.plan`); without it, ``--expect`` or the hand-ins do.
 ``DIR`` is checked before anything runs (a new or empty folder, or the output
 of an earlier run), then filled as each notebook finishes: ``results/`` (one
-JSON per notebook), ``gradebook.csv``, ``answers.csv``, ``feedback/``; and at
-the end (or on Ctrl-C) ``class-report.html``. See :mod:`helpers.teacher.grading`
-for how one notebook is graded, :mod:`helpers.teacher.sandbox` for the
-sandbox, :mod:`helpers.teacher.reports` for the files.
+record per notebook, saved at once), and, every few seconds and at the end (or
+on Ctrl-C), the gradebooks, ``answers.csv``, ``feedback/`` and
+``class-report.html``.
+
+A rerun into the same ``DIR`` grades only the hand-ins that are new or changed
+(or whose learner's entry, the answer key, helpers or the settings changed:
+:mod:`helpers.teacher.fingerprint`), takes the other records as they are, and
+rebuilds every file from all of them; ``--regrade`` grades everything again.
+``--shard K/N`` grades a fixed 1/N of the class (by learner id) into ``DIR``;
+``--merge`` builds one output from the shards' folders
+(:mod:`helpers.teacher.shards`). See :mod:`helpers.teacher.grading` for how one
+notebook is graded, :mod:`helpers.teacher.sandbox` for the sandbox,
+:mod:`helpers.teacher.reports` for the files.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import shutil
 import signal
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from helpers.teacher import sandbox as sb
 from helpers.teacher.progress import Progress
@@ -40,35 +51,43 @@ if TYPE_CHECKING:
 # The register (pandas), nbformat and matplotlib are imported once the command line is checked,
 # so that a bad --out fails at once.
 OUR_FILES = ("gradebook.csv", "gradebook.xlsx", "answers.csv", "class-report.html", "results", "feedback",
-             "gradebook-canvas.csv", "gradebook-moodle.csv")
+             "gradebook-canvas.csv", "gradebook-moodle.csv", "shard.json")
 
 
 class Refused(ValueError):
     """A command-line value the grader refuses before running anything."""
 
 
-def check_out(out: Path, submissions: Path) -> Path:
+def check_out(out: Path, submissions: Path | Sequence[Path], option: str = "--out") -> Path:
     """Make sure the output folder can be written, before any notebook runs; return it resolved.
 
-    It must not be a file, nor inside the submissions (or hold them); if it
-    exists it must be empty or hold an earlier run's output; it is created and
-    a file is written in it and removed.
+    It must not be a file, nor inside the submissions (or hold them), nor inside a folder every sandboxed
+    kernel sees (the system's, this Python's: :func:`helpers.teacher.sandbox.visible_folders`), so that no
+    notebook ever reads or writes a record there; if it exists it must be empty or hold an earlier run's
+    output; it is created and a file is written in it and removed. ``submissions``: a folder, or the
+    shard folders of a merge.
     """
-    out, submissions = out.expanduser().resolve(), submissions.expanduser().resolve()
+    out = out.expanduser().resolve()
+    for other in [submissions] if isinstance(submissions, Path) else submissions:
+        other = other.expanduser().resolve()
+        if out.is_relative_to(other) or other.is_relative_to(out):
+            raise Refused(f"{option} {out} and {other} must not hold one another")
     if out.exists() and not out.is_dir():
-        raise Refused(f"--out {out} is a file: give a folder (it will hold gradebook.csv, feedback/, ...)")
-    if out.is_relative_to(submissions) or submissions.is_relative_to(out):
-        raise Refused(f"--out {out} and the submissions {submissions} must not hold one another")
+        raise Refused(f"{option} {out} is a file: give a folder (it will hold gradebook.csv, feedback/, ...)")
+    seen = next((folder for folder in sb.visible_folders() if out.is_relative_to(folder)), None)
+    if seen is not None:
+        raise Refused(f"{option} {out} is inside {seen}, which every sandboxed notebook sees: give a folder "
+                      "elsewhere (the grader's records must be out of every notebook's reach)")
     if out.is_dir():
         others = sorted(path.name for path in out.iterdir() if path.name not in OUR_FILES)
         if others and not (out / "gradebook.csv").exists():
-            raise Refused(f"--out {out} already holds other files ({', '.join(others[:3])}): use a new folder")
+            raise Refused(f"{option} {out} already holds other files ({', '.join(others[:3])}): use a new folder")
     try:
         out.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=out, prefix=".grader-write-test-"):
             pass
     except OSError as error:
-        raise Refused(f"--out {out} cannot be written: {error.strerror or error}") from None
+        raise Refused(f"{option} {out} cannot be written: {error.strerror or error}") from None
     return out
 
 
@@ -121,13 +140,15 @@ def read_plan(args: argparse.Namespace, points: dict[str, float], secret: bytes 
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
-    """The command line of ``python -m helpers.grade``."""
+    """The command line of ``python -m helpers.grade`` (or of ``--merge OUT SHARD...``)."""
     parser = argparse.ArgumentParser(
         prog="python -m helpers.grade",
-        description="Run every learner notebook of a folder, judge the answers, write gradebook and feedback.",
+        description="Run every learner notebook of a folder, judge the answers, write gradebook and feedback. "
+                    "Run again into the same --out to grade only what is new or changed.",
     )
-    parser.add_argument("submissions", type=Path, help="folder of <learner>/<notebook>.ipynb or <learner>.ipynb")
-    parser.add_argument("--out", type=Path, required=True, help="folder for the results (new, empty, or a re-run)")
+    parser.add_argument("submissions", type=Path, nargs="?",
+                        help="folder of <learner>/<notebook>.ipynb or <learner>.ipynb")
+    parser.add_argument("--out", type=Path, help="folder for the results (new, empty, or an earlier run's: resumed)")
     parser.add_argument("--timeout", type=float, default=60, help="seconds for all cells of one notebook (60)")
     parser.add_argument("--jobs", type=int, default=1, help="notebooks graded at the same time (1)")
     parser.add_argument("--memory", type=int, default=4096,
@@ -148,13 +169,44 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                         help="the course secret of a release with --roster: each learner judged on their own numbers")
     parser.add_argument("--allow-unknown", action="store_true",
                         help="grade even when notebooks check exercise ids the grader does not know")
+    parser.add_argument("--regrade", action="store_true",
+                        help="grade every hand-in again, even those an earlier run into --out graded unchanged")
+    parser.add_argument("--shard", metavar="K/N",
+                        help="grade only shard K of N (0 <= K < N) of the learners, by id, into --out (a cluster)")
+    parser.add_argument("--merge", nargs="+", type=Path, metavar=("OUT", "SHARD"),
+                        help="build one gradebook, feedback and class report in OUT from the shards' folders")
     args = parser.parse_args(argv)
+    if args.merge is not None:
+        if args.submissions is not None or args.out is not None or args.shard:
+            parser.error("--merge OUT SHARD...: give the output folder and the shard folders alone (no "
+                         "submissions, --out or --shard)")
+        if len(args.merge) < 2:
+            parser.error("--merge OUT SHARD...: name the output folder, then every shard's folder")
+        shards = [folder.expanduser().resolve() for folder in args.merge[1:]]
+        for folder in shards:
+            if not folder.is_dir():
+                parser.error(f"--merge: {folder} is not a folder")
+        try:
+            args.out = check_out(args.merge[0], shards, option="--merge")
+        except Refused as error:
+            parser.error(str(error))
+        args.shards = shards
+        return args
+    if args.submissions is None or args.out is None:
+        parser.error("give the submissions folder and --out DIR (or --merge OUT SHARD...)")
     if not args.submissions.is_dir():
         parser.error(f"{args.submissions} is not a folder")
     if not args.timeout > 0:
         parser.error(f"--timeout must be above 0 seconds, got {args.timeout:g}")
     if args.jobs < 1 or args.memory < 256:
         parser.error("--jobs must be at least 1 and --memory at least 256 (MB)")
+    if args.shard is not None:
+        from helpers.teacher.shards import parse_shard
+
+        try:
+            args.shard = parse_shard(args.shard)
+        except ValueError as error:
+            parser.error(str(error))
     try:
         args.out = check_out(args.out, args.submissions)
     except Refused as error:
@@ -166,15 +218,14 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Grade a folder; 0 when done, 1 when there was no notebook, 130 when interrupted."""
+    """Grade a folder (or merge shards); 0 when done, 1 when there was no notebook, 130 when interrupted."""
     args = parse_args(argv)
+    if args.merge is not None:
+        return merge_main(args)
     from helpers.exercises import REGISTRY, load_extra_exercises
-    from helpers.teacher import grading
     from helpers.teacher.judging import AnswerKey, read_points
-    from helpers.teacher.keyless import copy_course
     from helpers.teacher.limits import find_limits
     from helpers.teacher.per_learner import read_secret
-    from helpers.teacher.reports import OutputFolder
     from helpers.teacher.submissions import find_notebooks, read_submissions
 
     try:
@@ -183,23 +234,49 @@ def main(argv: Sequence[str] | None = None) -> int:
         points = read_points(args.points) if args.points else {}
         secret = read_secret(args.secret) if args.secret else None
         plan = read_plan(args, points, secret)
+        if args.shard is not None:
+            plan = dataclasses.replace(plan, shard=args.shard)
         key = AnswerKey.build(points)
         sandbox = sb.find_sandbox(args.sandbox)
         limits = find_limits(args.limits)
     except (Refused, ValueError, TypeError, OSError) as error:
         print(f"python -m helpers.grade: error: {error}", file=sys.stderr)
         return 2
-    if not find_notebooks(args.submissions) and not plan.roster:
+    if not find_notebooks(args.submissions) and not plan.roster and args.shard is None:
         print(f"no .ipynb file under {args.submissions}", file=sys.stderr)
         return 1
-    found = read_submissions(args.submissions)
+    found = [submission for submission in read_submissions(args.submissions) if plan.in_shard(submission.learner)]
     submissions = [submission for submission in found if plan.on_roster(submission.learner)]
-    unmatched = [submission.notebook for submission in found if not plan.on_roster(submission.learner)]
-    unknown, personal = read_ahead(submissions)
+    unmatched = sorted(submission.notebook for submission in found if not plan.on_roster(submission.learner))
+    session = Path(tempfile.mkdtemp(prefix="hg-", dir=_short_temp()))
+    try:
+        return _grade(args, plan, key, sandbox, limits, submissions, unmatched, session, REGISTRY)
+    except KeyboardInterrupt:  # Ctrl-C before the first notebook started (later ones only stop the run)
+        print("\ninterrupted before any notebook was graded", file=sys.stderr)
+        return 130
+    finally:
+        if not args.keep:
+            shutil.rmtree(session, ignore_errors=True)
+
+
+def _grade(args, plan, key, sandbox, limits, submissions, unmatched, session: Path, registry) -> int:
+    """The run of :func:`main` once the command line and the hand-ins are read."""
+    from helpers.teacher import fingerprint, grading, reports
+    from helpers.teacher.keyless import copy_course
+
+    course = copy_course(session / "course", registry.values())  # what every kernel imports: no answer key
+    version = fingerprint.key_version(key, course, args.exercises)
+    run_settings = fingerprint.run_settings(args.timeout, args.memory, sandbox.kind, limits.kind)
+    prints = {s.notebook: fingerprint.notebook_fingerprint(s.sha256, plan.learner_digest(s.learner), version,
+                                                           run_settings) for s in submissions}
+    stored, why = stored_records(args.out, submissions, prints, sandbox, args.regrade, plan)
+    taken = {record.notebook for record in stored}
+    to_grade = [s for s in submissions if s.notebook not in taken]
+    unknown, personal = read_ahead(to_grade)
     if unknown and not args.allow_unknown and plan.manifest is None:
         print(f"python -m helpers.grade: error: {unknown}", file=sys.stderr)
         return 2
-    if personal and secret is None and plan.manifest is None:
+    if personal and plan.secret is None and plan.manifest is None:
         print(f"python -m helpers.grade: error: {', '.join(personal[:3])} carry per-learner numbers: pass the "
               "course secret of their release with --secret FILE (or its manifest with --assignment FILE)",
               file=sys.stderr)
@@ -208,29 +285,127 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("\n".join(said), flush=True)
     for name in unmatched:
         print(f"not graded: {name} (no learner of the assignment's roster has this id)", flush=True)
-    session = Path(tempfile.mkdtemp(prefix="hg-", dir=_short_temp()))
-    course = copy_course(session / "course", REGISTRY.values())  # what every kernel imports: no answer key
+    print(why, flush=True)
+    tainted = reports.tainted(args.out)
     watch = outside_watch(args, session, sandbox)
-    store = OutputFolder(args.out, plan, watch, unmatched=unmatched)
+    store = reports.OutputFolder(args.out, plan, watch, unmatched=unmatched)
+    for record in stored:
+        store.reuse(record)
+    shard = None
+    if args.shard is not None:
+        from helpers.teacher.shards import record_of
+
+        learners = {*plan.roster, *(s.learner for s in submissions)}
+        shard = record_of(plan, args.shard[0], args.shard[1], version, run_settings, said, sorted(learners),
+                          [s.notebook for s in submissions], unmatched)
+        shard.write(args.out)
+    else:
+        (args.out / "shard.json").unlink(missing_ok=True)  # a whole class now, not a shard
+    if not sandbox.bwrap:
+        store.mark_unsandboxed()
     settings = grading.Settings(
         sandbox=sandbox, key=key, session=session, course=course, timeout=args.timeout, memory_mb=args.memory,
         watch=watch, keep=args.keep, concurrent=args.jobs > 1, plan=plan, limits=limits,
     )
+
+    def done(number: int, result) -> None:
+        result.fingerprint, result.key_version = prints[result.notebook], version
+        store.add(result)
+
     stop = threading.Event()
-    with StoppingOnSignals(stop, settings.token):
-        try:
-            grading.seed_font_cache(session)
-            run_all(submissions, settings, args.jobs, store.add, grading.grade_submission, stop)
-            store.mark_changed(submissions)
-        finally:
-            if not args.keep:
-                shutil.rmtree(session, ignore_errors=True)
-    if stop.is_set():
-        interrupted = f"interrupted: {len(store.results)} of {len(submissions)} notebooks graded"
-        store.finish(said, interrupted)
-        print(f"\n{interrupted}; written to {args.out}", file=sys.stderr)
-        return 130
-    store.finish(said)
+    numbers = {s.notebook: number for number, s in enumerate(submissions, start=1)}
+    with StoppingOnSignals(stop, settings.token):  # until the last file is written: a Ctrl-C then stops nothing
+        grading.seed_font_cache(session)
+        # Ahead only in bubblewrap: there a kernel sees its own folder alone; without a sandbox a notebook could
+        # read the connection file of the kernel started ahead in the next folder and talk to it
+        grader = Ahead(settings) if sandbox.bwrap else grading.grade_submission
+        run_all(to_grade, settings, args.jobs, done, grader, stop,
+                numbers=[numbers[s.notebook] for s in to_grade], total=len(submissions))
+        cut_short = stop.is_set()
+        store.mark_changed(submissions)
+        if not sandbox.bwrap:
+            store.mark_unsandboxed()
+        elif tainted and not cut_short:  # every hand-in graded again, in the sandbox: the records are the grader's
+            (args.out / "results" / reports.UNSANDBOXED).unlink(missing_ok=True)
+        if cut_short:
+            interrupted = f"interrupted: {len(store.results)} of {len(submissions)} notebooks graded"
+            store.finish(said, interrupted)
+            print(f"\n{interrupted}; written to {args.out} (run the same command again to go on)", file=sys.stderr)
+            return 130
+        store.finish(said)
+        if shard is not None:
+            shard.complete = True
+            shard.write(args.out)
+    print(store.summary(len(stored)) + (", shard.json" if shard is not None else ""))
+    return 0
+
+
+def stored_records(out: Path, submissions: Sequence[Submission], prints: dict[str, str], sandbox: sb.Sandbox,
+                   regrade: bool, plan) -> tuple[list[NotebookResult], str]:
+    """The earlier records in ``out`` that may stand for their hand-ins now (:func:`reusable`), and a line saying
+    what happens. Read before anything is written into ``out``."""
+    from helpers.teacher import reports
+    from helpers.teacher.submissions import read_notebook
+
+    total = len(submissions)
+    if regrade:
+        return [], f"grading all {total} notebooks (--regrade)"
+    if not sandbox.bwrap:
+        return [], (f"grading all {total} notebooks: without a sandbox no earlier record is reused (a notebook "
+                    "could have written it)")
+    if reports.tainted(out):
+        return [], (f"grading all {total} notebooks: a run without a sandbox wrote into {out}, so no record "
+                    "there is reused")
+    taken = []
+    for submission in submissions:
+        stored = reports.stored(out, submission.notebook)
+        if stored is None or reusable(stored, submission, prints[submission.notebook], sandbox.kind):
+            continue
+        if plan.manifest is not None and not {p.code for p in stored.problems} & {"not-a-file", "invalid-notebook"}:
+            from helpers.teacher.grading import COPY_PROBLEMS, copy_problems
+
+            kept = [problem for problem in stored.problems if problem.code not in COPY_PROBLEMS]
+            stored.problems = copy_problems(read_notebook(submission.data), submission.learner, plan) + kept
+        taken.append(stored)
+    if not taken:
+        return [], f"grading {total} notebooks"
+    return taken, (f"{len(taken)} of {total} notebooks unchanged since they were graded into {out}: their "
+                   f"records stand; grading {total - len(taken)}")
+
+
+def reusable(stored: NotebookResult, submission: Submission, fingerprint: str, sandbox: str) -> str:
+    """'' when an earlier record may stand for this hand-in now, else why not.
+
+    Only a record made for the same fingerprint (:mod:`helpers.teacher.fingerprint`: the same bytes, the same
+    learner's entry, key version and settings), in the same sandbox, with no grader-error and no change of the
+    file while it was graded. The records live in --out, which no sandboxed notebook sees.
+    """
+    if stored.learner != submission.learner or stored.notebook != submission.notebook:
+        return "another hand-in's record"
+    if not stored.fingerprint or stored.fingerprint != fingerprint:
+        return "changed (the hand-in, the learner's entry, the key, helpers or the settings)"
+    if stored.sandbox != sandbox:
+        return "graded in another sandbox"
+    codes = set(stored.codes)
+    if "grader-error" in codes or "submission-changed" in codes:
+        return "the grader failed on it, or the file changed while it was graded"
+    return ""
+
+
+def merge_main(args: argparse.Namespace) -> int:
+    """``--merge OUT SHARD...``: one output folder from the shards' folders (:mod:`helpers.teacher.shards`)."""
+    from helpers.exercises import load_extra_exercises
+    from helpers.teacher.shards import merge
+
+    try:
+        for path in args.exercises:
+            load_extra_exercises(str(path))
+        store, said = merge(args.out, args.shards)
+    except (ValueError, TypeError, OSError) as error:
+        print(f"python -m helpers.grade: error: {error}", file=sys.stderr)
+        return 2
+    print("\n".join(said))
+    print(f"merged {len(args.shards)} shards")
     print(store.summary())
     return 0
 
@@ -280,7 +455,11 @@ def unknown_message(found: dict[str, list[str]]) -> str:
 
 
 class StoppingOnSignals:
-    """Ctrl-C (or SIGTERM) sets ``stop`` and kills the running notebooks; a second Ctrl-C interrupts at once."""
+    """Ctrl-C (or SIGTERM) sets ``stop`` and kills every kernel of the run, those started ahead included.
+
+    A second Ctrl-C does the same again (never a traceback): the run stops as soon as its workers have
+    cleaned up, and what was graded is kept.
+    """
 
     def __init__(self, stop: threading.Event, token: str) -> None:
         self.stop, self.token = stop, token
@@ -288,7 +467,6 @@ class StoppingOnSignals:
 
     def handle(self, signum: int, frame: object) -> None:
         self.stop.set()
-        signal.signal(signal.SIGINT, signal.default_int_handler)
         sb.kill_processes(sb.marked_processes(self.token, prefix=True))
 
     def __enter__(self) -> StoppingOnSignals:
@@ -301,43 +479,115 @@ class StoppingOnSignals:
             signal.signal(kind, handler)
 
 
+class Ahead:
+    """Grades with :mod:`helpers.teacher.grading`'s three steps, so each worker starts its next kernel while
+    the current notebook runs (:func:`_run_each`)."""
+
+    def __init__(self, settings) -> None:
+        self.settings = settings
+
+    def start(self, submission: Submission, number: int):
+        from helpers.teacher import grading
+
+        return grading.start(submission, self.settings, number)
+
+    def finish(self, state) -> NotebookResult:
+        from helpers.teacher import grading
+
+        return grading.finish(state, self.settings)
+
+    def discard(self, state) -> None:
+        from helpers.teacher import grading
+
+        grading.discard(state, self.settings)
+
+
+class OneByOne:
+    """A plain ``grade(submission, settings, number)`` as the three steps: nothing is started ahead."""
+
+    def __init__(self, grade: Callable, settings) -> None:
+        self.grade, self.settings = grade, settings
+
+    def start(self, submission: Any, number: int) -> tuple[Any, int]:
+        return submission, number
+
+    def finish(self, state: tuple[Any, int]) -> NotebookResult:
+        return self.grade(state[0], self.settings, state[1])
+
+    def discard(self, state: tuple[Any, int]) -> None:
+        pass
+
+
 def run_all(
-    submissions: list[Submission], settings, jobs: int, done: Callable, grade: Callable, stop: threading.Event
+    submissions: list[Submission], settings, jobs: int, done: Callable, grade, stop: threading.Event,
+    numbers: Sequence[int] | None = None, total: int | None = None,
 ) -> None:
     """Grade each submission (``jobs`` at a time), handing each result to ``done`` as soon as it is there.
 
-    Once ``stop`` is set no notebook starts, and results finished after it (cut short) are dropped.
+    ``grade``: an object with ``start``, ``finish`` and ``discard`` (:class:`Ahead`), or a plain function
+    ``grade(submission, settings, number)``. ``numbers``: each submission's number in the class, of ``total``
+    (the others were graded before: the bar starts at their count). Once ``stop`` is set no notebook starts,
+    results finished after it (cut short) are dropped, and kernels started ahead are killed.
     """
-    with Progress(len(submissions)) as progress:  # a bar on a terminal, a line per notebook elsewhere
+    grader = grade if hasattr(grade, "start") else OneByOne(grade, settings)
+    numbered = list(zip(numbers or range(1, len(submissions) + 1), submissions, strict=True))
+    total = len(submissions) if total is None else total
+    reporting = threading.Lock()  # the workers report one at a time: the record, the tables, the line
+    with Progress(total, initial=total - len(submissions)) as progress:  # a bar on a terminal, else a line each
 
         def report(number: int, result: NotebookResult) -> None:
-            if not stop.is_set():
-                done(number, result)
-                progress.show(number, result)
+            with reporting:
+                if not stop.is_set():
+                    done(number, result)
+                    progress.show(number, result)
 
-        _run_each(submissions, settings, jobs, report, grade, stop)
+        _run_each(iter(numbered), jobs, report, grader, stop)
 
 
-def _run_each(
-    submissions: list[Submission], settings, jobs: int, report: Callable, grade: Callable, stop: threading.Event
-) -> None:
-    """The loop of :func:`run_all`: one at a time, or ``jobs`` threads; ``report`` gets each result in turn."""
-    if jobs == 1:
-        for number, submission in enumerate(submissions, start=1):
-            if stop.is_set():
-                return
-            report(number, grade(submission, settings, number))
-        return
+def _run_each(numbered: Iterator[tuple[int, Any]], jobs: int, report: Callable, grader, stop: threading.Event) -> None:
+    """The loop of :func:`run_all`: ``jobs`` workers, each with its next notebook started while one runs.
 
-    def graded(submission: Submission, number: int) -> NotebookResult | None:
-        return None if stop.is_set() else grade(submission, settings, number)
+    The main thread only waits (so Ctrl-C reaches it at once); each worker takes a notebook, starts the
+    next one ahead (its kernel boots while this one runs; its timeout starts at its first cell), finishes
+    this one, and so on. A worker left with a notebook started ahead when the run stops discards it.
+    """
+    lock = threading.Lock()
+    failures: list[BaseException] = []
 
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = {pool.submit(graded, s, n): n for n, s in enumerate(submissions, start=1)}
-        for future in as_completed(futures):
-            result = future.result()
-            if result is not None:
-                report(futures[future], result)
+    def take() -> tuple[int, Any] | None:
+        with lock:
+            item = None if stop.is_set() else next(numbered, None)
+        if item is None:
+            return None
+        number, submission = item
+        return number, grader.start(submission, number)
+
+    def worker() -> None:
+        current = ahead = None
+        try:
+            current = take()
+            while current is not None and not stop.is_set():
+                ahead = take()
+                number, state = current
+                current = None
+                report(number, grader.finish(state))
+                current, ahead = ahead, None
+        except BaseException as error:  # noqa: BLE001 (handed to the main thread)
+            failures.append(error)
+            stop.set()
+        finally:
+            for left in (current, ahead):
+                if left is not None:
+                    grader.discard(left[1])
+
+    workers = [threading.Thread(target=worker, name=f"grader-{n}", daemon=True) for n in range(jobs)]
+    for thread in workers:
+        thread.start()
+    for thread in workers:
+        while thread.is_alive():
+            thread.join(0.2)
+    if failures:
+        raise failures[0]
 
 
 def outside_watch(args: argparse.Namespace, session: Path, sandbox: sb.Sandbox) -> sb.OutsideWatch | None:

@@ -2,7 +2,10 @@
 
 :func:`grade_submission` is the unit of work (parallel runs and the
 collection of notebooks plug in around it); :func:`grade_path` grades one file.
-Step by step:
+It is two calls, so that a notebook's kernel can boot while the notebook before
+it runs: :func:`start` (steps 1 and 2, and the kernel's launch) and
+:func:`finish` (the rest; the timeout starts at the first cell), or
+:func:`discard` for a notebook started and never run (a Ctrl-C). Step by step:
 
 1. parse the bytes read before grading began (a broken file: ``invalid-notebook``);
 2. make the notebook's folder ``n<N>/`` in the grader's private session folder:
@@ -33,14 +36,15 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 
 from helpers.exercises import REGISTRY
 from helpers.teacher import sandbox as sb
 from helpers.teacher.judging import AnswerKey, checked_ids, judge_notebook, unanswered
-from helpers.teacher.kernel import Run, run_notebook, start_kernel
-from helpers.teacher.limits import Limits, find_limits, tmp_megabytes
-from helpers.teacher.logbook import read_log_bytes
+from helpers.teacher.kernel import KernelProcess, Run, run_notebook, start_kernel
+from helpers.teacher.limits import Limits, NotebookGroup, find_limits, tmp_megabytes
+from helpers.teacher.logbook import LogReading, read_log_bytes
 from helpers.teacher.manifest import notebook_digest, text_digest
 from helpers.teacher.plan import Plan
 from helpers.teacher.results import NotebookResult, Problem
@@ -48,6 +52,31 @@ from helpers.teacher.submissions import Submission, learner_of, lessons_of, less
 
 # The grader's last cell: one expression, whose result (the outputs, as JSON) is the cell's execute_result.
 FINISH = "__import__('helpers.exercises.assignment', fromlist=['_']).run_hidden_cases({inputs!r})"
+# Run by IPython in every graded kernel before its first cell (a startup file of the kernel's IPYTHONDIR):
+# ``%matplotlib inline`` waits until a cell imports matplotlib.pyplot. ipykernel's MPLBACKEND then selects the
+# inline backend, and matplotlib_inline sets up the figures' display as the magic would have, so a lesson that
+# draws nothing does not load matplotlib (about half of lesson 03's setup cell). Once pyplot is loaded the
+# magic is IPython's own.
+MATPLOTLIB_ON_USE = """\
+def _matplotlib_on_use():
+    import sys
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    magic = shell.find_line_magic("matplotlib")
+
+    def matplotlib(line=""):
+        if line.strip() == "inline" and "matplotlib.pyplot" not in sys.modules:
+            return None
+        return magic(line)
+
+    matplotlib.__doc__ = magic.__doc__
+    shell.register_magic_function(matplotlib, "line", "matplotlib")
+
+
+_matplotlib_on_use()
+del _matplotlib_on_use
+"""
 
 
 @dataclass(frozen=True)
@@ -76,35 +105,107 @@ def grade_path(path: Path, settings: Settings, number: int = 1) -> NotebookResul
 
 def grade_submission(submission: Submission, settings: Settings, number: int) -> NotebookResult:
     """Grade one notebook handed in; never raises (a grader failure is a ``grader-error`` problem)."""
-    started = time.monotonic()
+    return finish(start(submission, settings, number), settings)
+
+
+@dataclass
+class Started:
+    """A notebook on its way: read, its folder made and its kernel started (perhaps while another one ran).
+
+    ``done``: nothing to run (a refused or unreadable hand-in), ``result`` is final. ``failed``: why the
+    kernel could not be started (the notebook's grader-error when its turn comes).
+    """
+
+    submission: Submission
+    number: int
+    result: NotebookResult
+    notebook: object = None
+    lessons: list[str] = field(default_factory=list)
+    root: Path | None = None
+    marker: str = ""
+    group: NotebookGroup | None = None
+    kernel: KernelProcess | None = None
+    done: bool = False
+    failed: str = ""
+    seconds: float = 0.0
+
+
+def start(submission: Submission, settings: Settings, number: int) -> Started:
+    """Read a hand-in and start its kernel in its folder; returns at once (the kernel boots meanwhile).
+
+    The kernel runs nothing of the notebook until :func:`finish` sends its first cell, and its timeout
+    starts there, so it can be started ahead, while the notebook before it runs. Never raises.
+    """
+    began = time.monotonic()
     result = NotebookResult(
         submission.learner, submission.notebook, sha256=submission.sha256, sandbox=settings.sandbox.kind
     )
+    state = Started(submission, number, result)
     if submission.refused:
         result.problems.append(Problem("not-a-file", submission.refused))
-        return _out_of_the_lesson(result, submission, settings)
+        state.done = True
+        return state
     try:
-        notebook = read_notebook(submission.data)
+        state.notebook = read_notebook(submission.data)
     except ValueError as error:
         result.problems.append(Problem("invalid-notebook", str(error)))
-        return _out_of_the_lesson(result, submission, settings)
-    lessons = lessons_of(notebook, submission.notebook)
-    result.lesson = ", ".join(lessons)
-    result.problems += copy_problems(notebook, submission.learner, settings.plan)
-    root = settings.session / f"n{number}"
+        state.done = True
+        return state
+    state.lessons = lessons_of(state.notebook, submission.notebook)
+    result.lesson = ", ".join(state.lessons)
+    result.problems += copy_problems(state.notebook, submission.learner, settings.plan)
+    state.root, state.marker = settings.session / f"n{number}", f"{settings.token}-{number}"
     try:
-        _grade_in(root, notebook, submission, settings, f"{settings.token}-{number}", result, lessons)
-    except Exception as error:  # never let one submission stop the class
-        result.problems.append(Problem("grader-error", f"{type(error).__name__}: {error}"[:300]))
-    finally:
-        if settings.keep:
-            print(f"{submission.notebook}: kept {root}", file=sys.stderr)
-        else:
-            shutil.rmtree(root, ignore_errors=True)
-    if not result.answers:  # nothing was judged (the grader failed): still out of the lesson's points
-        _out_of_the_lesson(result, submission, settings)
-    result.seconds = round(time.monotonic() - started, 2)
+        work = prepare(state.root, submission, settings)
+        env = kernel_environment(state.root, state.marker, settings.course, settings.sandbox)
+        state.group = settings.limits.group(f"hg-{state.marker}", settings.memory_mb)
+        prefix = settings.sandbox.command_prefix(
+            state.root, work, settings.course, settings.limits.launcher(settings.memory_mb, state.group),
+            tmp_megabytes(settings.limits, settings.memory_mb),
+        )
+        state.kernel = start_kernel(state.root, work, prefix, env)
+    except Exception as error:  # that notebook's grader-error, when its turn comes
+        state.failed = f"its kernel could not be started: {type(error).__name__}: {error}"
+    state.seconds = time.monotonic() - began
+    return state
+
+
+def finish(state: Started, settings: Settings) -> NotebookResult:
+    """Run a started notebook, judge it, clean up; its result. Never raises."""
+    began = time.monotonic()
+    result = state.result
+    judged = False
+    if not state.done:
+        try:
+            if state.failed:
+                raise RuntimeError(state.failed)
+            _run_and_judge(state, settings)
+            judged = True
+        except Exception as error:  # never let one submission stop the class
+            result.problems.append(Problem("grader-error", f"{type(error).__name__}: {error}"[:300]))
+        finally:
+            discard(state, settings)
+    if not judged and not result.answers:  # it could not run, or the grader failed: out of its lesson's points
+        _out_of_the_lesson(result, state.submission, settings)
+    result.seconds = round(state.seconds + time.monotonic() - began, 2)
+    result.graded_at = datetime.now(UTC).isoformat(timespec="seconds")
     return result
+
+
+def discard(state: Started, settings: Settings) -> None:
+    """Kill the notebook's kernel (if it still runs), remove its group and its folder (unless --keep)."""
+    if state.kernel is not None:
+        state.kernel.kill()
+        state.kernel.close_pipes()
+    if state.group is not None:
+        state.group.remove()
+        state.group = None
+    if state.root is not None:
+        if settings.keep:
+            print(f"{state.submission.notebook}: kept {state.root}", file=sys.stderr)
+        else:
+            shutil.rmtree(state.root, ignore_errors=True)
+        state.root = None
 
 
 def _out_of_the_lesson(result: NotebookResult, submission: Submission, settings: Settings) -> NotebookResult:
@@ -145,47 +246,47 @@ def copy_problems(notebook, learner: str, plan: Plan) -> list[Problem]:
     return problems
 
 
-def _grade_in(
-    root: Path, notebook, submission: Submission, settings: Settings, marker: str, result, lessons: list[str]
-) -> None:
-    """Run the notebook in ``root`` and fill ``result`` (see the module docstring)."""
-    learner = submission.learner
+COPY_PROBLEMS = ("released-copy", "other-learners-copy")
+
+
+def _run_and_judge(state: Started, settings: Settings) -> None:
+    """Run the started notebook and fill its result (see the module docstring)."""
+    assert state.kernel is not None and state.root is not None
+    learner, result, marker, kernel = state.submission.learner, state.result, state.marker, state.kernel
     key = settings.plan.key(settings.key, learner)
     only = settings.plan.exercises(learner)
-    work = prepare(root, submission, settings)
-    env = kernel_environment(root, marker, settings.course, settings.sandbox)
-    group = settings.limits.group(f"hg-{marker}", settings.memory_mb)
+    connection = str(state.root / "kernel.json")
     problems: list[Problem] = []
+    # taken now, not when the kernel started: until its first cell only the kernel's own start ran
+    before = settings.watch.snapshot() if settings.watch else {}
+    read: dict[bytes, LogReading] = {}  # the log as the learner's cells left it, read once
+
+    def finish_code(log: bytes) -> str | None:
+        reading = read.setdefault(log, read_log_bytes(log, REGISTRY))
+        wanted = [i for i in functions_given(reading.events) if only is None or i in only]
+        inputs = key.hidden_inputs(wanted)
+        return FINISH.format(inputs=repr(inputs)) if inputs else None
+
+    def before_kill() -> None:
+        problems.extend(stop_leftovers(marker, connection, before_shutdown=True))
+
+    sources = [cell.source if cell.cell_type == "code" else "" for cell in state.notebook.cells]  # type: ignore[attr-defined]
     try:
-        prefix = settings.sandbox.command_prefix(
-            root, work, settings.course, settings.limits.launcher(settings.memory_mb, group),
-            tmp_megabytes(settings.limits, settings.memory_mb),
-        )
-        before = settings.watch.snapshot() if settings.watch else {}
-        kernel = start_kernel(root, work, prefix, env)
-
-        def finish(log: bytes) -> str | None:
-            events = read_log_bytes(log, REGISTRY).events
-            wanted = [i for i in functions_given(events) if only is None or i in only]
-            inputs = key.hidden_inputs(wanted)
-            return FINISH.format(inputs=repr(inputs)) if inputs else None
-
-        def before_kill() -> None:
-            problems.extend(stop_leftovers(marker, str(root / "kernel.json"), before_shutdown=True))
-
-        sources = [cell.source if cell.cell_type == "code" else "" for cell in notebook.cells]
-        run = run_notebook(sources, finish, kernel, settings.timeout, before_kill)
-        problems += stop_leftovers(marker, str(root / "kernel.json"), before_shutdown=False)
+        run = run_notebook(sources, finish_code, kernel, settings.timeout, before_kill)
+        problems += stop_leftovers(marker, connection, before_shutdown=False)
     finally:
-        out_of_memory = group.out_of_memory() if group else False
-        if group:
-            group.remove()
+        out_of_memory = state.group.out_of_memory() if state.group else False
+        if state.group:
+            state.group.remove()
+            state.group = None
     if settings.watch:
         problems += outside_problems(*settings.watch.changes(before, settings.watch.snapshot()), settings)
     result.problems += run_problems(run, settings, out_of_memory) + problems
-    reading = read_log_bytes(run.log, REGISTRY, overflow=run.log_overflow)
+    reading = read.get(run.log) if not run.log_overflow else None
+    if reading is None:
+        reading = read_log_bytes(run.log, REGISTRY, overflow=run.log_overflow)
     events = [event for event in reading.events if event.get("event") != "outputs"] + finished_outputs(run)
-    result.answers = judge_notebook(lessons, events, key, only)
+    result.answers = judge_notebook(state.lessons, events, key, only)
     result.problems += reading.problems + outside_assignment(events, only)
     failed = [answer for answer in result.answers if answer.verdict == "grader-error"]
     if failed:
@@ -278,11 +379,15 @@ def outside_problems(owned: list[str], temporary: list[str], settings: Settings)
 
 
 def prepare(root: Path, submission: Submission, settings: Settings) -> Path:
-    """The notebook's folder: work/ with its copy, home/, tmp/ (without bwrap), ipython/, fonts; returns work/."""
+    """The notebook's folder: work/ with its copy, home/, tmp/ (without bwrap), ipython/ (with the startup file
+    :data:`MATPLOTLIB_ON_USE`), fonts; returns work/."""
     work = root / "work"
     for folder in (work, root / "home", root / "tmp", root / "ipython"):
         folder.mkdir(parents=True)
     (work / Path(submission.notebook).name).write_bytes(submission.data)
+    startup = root / "ipython" / "profile_default" / "startup"
+    startup.mkdir(parents=True)
+    (startup / "00-matplotlib-on-use.py").write_text(MATPLOTLIB_ON_USE, encoding="utf-8")
     fonts = settings.session / "matplotlib"
     if fonts.is_dir():
         shutil.copytree(fonts, root / "matplotlib")

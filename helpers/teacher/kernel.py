@@ -176,9 +176,16 @@ class KernelProcess:
     info: dict
     log: Drain
     stderr: Drain
+    pipes: tuple[bytes, bytes] | None = None  # what the two pipes held, once closed
 
     def alive(self) -> bool:
         return self.process.poll() is None
+
+    def close_pipes(self) -> tuple[bytes, bytes]:
+        """Close both pipes (once: a kernel started ahead and never run is closed the same way); what they held."""
+        if self.pipes is None:
+            self.pipes = (self.log.close(), self.stderr.close())
+        return self.pipes
 
     def kill(self) -> None:
         """Kill the kernel's whole process group (bwrap takes its namespace with it)."""
@@ -376,7 +383,6 @@ def run_notebook(
         kernel.kill()
         if client is not None:
             client.close()
-        kernel.log.close()
-        run.stderr = kernel.stderr.close()
+        run.stderr = kernel.close_pipes()[1]
         run.log_overflow = kernel.log.overflow
     return run

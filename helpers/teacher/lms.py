@@ -35,7 +35,7 @@ from helpers.teacher.reports import Row, gradebook_rows, number
 from helpers.teacher.results import NotebookResult
 
 if TYPE_CHECKING:
-    from helpers.teacher.plan import Plan
+    from helpers.teacher.plan import Rows
 
 CANVAS_FILE, MOODLE_FILE = "gradebook-canvas.csv", "gradebook-moodle.csv"
 LMS_FILES = (CANVAS_FILE, MOODLE_FILE)
@@ -77,10 +77,11 @@ def lesson_marks(
 
 
 def class_marks(
-    results: Sequence[NotebookResult], expect: Iterable[str] = (), points=None, plan: Plan | None = None
+    results: Sequence[NotebookResult], expect: Iterable[str] = (), points=None, plan: Rows | None = None,
+    table: tuple[list[str], list[Row]] | None = None,
 ) -> LessonMarks:
-    """The lesson marks of a class, from the same rows as gradebook.csv."""
-    columns, rows = gradebook_rows(results, expect, points, plan)
+    """The lesson marks of a class, from the same rows as gradebook.csv (``table``: those rows, computed)."""
+    columns, rows = table or gradebook_rows(results, expect, points, plan)
     lesson_of: dict[str, str] = {}
     max_points: dict[str, float] = {}
     for result in results:
@@ -133,9 +134,10 @@ def write_table(path: Path, table: list[list[str]]) -> None:
 
 
 def write_lms_files(
-    out: Path, results: Sequence[NotebookResult], expect: Iterable[str] = (), points=None, plan: Plan | None = None
+    out: Path, results: Sequence[NotebookResult], expect: Iterable[str] = (), points=None, plan: Rows | None = None,
+    table: tuple[list[str], list[Row]] | None = None,
 ) -> None:
     """Write gradebook-canvas.csv and gradebook-moodle.csv into ``out`` (beside gradebook.csv)."""
-    marks = class_marks(results, expect, points, plan)
+    marks = class_marks(results, expect, points, plan, table)
     write_table(out / CANVAS_FILE, canvas_table(marks))
     write_table(out / MOODLE_FILE, moodle_table(marks))

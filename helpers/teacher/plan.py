@@ -17,25 +17,73 @@ same exercises (:meth:`Plan.exercises`).
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
+from typing import Protocol
 
 from helpers.exercises.fresh import VARIANTS
 from helpers.teacher.judging import AnswerKey
-from helpers.teacher.manifest import Manifest, nfc
+from helpers.teacher.manifest import Manifest, canonical, nfc
+
+
+class Rows(Protocol):
+    """What the gradebook, the feedback and the class report ask of a plan (a :class:`Plan`, or a merge's record)."""
+
+    @property
+    def roster(self) -> list[str]: ...
+
+    def exercises(self, learner: str) -> dict[str, float] | None: ...
+
+    def questions(self, learner: str) -> dict[str, str]: ...
+
+
+def shard_of(learner: str, count: int) -> int:
+    """The shard (0 to count - 1) of a learner: the first 8 bytes of the SHA-256 of their NFC id, mod count.
+
+    It depends on the id alone, so it stays put as late hand-ins and new learners arrive, and all of one
+    learner's hand-ins fall in one shard.
+    """
+    return int.from_bytes(hashlib.sha256(nfc(learner).encode("utf-8")).digest()[:8], "big") % count
 
 
 @dataclass(frozen=True)
 class Plan:
-    """What is graded (see the module docstring); ``secret``: per-learner numbers without a manifest."""
+    """What is graded (see the module docstring); ``secret``: per-learner numbers without a manifest.
+
+    ``shard`` (K, N): only the learners of shard K of N (:func:`shard_of`) are graded and get rows.
+    """
 
     manifest: Manifest | None = None
     expect: dict[str, float] | None = None
     secret: bytes | None = None
+    shard: tuple[int, int] | None = None
 
     @property
     def roster(self) -> list[str]:
         """Every learner who gets a row whether they handed in or not (a manifest's roster), else []."""
-        return self.manifest.roster if self.manifest else []
+        return [learner for learner in self.manifest.roster if self.in_shard(learner)] if self.manifest else []
+
+    def in_shard(self, learner: str) -> bool:
+        """True for a learner this run grades (every learner without --shard)."""
+        return self.shard is None or shard_of(learner, self.shard[1]) == self.shard[0]
+
+    def assignment_digest(self) -> str:
+        """SHA-256 of what decides who and what is graded: the manifest, else --expect and the secret's check."""
+        if self.manifest is not None:
+            return hashlib.sha256(canonical(self.manifest.to_json())).hexdigest()
+        from helpers.teacher.manifest import secret_check
+
+        check = secret_check(self.secret) if self.secret is not None else ""
+        return hashlib.sha256(canonical({"expect": self.expect, "secret_check": check})).hexdigest()
+
+    def learner_digest(self, learner: str) -> str:
+        """SHA-256 of what one learner is graded on: their manifest entry (:meth:`LearnerEntry.digest`), the
+        released copies it is compared with; without a manifest, --expect and the learner's seeds."""
+        if self.manifest is not None:
+            entry = self.manifest.learner(learner)
+            own = entry.digest() if entry else "not on the roster"
+            return hashlib.sha256(canonical({"entry": own, "released": self.manifest.released})).hexdigest()
+        return hashlib.sha256(canonical({"expect": self.expect, "seeds": self.seeds(learner)})).hexdigest()
 
     def on_roster(self, learner: str) -> bool:
         """False for a hand-in whose learner a manifest does not list (it is not graded)."""

@@ -41,19 +41,22 @@ def is_terminal(stream: TextIO) -> bool:
 class Progress:
     """Shows each graded notebook on ``stream`` (standard output): a bar on a terminal, plain lines otherwise.
 
+    ``initial``: the notebooks already graded when the bar appears (a rerun's unchanged hand-ins): the bar
+    starts there, and its rate and time left count only the notebooks graded now.
+
     Use it as a context manager, call :meth:`show` with each result as it comes; the bar is closed
     (left on screen at its last count) when the block ends, interrupted or not.
     """
 
-    def __init__(self, total: int, stream: TextIO | None = None) -> None:
+    def __init__(self, total: int, stream: TextIO | None = None, initial: int = 0) -> None:
         self.total, self.stream = total, stream or sys.stdout
         self.bar = None
         if is_terminal(self.stream):
             from tqdm import tqdm
 
             self.bar = tqdm(
-                total=total, file=self.stream, desc="grading", unit="notebook", bar_format=BAR_FORMAT,
-                dynamic_ncols=True, mininterval=0.2, smoothing=0.1,
+                total=total, initial=initial, file=self.stream, desc="grading", unit="notebook",
+                bar_format=BAR_FORMAT, dynamic_ncols=True, mininterval=0.2, smoothing=0.1,
             )
 
     def show(self, number: int, result: NotebookResult) -> None:

@@ -1,13 +1,19 @@
 """What grading one notebook gives: the judged answers, the problems found, and the points (the grader's records).
 
 A :class:`NotebookResult` is saved as JSON the moment its notebook is graded
-(``results/`` in the output folder), and the gradebook, the answers table, the
-feedback pages and the class report are all built from these records.
+(``results/`` in the output folder, one file per hand-in: :func:`result_file`),
+and the gradebook, the answers table, the feedback pages and the class report
+are all built from these records. Each record carries the fingerprint of what
+its verdict depends on (:mod:`helpers.teacher.fingerprint`), so a rerun takes
+it as it is when nothing changed.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -78,6 +84,9 @@ class NotebookResult:
     seconds: float = 0.0
     answers: list[Judged] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    fingerprint: str = ""  # of the hand-in, the learner's entry, the key version and the settings
+    key_version: str = ""
+    graded_at: str = ""  # when it was graded (UTC, ISO 8601 to the second)
 
     @property
     def total(self) -> float:
@@ -97,6 +106,33 @@ class NotebookResult:
         answers = [Judged(**{**answer, "help_used": tuple(answer["help_used"])}) for answer in data.pop("answers")]
         problems = [Problem(**problem) for problem in data.pop("problems")]
         return cls(**data, answers=answers, problems=problems)
+
+
+def result_file(notebook: str) -> str:
+    """The file name of a hand-in's record: its path made a file name, and a short hash of the path.
+
+    >>> result_file("ann/03_the_ndcg_spreadsheet.ipynb")[:34]
+    'ann__03_the_ndcg_spreadsheet.ipynb'
+    """
+    plain = re.sub(r"[^A-Za-z0-9._-]+", "_", notebook.replace("/", "__")).strip("._")[:80] or "notebook"
+    return f"{plain}-{hashlib.sha256(notebook.encode('utf-8')).hexdigest()[:10]}.json"
+
+
+def write_result(folder: Path, result: NotebookResult) -> Path:
+    """Save a record atomically (a temporary file, then renamed): a crash leaves the old one or the new one."""
+    path = folder / result_file(result.notebook)
+    temporary = path.with_name(f".{path.name}.part")
+    temporary.write_text(result.to_json(), encoding="utf-8")
+    os.replace(temporary, path)
+    return path
+
+
+def read_result(path: Path) -> NotebookResult | None:
+    """A saved record, or None when the file is missing or not one (it is then graded again)."""
+    try:
+        return NotebookResult.from_json(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return None
 
 
 def load_results(folder: Path) -> list[NotebookResult]:

@@ -87,9 +87,11 @@ def bwrap_arguments(bwrap: str, root: Path, work: Path, course: Path, tmp_mb: in
     Read-only: the system's libraries (/usr and its links), a few files of /etc
     (the linker's cache, the time zone, fonts) and ``root/etc``'s made-up
     passwd, group and hosts, this Python's folders (each alone, wherever it
-    lives: a Python in your home brings no other file of your home), and the
-    keyless ``course`` (helpers and data). A fresh /dev and /proc, and a fresh
-    /tmp of ``tmp_mb`` MB (None: no cap) holding the kernel's HOME.
+    lives: a Python in your home brings no other file of your home) with every
+    ``helpers`` an install put there hidden under an empty folder
+    (:func:`hidden_helpers`: it holds the answer key), and the keyless
+    ``course`` (helpers and data). A fresh /dev and /proc, and a fresh /tmp of
+    ``tmp_mb`` MB (None: no cap) holding the kernel's HOME.
     """
     arguments = [bwrap, "--unshare-all", "--cap-drop", "ALL", "--die-with-parent", "--new-session"]
     for name in SYSTEM_FOLDERS:
@@ -107,8 +109,11 @@ def bwrap_arguments(bwrap: str, root: Path, work: Path, course: Path, tmp_mb: in
     arguments += ["--proc", "/proc", "--dev", "/dev"]
     arguments += ["--size", str(tmp_mb * 1024**2)] if tmp_mb else []
     arguments += ["--tmpfs", str(SANDBOX_TMP), "--dir", str(SANDBOX_TMP / "home")]
-    for folder in python_folders():
+    folders = python_folders()
+    for folder in folders:
         arguments += ["--ro-bind", str(folder), str(folder)]
+    for hidden in hidden_helpers(folders):  # an installed helpers holds the answer key: an empty folder there
+        arguments += ["--tmpfs", str(hidden)]
     arguments += ["--ro-bind", str(course), str(course), "--bind", str(root), str(root)]
     # JPY_PARENT_PID: inside its own process namespace the kernel's parent is pid 1, which ipykernel
     # would take for "my parent died"; --die-with-parent does that job instead.
@@ -133,12 +138,8 @@ def made_up_etc(root: Path) -> list[str]:
 
 def python_folders() -> list[Path]:
     """This Python's folders outside /usr: its prefixes, its executable's folder and its site-packages, each alone."""
-    import site
-
     found = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
-             str(Path(sys.executable).resolve().parent.parent), *site.getsitepackages()]
-    if site.ENABLE_USER_SITE and os.path.isdir(site.getusersitepackages()):
-        found.append(site.getusersitepackages())
+             str(Path(sys.executable).resolve().parent.parent), *map(str, site_folders())]
     folders = sorted({Path(path).resolve() for path in found if os.path.isdir(path)})
     usr = Path("/usr")
     kept: list[Path] = []
@@ -147,6 +148,77 @@ def python_folders() -> list[Path]:
             continue
         kept.append(folder)
     return kept
+
+
+def site_folders() -> list[Path]:
+    """This Python's site-packages folders (the user's too, when Python reads it)."""
+    import site
+
+    found = list(site.getsitepackages())
+    if site.ENABLE_USER_SITE and os.path.isdir(site.getusersitepackages()):
+        found.append(site.getusersitepackages())
+    return [Path(path).resolve() for path in found if os.path.isdir(path)]
+
+
+def installed_helpers(sites: Iterable[Path]) -> list[Path]:
+    """Every folder where this Python's site machinery finds a ``helpers`` package, key included.
+
+    A normal install puts it in site-packages (``<site>/helpers``, with
+    ``helpers/exercises/lessons``, the answer key); an editable install of
+    setuptools maps it in ``__editable___*_finder.py`` (its ``MAPPING``); an
+    older one names a folder in a ``.pth`` file, whose ``helpers`` is the package.
+    """
+    import ast
+
+    found: list[Path] = []
+    for site_folder in sites:
+        found.append(site_folder / "helpers")
+        for finder in sorted(site_folder.glob("__editable__*finder.py")):
+            try:
+                tree = ast.parse(finder.read_text(encoding="utf-8"))
+            except (OSError, SyntaxError, ValueError):
+                continue
+            for node in ast.walk(tree):
+                if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
+                    continue
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                if not any(isinstance(target, ast.Name) and target.id == "MAPPING" for target in targets):
+                    continue
+                try:
+                    mapping = ast.literal_eval(node.value)
+                except ValueError:
+                    continue
+                if isinstance(mapping, dict):
+                    found += [Path(str(path)) for name, path in mapping.items() if str(name).split(".")[0] == "helpers"]
+        for pth in sorted(site_folder.glob("*.pth")):
+            try:
+                lines = pth.read_text(encoding="utf-8").splitlines()
+            except (OSError, ValueError):
+                continue
+            found += [Path(line.strip()) / "helpers" for line in lines
+                      if line.strip() and not line.startswith(("#", "import ", "import\t"))]
+    return list(dict.fromkeys(found))
+
+
+def hidden_helpers(bound: Iterable[Path]) -> list[Path]:
+    """The installed ``helpers`` folders (:func:`installed_helpers`) inside a folder the sandbox binds: each is
+    covered by an empty tmpfs, so a graded kernel reaches only the keyless course."""
+    folders = list(bound)
+    hidden = []
+    for path in installed_helpers(site_folders()):
+        try:
+            real = path.resolve()
+        except OSError:
+            continue
+        if real.is_dir() and any(real.is_relative_to(folder) for folder in folders):
+            hidden.append(real)
+    return sorted(set(hidden))
+
+
+def visible_folders() -> list[Path]:
+    """The folders every sandboxed kernel sees (read-only): the system's and this Python's."""
+    system = [Path("/") / name for name in SYSTEM_FOLDERS] + [Path("/etc") / name for name in SYSTEM_ETC]
+    return [path.resolve() for path in system if path.exists()] + python_folders()
 
 
 def find_sandbox(mode: str = "auto") -> Sandbox:
