@@ -226,8 +226,21 @@ def _judgments_graded_one_or_more(qrels: str) -> int:
     return int(np.count_nonzero(np.trunc(grades) >= 1))
 
 
-def _value(result: RunResult, column: Column, qid=None):
-    """A query's value, or (qid None) the all line's: runid, num_q, a count's sum or a mean."""
+def _per_query_rows(result: RunResult, columns: list[Column]):
+    """(measure, qid, value) of every query, query by query as trec_eval -q prints them."""
+    per_query = result.evaluation.per_query
+    shown = [column for column in columns if column.measure is not None]
+    # each column as a Python list once: a pandas lookup per value took 2.7 s for 10k queries x 5 measures
+    columns_values = [per_query[str(column.measure)].tolist() for column in shown]
+    for row, qid in enumerate(per_query.index.tolist()):
+        for column, values in zip(shown, columns_values, strict=True):
+            assert column.measure is not None
+            value = values[row]
+            yield column.name, qid, int(round(value)) if column.measure.name in COUNTS else float(value)
+
+
+def _value(result: RunResult, column: Column):
+    """The all line's value: runid, num_q, a count's sum or a mean."""
     per_query = result.evaluation.per_query
     if column.name == "runid":
         return result.tag
@@ -235,9 +248,6 @@ def _value(result: RunResult, column: Column, qid=None):
         return len(per_query)
     assert column.measure is not None
     values = per_query[str(column.measure)]
-    if qid is not None:
-        value = values.loc[qid]
-        return int(round(value)) if column.measure.name in COUNTS else float(value)
     if column.measure.name in COUNTS:
         return result.totals[column.name]
     # trec_eval adds the queries' values one after the other, in its query order, then divides
@@ -255,10 +265,8 @@ def _trec_line(name: str, qid, value) -> str:
 def _write_trec(out, args, columns: list[Column], results: list[RunResult]) -> None:
     for result in results:
         if args.q:
-            for qid in result.evaluation.per_query.index:
-                for column in columns:
-                    if column.measure is not None:
-                        out.write(_trec_line(column.name, qid, _value(result, column, qid)))
+            for name, qid, value in _per_query_rows(result, columns):
+                out.write(_trec_line(name, qid, value))
         if not args.n:
             for column in columns:
                 out.write(_trec_line(column.name, "all", _value(result, column)))
@@ -267,10 +275,7 @@ def _write_trec(out, args, columns: list[Column], results: list[RunResult]) -> N
 def _rows(args, columns: list[Column], result: RunResult):
     """(measure, qid, value) of one run, per query (with -q) then all."""
     if args.q:
-        for qid in result.evaluation.per_query.index:
-            for column in columns:
-                if column.measure is not None:
-                    yield column.name, qid, _value(result, column, qid)
+        yield from _per_query_rows(result, columns)
     if not args.n:
         for column in columns:
             yield column.name, "all", _value(result, column)

@@ -42,14 +42,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
 
 from helpers._checks import check_number, check_whole
 from helpers.batch.evaluation import Evaluation
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 _CHUNK_CELLS = 2_000_000  # random draws held in memory at once
 ZERO_DIFFERENCE = 1e-12  # differences this close to 0 are float rounding, not a difference
@@ -483,6 +485,8 @@ def plot_comparison(comparison: Comparison, bins: int = 20) -> Figure:
     """
     if not isinstance(comparison, Comparison):
         raise TypeError("comparison must be the result of compare()")
+    import matplotlib.pyplot as plt  # here, not at the top: `python -m helpers.batch` starts without it
+
     figure, (left, right) = plt.subplots(1, 2, figsize=(10, 3.4), layout="constrained")
     first, second = comparison.names
     table, summary = comparison.per_query, comparison.summary
@@ -516,6 +520,8 @@ def plot_by_group(comparison: Comparison, groups) -> Figure:
     overall = comparison.per_query[[first, second]].mean()
     labels = [*map(str, table.index), "all queries"]
     heights = {name: [*table[f"mean_{name}"], overall[name]] for name in (first, second)}
+    import matplotlib.pyplot as plt
+
     figure, axes = plt.subplots(figsize=(7, 3.4), layout="constrained")
     positions = np.arange(len(labels))
     for offset, name in zip((-0.2, 0.2), (first, second), strict=True):
