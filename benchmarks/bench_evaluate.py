@@ -144,15 +144,20 @@ def build_trec_eval(folder: Path, source_archive: Path = TREC_EVAL_SOURCE) -> di
     return binaries
 
 
-def trec_eval_command(binary: Path, qrels: Path, run: Path, per_query: bool) -> list[str]:
+# helpers' own command, timed as trec_eval is: a new process that imports what it needs, reads, prints
+HELPERS_COMMAND = [sys.executable, "-m", "helpers.batch"]
+
+
+def trec_eval_command(program: Path | list[str], qrels: Path, run: Path, per_query: bool) -> list[str]:
     names = ("ndcg_cut.10", "recip_rank", "map", "P.10", "recall.100")
     measures = [arg for name in names for arg in ("-m", name)]
-    return [str(binary), "-c", *(["-q"] if per_query else []), *measures, str(qrels), str(run)]
+    start = [str(program)] if isinstance(program, Path) else program
+    return [*start, "-c", *(["-q"] if per_query else []), *measures, str(qrels), str(run)]
 
 
-def run_trec_eval(binary: Path, qrels: Path, run: Path, per_query: bool = True) -> str:
-    return subprocess.run(trec_eval_command(binary, qrels, run, per_query), check=True, capture_output=True,
-                          text=True).stdout
+def run_trec_eval(program: Path | list[str], qrels: Path, run: Path, per_query: bool = True) -> str:
+    return subprocess.run(trec_eval_command(program, qrels, run, per_query), check=True, capture_output=True,
+                          text=True, cwd=ROOT).stdout
 
 
 def parse_trec_eval(output: str) -> pd.DataFrame:
@@ -298,13 +303,14 @@ def bench_files(size: str, qrels: Path, run: Path, binaries: dict, repeats: int,
     rows.append(row(size, "TREC files", "helpers.batch.evaluate", times, "reference"))
     times, _ = timed(helpers_from_files_one_thread, qrels, run, repeats=repeats)
     rows.append(row(size, "TREC files", "helpers.batch.evaluate, pyarrow on 1 thread", times, "same call"))
-    for build, binary in binaries.items():
-        worst = check_agreement(reference, parse_trec_eval(run_trec_eval(binary, qrels, run)),
-                                f"trec_eval ({build})", PRINT_ROUNDING)
+    programs = {"helpers.batch command (python -m, a new process)": HELPERS_COMMAND}
+    programs |= {f"trec_eval 10.0 binary ({build})": binary for build, binary in binaries.items()}
+    for name, program in programs.items():
+        worst = check_agreement(reference, parse_trec_eval(run_trec_eval(program, qrels, run)), name,
+                                PRINT_ROUNDING)
         for per_query, output in ((True, "-q"), (False, "means only")):
-            times, _ = timed(run_trec_eval, binary, qrels, run, per_query, repeats=repeats)
-            rows.append(row(size, "TREC files", f"trec_eval 10.0 binary ({build}), {output}", times,
-                            f"{worst:.1e} (4 decimals printed)"))
+            times, _ = timed(run_trec_eval, program, qrels, run, per_query, repeats=repeats)
+            rows.append(row(size, "TREC files", f"{name}, {output}", times, f"{worst:.1e} (4 decimals printed)"))
     times, result = timed(pytrec_eval_documented_reading, qrels, run, repeats=repeats)
     worst = check_agreement(reference, result, "pytrec_eval", AGREEMENT)
     rows.append(row(size, "TREC files", "pytrec_eval, its parse_qrel/parse_run", times, f"{worst:.1e}"))
@@ -395,7 +401,7 @@ def print_times(rows: list[dict]) -> None:
     for r in rows:
         base = next(b for b in rows if b["size"] == r["size"] and b["contender"] == "helpers.batch.evaluate"
                     and b["from"].startswith(r["from"][:10]))
-        ours = r["contender"].startswith("helpers.batch.evaluate")
+        ours = r["contender"].startswith("helpers.batch")
         ratio = "" if ours else f"{r['median_s'] / base['median_s']:.1f}x"
         print(f"| {r['size']} | {r['from']} | {r['contender']} | {r['median_s']:.3f} "
               f"[{r['min_s']:.3f}-{r['max_s']:.3f}] | {ratio} | {r['agreement']} |")
