@@ -17,6 +17,9 @@ From files (TREC qrels and run files written once, read by every contender):
 
 - helpers.batch.evaluate given the two paths (pyarrow's CSV reader uses every
   core; a second row holds it to one thread, as the other contenders run);
+- helpers' own command, ``python -m helpers.batch`` with trec_eval's options,
+  run as a new process the way the binary is (its Python start and imports
+  counted), with ``-c -q`` and without ``-q``;
 - the trec_eval 10.0 binary, built from ``../shared/reference/trec_eval-10.0-src.tar.gz``
   into a temporary folder twice: with its Makefile as it is (``make``: no
   optimisation flag, gcc's ``-O0``) and with ``-O2``, as a user who compiles it
@@ -37,7 +40,7 @@ time and made pytrec_eval look 3x slower), and ranx's ``from_df``.
 
 Before timing, every contender's per-query values are compared with
 helpers.batch.evaluate: within 1e-12 for pytrec_eval and ranx, within 5e-5
-for the trec_eval binary (it prints 4 decimals). Each time is the median of
+for the trec_eval binary and the command (they print 4 decimals). Each time is the median of
 ``--repeats`` runs after one warm-up run. This is a benchmark, not a test.
 """
 
