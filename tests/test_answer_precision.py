@@ -35,10 +35,13 @@ def dealt(exercise_id: str, seed: int) -> Practice:
 
 
 def right_ways(value: float, decimals: int) -> list:
-    """The key written as a learner may: a float at the asked decimals; one and two more decimals, text and float."""
+    """The key written as a learner may: a float at the asked decimals, and one step of the binary numbers either
+    side of it, as arithmetic on decimals leaves it (0.5 + 0.33 is 0.8300000000000001); one and two more
+    decimals, text and float."""
     asked = float(f"{value:.{decimals}f}")
+    computed = [math.nextafter(asked, math.inf), math.nextafter(asked, -math.inf)]
     longer = [f"{value:.{decimals + extra}f}" for extra in (1, 2)]
-    return [asked, *longer, *(float(text) for text in longer)]
+    return [asked, *computed, *longer, *(float(text) for text in longer)]
 
 
 def graded(exercise_id: str, answer, worked=None):
@@ -98,6 +101,7 @@ def test_the_issues_cases():
     found = dealt("sheet-ndcg3", 7)
     text = f"{found.variant.worked.value:.3f}"
     assert found.check(float(text)).correct and found.check(text).correct
+    assert text == "0.830" and found.check(0.5 + 0.33).correct  # 0.8300000000000001: the right answer, computed
     as_a_float = check("fresh-dcg4", 4.430)  # 4.4307 at 3 decimals is 4.431; 4.43 is what 2-decimal terms add to
     assert not as_a_float.correct and "4.43 (a number)" in as_a_float.message and "4.430" not in as_a_float.message
     as_text = check("fresh-dcg4", "4.430")  # quoted as typed; a truncation (and the 2-decimal terms' sum)

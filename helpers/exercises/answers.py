@@ -2,7 +2,8 @@
 
 One reader for every type: ``0.821`` (a float), ``"0.821"``, ``"0,821"``,
 ``"82.1%"`` and ``np.float64(0.821)`` are the same answer with 3 decimals. A
-float is read from its shortest repr; it cannot carry a trailing zero
+float is read from its shortest repr, cut to the 15 significant digits a float
+holds (``0.5 + 0.33`` is 0.8300000000000001 and reads as 0.83); it cannot carry a trailing zero
 (0.830 typed as a number arrives as 0.83), so a number is judged by its value: it is
 right when it equals the key rounded at any precision the exercise accepts.
 Text keeps the digits as written (``"0.83"`` has 2 decimals). A fraction
@@ -137,10 +138,23 @@ def read_answer(answer: Any) -> Answer:
         value = float(answer)
         if not math.isfinite(value):
             return Answer(None, None, "undefined", "number")
-        return replace(read_text(repr(value)), typed="number")  # the shortest text that gives this float back
+        return replace(read_text(float_digits(value)), typed="number")
     if isinstance(answer, str):
         return read_text(answer)
     raise UnreadableAnswer(f"got {type(answer).__name__} {short_text(answer)}")
+
+
+def float_digits(value: float) -> str:
+    """A float's decimal digits: its shortest repr, or 15 significant digits where the repr needs 16 or 17.
+
+    A float holds 15 significant decimal digits; a 16th or 17th in its repr only names the binary number
+    that arithmetic on decimals left (0.5 + 0.33 is 0.8300000000000001), so they are not the learner's.
+
+    >>> float_digits(0.830), float_digits(0.5 + 0.33), float_digits(0.1 + 0.2), float_digits(2.0)
+    ('0.83', '0.83', '0.3', '2.0')
+    """
+    fifteen = format(value, ".15g")
+    return repr(value) if float(fifteen) == value else fifteen
 
 
 def number_of_numpy(value: Any) -> Any:
