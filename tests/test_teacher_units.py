@@ -384,6 +384,16 @@ def test_learners_lessons_and_unreadable_notebooks():
     assert lesson_of(nbformat.v4.new_notebook(), "x.ipynb") == ""
 
 
+def test_a_hand_in_whose_cells_lack_ids_is_read_without_a_warning(recwarn):
+    """An older or hand-edited notebook has no cell ids: read as it is, with no nbformat warning for the teacher."""
+    bare = {"nbformat": 4, "nbformat_minor": 5, "metadata": {},
+            "cells": [{"cell_type": "code", "metadata": {}, "source": "answer = 0.5", "outputs": [],
+                       "execution_count": None}]}
+    notebook = read_notebook(json.dumps(bare).encode())
+    assert notebook.cells[0].source == "answer = 0.5" and notebook.cells[0].get("id")
+    assert not [w for w in recwarn if "nbformat" in str(w.filename) or "id field" in str(w.message)]
+
+
 # --- the command line: --out is checked first ------------------------------------------------------
 
 
