@@ -57,7 +57,7 @@ class Answer:
         ('0.83 (a number)', '0,830')
         """
         if self.typed == "number":
-            return f"{self.text} (a number)"
+            return f"{self.given or self.text} (a number)"
         return self.given or self.text
 
     @property
@@ -138,7 +138,7 @@ def read_answer(answer: Any) -> Answer:
         value = float(answer)
         if not math.isfinite(value):
             return Answer(None, None, "undefined", "number")
-        return replace(read_text(float_digits(value)), typed="number")
+        return replace(read_text(float_digits(value)), typed="number", given=repr(value))  # quoted as Python shows it
     if isinstance(answer, str):
         return read_text(answer)
     raise UnreadableAnswer(f"got {type(answer).__name__} {short_text(answer)}")
