@@ -186,6 +186,16 @@ def test_voila_runs_the_copy_with_the_classroom_template_a_preheated_kernel_and_
     assert options["NotebookNotary.data_dir"] == str(classroom.notary_folder(tmp_path / "05_metrics_lab.ipynb"))
 
 
+def test_a_machine_without_a_browser_opens_none_and_voila_has_nothing_to_warn_about(monkeypatch):
+    def none_found(using=None):
+        raise classroom.webbrowser.Error("could not locate runnable browser")
+
+    monkeypatch.setattr(classroom.webbrowser, "get", none_found)
+    assert classroom.browser_found() is False
+    monkeypatch.setattr(classroom.webbrowser, "get", lambda using=None: object())
+    assert classroom.browser_found() is True
+
+
 def test_the_copy_is_trusted_by_the_notary_voila_is_given(tmp_path):
     """Voila warns twice about a notebook that is not trusted, and writes a signing key into the home folder."""
     from nbformat.sign import NotebookNotary

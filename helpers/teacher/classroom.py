@@ -31,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import webbrowser
 from datetime import datetime
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -278,6 +279,15 @@ def voila_command(
     return command
 
 
+def browser_found() -> bool:
+    """True when a browser can open the link here; on a server without one, Voila would print a warning."""
+    try:
+        webbrowser.get()
+    except webbrowser.Error:
+        return False
+    return True
+
+
 def notary_folder(notebook: Path) -> Path:
     """Where the classroom's notary keeps its key and signatures: beside the copy, in the temporary folder."""
     return notebook.parent / ".notary"
@@ -354,7 +364,7 @@ def main(argv: list[str] | None = None) -> int:
         # Voila in a session of its own: a Ctrl-C in the terminal reaches this process only, which stops Voila
         # once, cleanly (a second signal to Voila would interrupt its shutdown and leave kernels behind)
         process = subprocess.Popen(
-            voila_command(copy, port, cull, not args.no_browser, scale, pool),
+            voila_command(copy, port, cull, not args.no_browser and browser_found(), scale, pool),
             cwd=folder, env=classroom_environment(), start_new_session=True,
         )  # fmt: skip
         return serve_until_stopped(process)
