@@ -18,6 +18,7 @@ import nbformat
 import websocket
 
 OUTPUT_TYPES = ("stream", "display_data", "execute_result", "error")
+KERNEL_INFO_WAIT = 40  # seconds for the first reply on a new socket before asking again on a new one
 
 
 @dataclass
@@ -62,10 +63,12 @@ class Kernel:
                 f"{ws_url}?session_id={self.session}", header=[f"Authorization: token {token}"], timeout=timeout
             )
             try:
-                self.request("kernel_info_request", {})
+                self.request("kernel_info_request", {}, within=KERNEL_INFO_WAIT)
                 return
-            except websocket.WebSocketConnectionClosedException:
-                # the server closes the socket when the kernel is slow to start; JupyterLab reconnects too
+            except (websocket.WebSocketConnectionClosedException, TimeoutError):
+                # the server closes the socket when the kernel is slow to start, and a request sent while it
+                # still connects to the kernel can go unanswered (seen once with ten kernels starting on two
+                # cores); JupyterLab reconnects and asks again too
                 self.socket.close()
                 if attempt == attempts:
                     raise
@@ -82,20 +85,22 @@ class Kernel:
         }  # fmt: skip
         return {"header": header, "parent_header": {}, "metadata": {}, "content": content, "channel": "shell"}
 
-    def request(self, msg_type: str, content: dict, on_iopub=None, replied: bool = True) -> dict | None:
+    def request(
+        self, msg_type: str, content: dict, on_iopub=None, replied: bool = True, within: float | None = None
+    ) -> dict | None:
         """Send a shell message; return its reply once the kernel is idle again (IOPub passed to on_iopub).
 
-        ``replied=False`` for a message the kernel answers on IOPub only (a widget's comm_msg).
+        ``replied=False`` for a message the kernel answers on IOPub only (a widget's comm_msg); ``within``
+        seconds (default: the kernel's timeout), then TimeoutError.
         """
         sent = self.message(msg_type, content)
         self.socket.send(json.dumps(sent))
         reply, idle = None, False
-        deadline = time.monotonic() + self.timeout
+        seconds = self.timeout if within is None else within
+        deadline = time.monotonic() + seconds
         while (replied and reply is None) or not idle:
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"{msg_type}: no reply within {self.timeout:g} s")
-            received = decode(self.socket.recv())
-            if received.get("parent_header", {}).get("msg_id") != sent["header"]["msg_id"]:
+            received = self.receive(deadline, f"{msg_type}: no reply within {seconds:g} s")
+            if received is None or received.get("parent_header", {}).get("msg_id") != sent["header"]["msg_id"]:
                 continue
             if received["channel"] == "shell":
                 reply = received
@@ -105,6 +110,28 @@ class Kernel:
                 elif on_iopub is not None:
                     on_iopub(received)
         return reply
+
+    def receive(self, deadline: float, late: str) -> dict | None:
+        """The next kernel message, or None for a ping; TimeoutError(late) once the deadline has passed.
+
+        The server pings every 30 s, and websocket-client's recv() answers a ping and reads on, so with the
+        socket's own timeout alone a message that never comes would be waited for as long as the server lives.
+        """
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError(late)
+        self.socket.settimeout(left)
+        try:
+            opcode, data = self.socket.recv_data(control_frame=True)
+        except websocket.WebSocketTimeoutException:
+            raise TimeoutError(late) from None
+        if opcode == websocket.ABNF.OPCODE_CLOSE:
+            raise websocket.WebSocketConnectionClosedException("the server closed the socket")
+        if opcode == websocket.ABNF.OPCODE_TEXT:
+            return decode(data.decode("utf-8") if isinstance(data, bytes) else data)
+        if opcode == websocket.ABNF.OPCODE_BINARY:
+            return decode(data)
+        return None
 
     def execute(self, code: str) -> Execution:
         """Run code as a cell; its status, outputs and error."""
