@@ -297,6 +297,10 @@ def test_every_internal_link_leads_to_a_page_and_a_heading_that_exist(site, visi
     assert sum(len(visit["links"]) for visit in visits.values()) > 200
 
 
+SEARCH_DONE = """() => /finished/i.test(document.querySelector('#search-results .search-summary')?.textContent || '')
+    && [...document.querySelectorAll('#search-results ul.search li')].every(li => li.querySelector('p.context'))"""
+
+
 def test_the_search_box_finds_a_lesson_and_quotes_it_from_disk(site, browser):
     home = (site / "index.html").read_text(encoding="utf-8")
     assert 'class="btn search-button-field' in home and (site / "searchindex.js").is_file()
@@ -307,6 +311,9 @@ def test_the_search_box_finds_a_lesson_and_quotes_it_from_disk(site, browser):
     try:
         page.goto((site / "search.html").as_uri() + "?q=reciprocal", wait_until="load")
         page.wait_for_selector("#search-results ul.search li p.context", timeout=60_000)
+        # Sphinx lists the results one at a time and fetches each page for its excerpt: wait until it says
+        # the search is finished and every result has its excerpt (60 s at most)
+        page.wait_for_function(SEARCH_DONE, timeout=60_000)
         found = page.evaluate("""() => [...document.querySelectorAll('#search-results ul.search li')].map(li => [
             li.querySelector('a').href, (li.querySelector('p.context') || {textContent: ''}).textContent])""")
     finally:
