@@ -80,40 +80,40 @@ BOXES = """
 """
 
 
-def on_every_screen(page, scroller_selector: str, script: str) -> list:
-    """What ``script`` finds on each screen of a scrolling panel, top to bottom, without repeats.
+def screens(page, scroller_selector: str, pause_ms: int = 100):
+    """Scroll a panel from the top one screen at a time; yield each screen's top once it has had time to draw.
 
     JupyterLab draws only the cells in view (and a few around them): a check of the whole notebook reads it
     screen by screen.
     """
     scroller = page.locator(scroller_selector).first
     total, screen = scroller.evaluate("e => [e.scrollHeight, e.clientHeight]")
-    found, top = [], 0
+    top = 0
     while True:
         reached = scroller.evaluate("(e, y) => { e.scrollTop = y; return e.scrollTop; }", top)
-        page.wait_for_timeout(100)
-        found += [item for item in page.evaluate(script) if item not in found]
+        page.wait_for_timeout(pause_ms)
+        yield reached
         if reached + screen >= total or reached < top:
-            break
+            return
         top += screen
-    scroller.evaluate("e => { e.scrollTop = 0; }")
+
+
+def on_every_screen(page, scroller_selector: str, script: str) -> list:
+    """What ``script`` finds on each screen of a scrolling panel, top to bottom, without repeats."""
+    found: list = []
+    for _ in screens(page, scroller_selector):
+        found += [item for item in page.evaluate(script) if item not in found]
+    page.locator(scroller_selector).first.evaluate("e => { e.scrollTop = 0; }")
     return found
 
 
 def scroll_to_first(page, scroller_selector: str, selector: str) -> bool:
     """Scroll a panel screen by screen until an element matching ``selector`` is drawn; bring it into view."""
-    scroller = page.locator(scroller_selector).first
-    total, screen = scroller.evaluate("e => [e.scrollHeight, e.clientHeight]")
-    top = 0
-    while True:
-        reached = scroller.evaluate("(e, y) => { e.scrollTop = y; return e.scrollTop; }", top)
-        page.wait_for_timeout(100)
+    for _ in screens(page, scroller_selector):
         if page.locator(selector).count():
             page.locator(selector).first.scroll_into_view_if_needed()
             return True
-        if reached + screen >= total or reached < top:
-            return False
-        top += screen
+    return False
 
 
 def stitched_screenshot(page, scroller_selector: str, path: Path) -> Path:
@@ -124,14 +124,7 @@ def stitched_screenshot(page, scroller_selector: str, path: Path) -> Path:
     """
     scroller = page.locator(scroller_selector).first
     total, screen = scroller.evaluate("e => [e.scrollHeight, e.clientHeight]")
-    pieces, top = [], 0
-    while True:
-        reached = scroller.evaluate("(e, y) => { e.scrollTop = y; return e.scrollTop; }", top)
-        page.wait_for_timeout(60)
-        pieces.append((reached, Image.open(io.BytesIO(scroller.screenshot()))))
-        if reached + screen >= total or reached < top:
-            break
-        top += screen
+    pieces = [(top, Image.open(io.BytesIO(scroller.screenshot()))) for top in screens(page, scroller_selector, 60)]
     width = pieces[0][1].width
     scale = pieces[0][1].height / screen  # image pixels per CSS pixel
     sheet = Image.new("RGB", (width, round(total * scale)), "white")

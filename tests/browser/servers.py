@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
@@ -24,11 +25,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import nbformat
+
 from tests import processes
 
 BIN = Path(sys.executable).parent
+REPOSITORY = Path(__file__).resolve().parents[2]
 # the repository's JupyterLab settings, which the README's open command points JupyterLab at
-REPOSITORY_LAB_CONFIG = Path(__file__).resolve().parents[2] / "jupyter-config"
+REPOSITORY_LAB_CONFIG = REPOSITORY / "jupyter-config"
 
 
 HANDED_OUT: set[int] = set()  # the ports free_port gave this process
@@ -118,11 +122,32 @@ def start(name: str, command: list[str], cwd: Path, env: dict, log: Path, url: s
     return Server(name, process, url, token, log, mark)
 
 
-def start_jupyterlab(root: Path, home: Path, extra: Sequence[str] = ()) -> Server:
+def lessons_copy(folder: Path) -> Path:
+    """The notebooks (no workbooks, no checkpoints) and the data in ``folder``, laid out as in the repository."""
+    ignored = shutil.ignore_patterns("*.xlsx", ".ipynb_*")
+    shutil.copytree(REPOSITORY / "notebooks", folder / "notebooks", ignore=ignored)
+    shutil.copytree(REPOSITORY / "data", folder / "data")
+    return folder
+
+
+def write_notebook(path: Path, cells: Sequence[str]) -> Path:
+    """A notebook of these code cells, for the Python 3 kernel, written to ``path`` for a server to open."""
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in cells])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(notebook, path)
+    return path
+
+
+def start_jupyterlab(root: Path, home: Path, extra: Sequence[str] = (), theme: str | None = None) -> Server:
     """JupyterLab run in ``root`` (``extra``: more command-line arguments); returns once its REST API answers.
 
-    It serves ``root`` unless ``extra`` names its own root folder (relative to ``root``).
+    It serves ``root`` unless ``extra`` names its own root folder (relative to ``root``). ``theme`` ("JupyterLab
+    Dark", ...) is set as the user's choice in its isolated settings folder.
     """
+    if theme is not None:
+        themes = home / "lab-settings" / "@jupyterlab" / "apputils-extension" / "themes.jupyterlab-settings"
+        themes.parent.mkdir(parents=True)
+        themes.write_text(json.dumps({"theme": theme}), encoding="utf-8")
     port, token = free_port(), secrets.token_hex(16)
     root_given = any(argument.startswith("--ServerApp.root_dir") for argument in extra)
     command = [

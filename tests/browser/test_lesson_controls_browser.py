@@ -7,7 +7,6 @@ do); the numbers on the page must equal helpers.metrics for each state.
 
 from __future__ import annotations
 
-import nbformat
 import pytest
 from playwright.sync_api import expect
 
@@ -27,10 +26,8 @@ CELLS = [
 @pytest.fixture(scope="module")
 def controls_voila(tmp_path_factory):
     folder = tmp_path_factory.mktemp("controls")
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in CELLS])
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbformat.write(notebook, folder / "controls.ipynb")
-    server = servers.start_voila(folder / "controls.ipynb", tmp_path_factory.mktemp("controls-home"))
+    notebook = servers.write_notebook(folder / "controls.ipynb", CELLS)
+    server = servers.start_voila(notebook, tmp_path_factory.mktemp("controls-home"))
     yield server
     servers.stop(server)
 

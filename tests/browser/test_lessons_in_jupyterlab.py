@@ -51,9 +51,7 @@ def readme_lab_arguments() -> list[str]:
 @pytest.fixture(scope="module")
 def repository_copy(tmp_path_factory) -> Path:
     """The notebooks, data and README in a temporary folder laid out like the repository."""
-    copy = tmp_path_factory.mktemp("repository")
-    shutil.copytree(ROOT / "notebooks", copy / "notebooks", ignore=shutil.ignore_patterns("*.xlsx", ".ipynb_*"))
-    shutil.copytree(ROOT / "data", copy / "data")
+    copy = servers.lessons_copy(tmp_path_factory.mktemp("repository"))
     shutil.copy(ROOT / "README.md", copy / "README.md")
     return copy
 
@@ -176,9 +174,7 @@ def test_the_table_checks_see_mathjax_and_cut_cells(readme_lab, repository_copy,
         "pd.set_option('display.max_colwidth', 20)\nframe",
         "table(frame)",
     ]
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in cells])
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbformat.write(notebook, repository_copy / "notebooks" / "control_tables.ipynb")
+    servers.write_notebook(repository_copy / "notebooks" / "control_tables.ipynb", cells)
     open_lesson(lab_page, readme_lab, "notebooks/control_tables.ipynb")
     run_all(lab_page)
     outputs = lab_page.locator(".jp-NotebookPanel:visible .jp-OutputArea-output table")
@@ -201,9 +197,7 @@ def test_the_sideways_check_sees_a_wide_table_and_a_scroll_box(readme_lab, repos
         "HTML('<div style=\"height:80px;overflow:auto\"><div style=\"height:400px\">tall</div></div>')",
         "table(arithmetic, decimals=4, index=False)",
     ]
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in cells])
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbformat.write(notebook, repository_copy / "notebooks" / "control_sideways.ipynb")
+    servers.write_notebook(repository_copy / "notebooks" / "control_sideways.ipynb", cells)
     open_lesson(lab_page, readme_lab, "notebooks/control_sideways.ipynb")
     try:
         run_all(lab_page)

@@ -15,10 +15,6 @@ A stitched screenshot of each lesson goes to test-output/browser/.
 
 from __future__ import annotations
 
-import json
-import shutil
-
-import nbformat
 import pytest
 from playwright.sync_api import expect
 
@@ -55,20 +51,13 @@ WIDE_MARKDOWN_TABLES = """
 @pytest.fixture(scope="module")
 def dark_copy(tmp_path_factory):
     """The notebooks and data in a temporary folder laid out like the repository."""
-    copy = tmp_path_factory.mktemp("repository")
-    shutil.copytree(ROOT / "notebooks", copy / "notebooks", ignore=shutil.ignore_patterns("*.xlsx", ".ipynb_*"))
-    shutil.copytree(ROOT / "data", copy / "data")
-    return copy
+    return servers.lessons_copy(tmp_path_factory.mktemp("repository"))
 
 
 @pytest.fixture(scope="module")
 def dark_lab(dark_copy, tmp_path_factory):
     """JupyterLab serving the copy, its user settings set to the dark theme."""
-    home = tmp_path_factory.mktemp("dark-lab-home")
-    themes = home / "lab-settings" / "@jupyterlab" / "apputils-extension" / "themes.jupyterlab-settings"
-    themes.parent.mkdir(parents=True)
-    themes.write_text(json.dumps({"theme": DARK}), encoding="utf-8")
-    server = servers.start_jupyterlab(dark_copy, home)
+    server = servers.start_jupyterlab(dark_copy, tmp_path_factory.mktemp("dark-lab-home"), theme=DARK)
     yield server
     servers.stop(server)
 
@@ -87,18 +76,7 @@ def contrast_violations(page) -> list[str]:
     page.add_script_tag(path=str(AXE))
     # JupyterLab's body is 0 px high (its shell is positioned absolutely): axe would take every output for clipped
     page.add_style_tag(content="html, body { height: 100%; }")
-    scroller = page.locator(SCROLLER).first
-    total, screen = scroller.evaluate("e => [e.scrollHeight, e.clientHeight]")
-    found, top = set(), 0
-    while True:
-        reached = scroller.evaluate("(e, y) => { e.scrollTop = y; return e.scrollTop; }", top)
-        page.wait_for_timeout(100)
-        found.update(page.evaluate(CONTRAST_IN_OUTPUTS))
-        if reached + screen >= total or reached < top:
-            break
-        top += screen
-    scroller.evaluate("e => { e.scrollTop = 0; }")
-    return sorted(found)
+    return sorted(set(page_checks.on_every_screen(page, SCROLLER, CONTRAST_IN_OUTPUTS)))
 
 
 def test_the_contrast_check_sees_grey_text_and_a_light_cell_left_to_the_theme(dark_lab, dark_copy, dark_page):
@@ -108,9 +86,7 @@ def test_the_contrast_check_sees_grey_text_and_a_light_cell_left_to_the_theme(da
         "HTML(\"<table><tr><td style='color:#6b6b6b'>grey text</td>"
         "<td style='background:#fff3bf'>text left to the theme</td></tr></table>\")"
     )
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(cell)])
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbformat.write(notebook, dark_copy / "notebooks" / "control_contrast.ipynb")
+    servers.write_notebook(dark_copy / "notebooks" / "control_contrast.ipynb", [cell])
     open_lesson(dark_page, dark_lab, "notebooks/control_contrast.ipynb")
     try:
         run_all(dark_page)

@@ -9,10 +9,6 @@ finds nothing. A screenshot of each theme goes to test-output/browser/.
 
 from __future__ import annotations
 
-import json
-import shutil
-
-import nbformat
 import pytest
 
 from helpers.exercises import REGISTRY
@@ -77,9 +73,7 @@ def contrast(colour: str, background: str) -> float:
 @pytest.fixture(scope="module", params=list(THEMES))
 def themed_lab(request, tmp_path_factory):
     """JupyterLab in one theme (a user setting in its isolated settings folder) serving a copy of the repository."""
-    copy = tmp_path_factory.mktemp("repository")
-    shutil.copytree(ROOT / "notebooks", copy / "notebooks", ignore=shutil.ignore_patterns("*.xlsx", ".ipynb_*"))
-    shutil.copytree(ROOT / "data", copy / "data")
+    copy = servers.lessons_copy(tmp_path_factory.mktemp("repository"))
     right = f"{REGISTRY['fresh-dcg4'].worked().value:.3f}"
     cells = [
         "from helpers.exercises import check, hint, practice",
@@ -91,14 +85,8 @@ def themed_lab(request, tmp_path_factory):
         "run.hint()",
         "run.check(0.5)",
     ]
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in cells])
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbformat.write(notebook, copy / "notebooks" / "verdicts.ipynb")
-    home = tmp_path_factory.mktemp("lab-home")
-    themes = home / "lab-settings" / "@jupyterlab" / "apputils-extension" / "themes.jupyterlab-settings"
-    themes.parent.mkdir(parents=True)
-    themes.write_text(json.dumps({"theme": request.param}), encoding="utf-8")
-    server = servers.start_jupyterlab(copy, home)
+    servers.write_notebook(copy / "notebooks" / "verdicts.ipynb", cells)
+    server = servers.start_jupyterlab(copy, tmp_path_factory.mktemp("lab-home"), theme=request.param)
     server.theme = request.param
     yield server
     servers.stop(server)
