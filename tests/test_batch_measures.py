@@ -267,3 +267,53 @@ def test_the_docstring_examples_of_helpers_batch_hold(module):
 
     result = doctest.testmod(importlib.import_module(f"helpers.batch.{module}"))
     assert result.failed == 0 and result.attempted > 0
+
+
+# --- a trec_eval name means what trec_eval computes ------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "canonical", "suggestion"), [
+    ("recip_rank.2", "RR", "RR@2?"), ("recip_rank_2", "RR", "RR@2?"), ("map.5", "AP", "AP@5?"),
+    ("map_5", "AP", "AP@5?"), ("bpref.3", "bpref", None), ("Rprec.5", "Rprec", None),
+    ("num_ret.10", "num_ret", None), ("map.5,10", "AP", None),
+])
+def test_a_parameter_trec_eval_ignores_is_ignored_with_a_warning(text, canonical, suggestion):
+    from helpers.batch.measures import TrecNameWarning
+
+    with pytest.warns(TrecNameWarning, match="trec_eval ignores the parameter") as caught:
+        measures = parse_measures(text)
+    assert [str(measure) for measure in measures] == [canonical]
+    message = str(caught[0].message)
+    assert (f"Did you mean {suggestion}" in message) if suggestion else ("Did you mean" not in message)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("ndcg.5", "trec_eval refuses this name.*'ndcg_cut.5'"), ("nDCG_10", "trec_eval refuses"),
+    ("MRR.10", "'mrr' is not a trec_eval measure; write 'RR@10'"), ("Hit_3", "write 'Hit@3'"),
+    ("RR.2", "write 'RR@2'"),
+])
+def test_a_name_trec_eval_refuses_is_refused(text, message):
+    with pytest.raises(ValueError, match=message):
+        parse_measure(text)
+
+
+@pytest.mark.parametrize("text", ["ndcg_cut_10", "ndcg_cut.10", "P_5", "recall.100", "success_1", "map_cut_10"])
+def test_trec_eval_cutoffs_stay_cutoffs_without_a_warning(text):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert parse_measure(text).cutoff is not None
+
+
+def test_recip_rank_2_and_map_5_give_trec_eval_s_values_on_example_c():
+    """pytrec_eval on example C (test_library_claims runs it): recip_rank.2 0.5667, map.5 0.4900."""
+    from helpers import load_example
+    from helpers.batch.measures import TrecNameWarning
+
+    example = load_example("C")
+    run = example.runs[example.runs["system"] == "search"]
+    with pytest.warns(TrecNameWarning):
+        trec_names = evaluate(example.judgments, run, ["recip_rank.2", "map.5"]).means
+    ours = evaluate(example.judgments, run, ["RR", "AP", "RR@2", "AP@5"]).means
+    assert trec_names.tolist() == [ours["RR"], ours["AP"]]
+    assert (round(ours["RR"], 4), round(ours["AP"], 4)) == (0.5667, 0.49)
+    assert (round(ours["RR@2"], 4), round(ours["AP@5"], 4)) == (0.5, 0.4633)  # what the names used to give

@@ -18,7 +18,7 @@ from helpers.batch.comparison import (
 )
 from helpers.batch.diagnosis import DocnoMatchWarning, RunOrderWarning
 from helpers.batch.evaluation import Evaluation, evaluate, rank_run
-from helpers.batch.measures import parse_measure, parse_measures
+from helpers.batch.measures import TrecNameWarning, parse_measure, parse_measures
 from helpers.batch.trec_io import TrecFormatWarning, read_qrels, read_run, write_qrels, write_run
 
 __all__ = [
@@ -40,6 +40,7 @@ __all__ = [
     "read_run",
     "RunOrderWarning",
     "TrecFormatWarning",
+    "TrecNameWarning",
     "write_qrels",
     "write_run",
 ]

@@ -13,12 +13,22 @@ trec_eval's names work too (``ndcg_cut_10``, ``map``, ``recip_rank``, ``P_5``,
 each listed grade gets its gain, every other grade keeps its own value as its
 gain). A cutoff in such a list is read as trec_eval reads it, its integer part
 (``23.4`` is 23).
+
+A trec_eval name means what trec_eval computes. Its measures without
+parameters (``map``, ``recip_rank``, ``Rprec``, ``bpref``, ``num_rel``,
+``num_rel_ret``, ``num_ret``) ignore whatever follows the dot, so
+``recip_rank.2`` is the full-list RR and ``map.5`` is map (AP over the whole
+list), with a :class:`TrecNameWarning` that suggests the collection's spelling
+(``RR@2?``). A name trec_eval refuses is refused: ``ndcg.5`` (ndcg's
+parameters are grade=gain pairs), and a dot or underscore cutoff after a name
+that is not trec_eval's (``MRR.10``, ``Hit_3``): write ``RR@10``, ``Hit@3``.
 """
 
 from __future__ import annotations
 
 import math
 import re
+import warnings
 from dataclasses import dataclass
 
 # name: (kind, cutoff, parameters). kind: "graded" (gains), "binary" (relevant at grade >= rel),
@@ -50,6 +60,12 @@ ALIASES = {
 }
 # trec_eval's names that take a list of cutoffs after a dot ("P.5,10"), and the measure they give
 TREC_CUTOFF_LISTS = {"p": "P", "recall": "R", "ndcg_cut": "nDCG", "map_cut": "AP", "success": "Hit"}
+# trec_eval's measures that take no parameter: it ignores anything after the dot ("recip_rank.2" is
+# recip_rank), so the parser does too, and warns; the value is the spelling a learner probably meant
+TREC_IGNORES_PARAMETERS = {
+    "map": "AP@{k}", "recip_rank": "RR@{k}", "rprec": None, "bpref": None,
+    "num_rel": None, "num_rel_ret": None, "num_ret": None,
+}
 GAIN_NAMES = {"linear": "linear", "lin": "linear", "exp": "exp", "exponential": "exp"}
 
 _MEASURE_PATTERN = re.compile(
@@ -61,6 +77,10 @@ _MEASURE_PATTERN = re.compile(
 )
 _TREC_LIST = re.compile(r"^\s*(?P<name>[A-Za-z][A-Za-z_]*)\.(?P<params>\S*[,=.]\S*)\s*$")
 _TREC_CUTOFF = re.compile(r"^\d+(\.\d*)?$")  # what trec_eval's atol reads whole: 23.4 is 23
+
+
+class TrecNameWarning(UserWarning):
+    """A trec_eval name with a parameter trec_eval ignores, such as ``recip_rank.2`` (lesson 09)."""
 
 
 @dataclass(frozen=True)
@@ -173,9 +193,32 @@ def expand_measure(text) -> list[Measure]:
     name = ALIASES.get(match["name"].lower())
     if name is None:
         raise ValueError(f"unknown measure {match['name']!r} in {text!r}; supported: {supported_measures()}")
+    if match["trec_cutoff"] is not None and _trec_parameter_ignored(match["name"], match["trec_cutoff"], text):
+        return [_checked(Measure(name, **_parse_params(match["before"] or match["after"] or "", name, text)), text)]
     cutoff = _parse_cutoff(match["cutoff"] or match["trec_cutoff"], text)
     params = _parse_params(match["before"] or match["after"] or "", name, text)
     return [_checked(Measure(name, cutoff, **params), text)]
+
+
+def _trec_parameter_ignored(family: str, parameter: str, text: str) -> bool:
+    """Whether trec_eval ignores the ``.N`` (or ``_N``) after ``family``; warns if so, refuses what it refuses."""
+    family = family.lower()
+    if family in TREC_CUTOFF_LISTS:
+        return False
+    if family in TREC_IGNORES_PARAMETERS:
+        spelling = TREC_IGNORES_PARAMETERS[family]
+        suggestion = f" Did you mean {spelling.format(k=parameter)}?" if spelling and parameter.isdigit() else ""
+        warnings.warn(
+            f"{text!r}: trec_eval ignores the parameter {parameter!r} of {family} and computes {family} "
+            f"over the whole list, so this is {ALIASES[family]}.{suggestion}",
+            TrecNameWarning, stacklevel=4,
+        )
+        return True
+    if family == "ndcg":
+        raise ValueError(f"{text!r}: trec_eval refuses this name: ndcg's parameters are grade=gain pairs "
+                         f"such as 'ndcg.1=3,2=9'; for a cutoff write 'nDCG@{parameter}' or 'ndcg_cut.{parameter}'")
+    raise ValueError(f"{text!r}: a cutoff after '.' or '_' is trec_eval's spelling, and {family!r} is not a "
+                     f"trec_eval measure; write '{ALIASES[family]}@{parameter}'")
 
 
 def _checked(measure: Measure, text: str) -> Measure:
@@ -194,6 +237,8 @@ def _trec_list(name: str, params: str, text: str) -> list[Measure]:
     family = name.lower()
     if family == "ndcg":
         return [Measure("nDCG", gains=_gain_map(params.split(","), "=", text))]
+    if family in TREC_IGNORES_PARAMETERS and _trec_parameter_ignored(family, params, text):
+        return [Measure(ALIASES[family])]
     if family not in TREC_CUTOFF_LISTS:
         raise ValueError(f"{text!r}: trec_eval's lists after a '.' are supported for "
                          f"{', '.join(['ndcg', *TREC_CUTOFF_LISTS])}, not {name!r}")
