@@ -23,12 +23,18 @@ from helpers.batch.comparison import (  # noqa: E402
     compare_all,
     compare_systems,
     differences_by_group,
+    effect_size_word,
+    format_p,
     holm,
     paired_scores,
     paired_t_test,
     plot_by_group,
     plot_comparison,
     randomization_test,
+    read_all,
+    readable_summary,
+    readable_table,
+    reading,
     wilcoxon_test,
 )
 from helpers.batch.evaluation import evaluate  # noqa: E402
@@ -440,3 +446,108 @@ def test_the_summary_says_how_many_resamples_it_drew():
     assert (small["bootstrap_resamples"], small["randomization_resamples"]) == (1000, 8)  # 2**3: exact
     large = compare(random_scores(40, 1), random_scores(40, 2), n_resamples=1000).summary
     assert (large["bootstrap_resamples"], large["randomization_resamples"]) == (1000, 1000)
+
+
+# --- reading the numbers ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(("p", "options", "text"), [
+    (1 / 10_001, {"resamples": 10_000}, "p < 0.0001"), (1 / 1_001, {"resamples": 1_000}, "p < 0.001"),
+    (2 / 10_001, {"resamples": 10_000}, "p = 0.0002"), (1e-42, {}, "p < 0.0001"), (0.04321, {}, "p = 0.0432"),
+    (0.125, {"resamples": 32, "exact": True}, "p = 0.125"), (1 / 33, {"resamples": 32, "exact": True}, "p = 0.030303"),
+    (1.0, {}, "p = 1.0000"), (float("nan"), {}, "p undefined (the differences do not vary)"),
+])
+def test_format_p_shows_a_floor_as_a_bound(p, options, text):
+    assert format_p(p, **options) == text
+
+
+def test_format_p_refuses_a_negative_p():
+    with pytest.raises(ValueError, match="p must be at least 0"):
+        format_p(-0.1)
+
+
+@pytest.mark.parametrize(("d", "word"), [(0.0, "negligible"), (-0.19, "negligible"), (0.2, "small"),
+                                         (-0.5, "medium"), (0.79, "medium"), (0.8, "large"), (-2.0, "large")])
+def test_effect_size_words_follow_cohen_s_bands(d, word):
+    assert effect_size_word(d) == word
+
+
+def test_wilcoxon_zero_rules_are_scipy_s():
+    differences = [0.0, 0.0, 0.0, 0.1, 0.2, -0.05, 0.3, 0.15, 0.25, -0.02]
+    for rule in ("wilcox", "pratt", "zsplit"):
+        assert wilcoxon_test(differences, zero_method=rule) == pytest.approx(
+            stats.wilcoxon(differences, zero_method=rule).pvalue)
+    with pytest.raises(ValueError, match="zero_method must be one of"):
+        wilcoxon_test(differences, zero_method="drop")
+
+
+def test_readable_summary_states_how_each_number_was_computed():
+    a = random_scores(200, seed=1)
+    b = (a + np.where(np.arange(200) % 4 == 0, 0.0, 0.3)).clip(0, 1)  # a quarter of the questions unchanged
+    comparison = compare(a, b, names=("old", "new"), n_resamples=2_000, confidence=0.9)
+    shown = readable_summary(comparison)
+    summary = comparison.summary
+    assert shown.loc["queries", "value"] == "200"
+    assert shown.loc["randomization test", "value"] == "p < 0.0005"  # 1/2001, the floor of 2000 draws
+    assert summary["p_randomization"] == pytest.approx(1 / 2_001)
+    assert "90 % bootstrap interval" in shown.index
+    zeros = int((comparison.per_query["difference"].abs() <= 1e-12).sum())
+    wilcoxon_row = shown.loc["Wilcoxon signed-rank test", "how it is computed"]
+    assert zeros >= 50 and f"{zeros} zero differences left out" in wilcoxon_row
+    pratt = stats.wilcoxon(comparison.per_query["difference"], zero_method="pratt").pvalue
+    assert format_p(pratt) in wilcoxon_row
+    assert "SD of the 200 differences" in shown.loc["Cohen's d", "how it is computed"]
+    wins, losses, ties = (int(part) for part in shown.loc["new wins / losses / ties", "value"].split(" / "))
+    assert (wins, losses, ties) == (summary["wins"], summary["losses"], summary["ties"]) and ties == zeros
+
+
+def test_reading_never_calls_a_large_p_the_same_system():
+    a = random_scores(60, seed=4)
+    text = reading(compare(a, random_scores(60, seed=5), n_resamples=1_000))
+    assert "no evidence of a difference" in text and "not evidence that the two systems are the same" in text
+    big_and_tiny = compare(scores(np.linspace(0, 1, 400)), scores(np.linspace(0, 1, 400) + np.where(
+        np.arange(400) % 2 == 0, 0.06, -0.045)), n_resamples=1_000)
+    assert big_and_tiny.summary["p_randomization"] <= 0.05 and abs(big_and_tiny.summary["cohens_d"]) < 0.2
+    assert "too small to matter" in reading(big_and_tiny)
+
+
+def test_read_all_names_the_measures_that_survive_holm():
+    table = pd.DataFrame({
+        "mean_difference": [0.05, -0.01, 0.02], "cohens_d": [0.4, -0.05, 0.1],
+        "p_randomization": [0.001, 0.03, 0.6], "p_randomization_holm": [0.003, 0.06, 0.6],
+    }, index=pd.Index(["AP", "RR", "P@5"], name="measure"))
+    text = read_all(table)
+    assert "a difference on AP (+0.0500, d = +0.40, small)" in text
+    assert "before the correction only, so not evidence of a difference: RR (raw p 0.030, Holm 0.060)" in text
+    assert "No evidence of a difference on P@5." in text
+    assert read_all(table.assign(p_randomization_holm=0.5, p_randomization=0.5)).count("no measure shows") == 1
+
+
+def test_readable_table_keeps_counts_whole_and_bounds_a_floor_p():
+    table = compare_all_from_scores(random_scores(40, seed=6))
+    shown = readable_table(table)
+    assert shown["n_queries"].tolist() == [40, 40] and shown["n_queries"].dtype.kind == "i"
+    assert shown.loc["big", "p_randomization"] == "p < 0.002"  # 1/501
+    assert shown.loc["big", "p_randomization_holm"].startswith("p < ")
+    assert shown.loc["none", "p_randomization"] == format_p(float(table.loc["none", "p_randomization"]))
+
+
+def compare_all_from_scores(a: pd.Series) -> pd.DataFrame:
+    """Two 'measures' of the same questions: one moves a lot, one not at all; Holm-corrected like compare_all."""
+    from helpers.batch.comparison import _with_holm
+
+    rows = [compare(a, (a + 0.2).clip(0, 1.5), n_resamples=500).summary.rename("big"),
+            compare(a, a[::-1].set_axis(a.index), n_resamples=500).summary.rename("none")]
+    return _with_holm(pd.DataFrame(rows))
+
+
+def test_plot_comparison_draws_the_interval_where_it_can_be_seen():
+    a, b = random_scores(50, seed=9), random_scores(50, seed=10)
+    comparison = compare(a, b, n_resamples=500)
+    right = plot_comparison(comparison).axes[1]
+    labels = [text.get_text() for text in right.get_legend().get_texts()]
+    interval = f"95 % interval {comparison.summary['ci_low']:+.3f} to {comparison.summary['ci_high']:+.3f}"
+    assert interval in labels
+    summary = comparison.summary
+    wins, losses, ties = (int(summary[key]) for key in ("wins", "losses", "ties"))
+    assert right.get_title() == f"{wins} wins, {losses} losses, {ties} ties"

@@ -177,25 +177,33 @@ def _no_spread(values: np.ndarray) -> bool:
     return bool(np.ptp(values) <= ZERO_DIFFERENCE * max(1.0, abs(values.mean())))
 
 
-def wilcoxon_test(differences) -> float:
+ZERO_METHODS = ("wilcox", "pratt", "zsplit")
+
+
+def wilcoxon_test(differences, zero_method: str = "wilcox") -> float:
     """Two-sided p-value of the Wilcoxon signed-rank test of the differences (lesson 09).
 
-    The same as ``scipy.stats.wilcoxon(differences).pvalue`` with scipy's
-    defaults (zero differences left out, the exact distribution for up to 50
-    queries without ties, the normal approximation otherwise). Differences
-    within 1e-12 of 0 count as 0; when every difference is 0 (identical
-    systems) p = 1.
+    The same as ``scipy.stats.wilcoxon(differences, zero_method=...).pvalue``
+    with scipy's other defaults (the exact distribution for up to 50 queries
+    without ties, the normal approximation otherwise). Zero differences are
+    left out by default (``"wilcox"``, Wilcoxon's rule); ``"pratt"`` ranks
+    them with the others and then drops their ranks, ``"zsplit"`` splits
+    their ranks between the two signs. With many ties the rules can disagree
+    a lot, so say which one a p-value used. Differences within 1e-12 of 0
+    count as 0; when every difference is 0 (identical systems) p = 1.
 
     >>> round(wilcoxon_test([0.1, 0.2, 0.3, 0.4, 0.5, 0.6]), 4)
     0.0312
     """
     values = _check_differences(differences)
+    if zero_method not in ZERO_METHODS:
+        raise ValueError(f"zero_method must be one of {', '.join(ZERO_METHODS)}, got {zero_method!r}")
     values = np.where(np.abs(values) <= ZERO_DIFFERENCE, 0.0, values)
     if not values.any():
         return 1.0
     from scipy import stats
 
-    return float(stats.wilcoxon(values).pvalue)
+    return float(stats.wilcoxon(values, zero_method=zero_method).pvalue)
 
 
 def holm(p_values) -> np.ndarray:
@@ -321,7 +329,7 @@ class Comparison:
 
     ``per_query``: one row per query with both scores and ``difference`` (B - A).
     ``summary``: n_queries, mean of each system, mean_difference, ci_low and
-    ci_high (bootstrap), p_randomization, t_statistic, p_t_test, p_wilcoxon,
+    ci_high (bootstrap) and its confidence level, p_randomization, t_statistic, p_t_test, p_wilcoxon,
     cohens_d, wins / losses / ties (queries where B is above / below / equal
     to A; a difference within ZERO_DIFFERENCE, 1e-12, is a tie, as for p and
     d), bootstrap_resamples and randomization_resamples (the random draws
@@ -371,6 +379,7 @@ def compare(
             "mean_difference": differences.mean(),
             "ci_low": low,
             "ci_high": high,
+            "confidence": confidence,
             "p_randomization": randomization_test(differences, n_resamples, seed),
             "t_statistic": t_statistic,
             "p_t_test": p_t_test,
@@ -474,6 +483,202 @@ def differences_by_group(comparison: Comparison, groups) -> pd.DataFrame:
     )
 
 
+# --- reading the numbers -------------------------------------------------------
+
+P_DISPLAY_FLOOR = 1e-4  # a p-value below this prints as "p < 0.0001": more digits say nothing a learner can use
+EFFECT_SIZES = ((0.2, "negligible"), (0.5, "small"), (0.8, "medium"), (math.inf, "large"))  # Cohen's rough bands
+
+
+def format_p(p: float, resamples: int | None = None, exact: bool = False) -> str:
+    """A p-value as a learner should read it: "p = 0.0123", or "p < ..." below what the test can show (lesson 09).
+
+    A randomization test that drew ``resamples`` random sign patterns cannot
+    give less than 1 / (resamples + 1): at that floor no pattern reached the
+    observed mean, and all it says is "p < 1/(resamples + 1)". ``exact=True``
+    (every pattern tried) prints the exact share. Any p below 0.0001 prints
+    as "p < 0.0001".
+
+    >>> format_p(1 / 10_001, resamples=10_000), format_p(0.04321), format_p(1e-42), format_p(0.125, exact=True)
+    ('p < 0.0001', 'p = 0.0432', 'p < 0.0001', 'p = 0.125')
+    """
+    if isinstance(p, float | np.floating) and math.isnan(p):
+        return "p undefined (the differences do not vary)"
+    p = check_number(p, "p", at_least=0)
+    if resamples is not None and not exact:
+        floor = 1 / (check_whole(resamples, "resamples") + 1)
+        if p <= floor * (1 + 1e-9):
+            return f"p < {_round_up(floor)}"
+    if p < P_DISPLAY_FLOOR:
+        return "p < 0.0001"
+    return f"p = {p:g}" if exact else f"p = {p:.4f}"
+
+
+def _round_up(value: float) -> str:
+    """The smallest one-significant-digit decimal at or above value: 1/10001 -> '0.0001', 1/1001 -> '0.001'."""
+    exponent = math.floor(math.log10(value))
+    digit = math.ceil(round(value / 10**exponent, 9))
+    if digit == 10:
+        digit, exponent = 1, exponent + 1
+    return f"{digit * 10.0**exponent:.{max(0, -exponent)}f}"
+
+
+def effect_size_word(d: float) -> str:
+    """Cohen's rough reading of |d|: below 0.2 negligible, then small, medium (0.5) and large (0.8) (lesson 09).
+
+    >>> effect_size_word(-0.09), effect_size_word(0.35), effect_size_word(1.2)
+    ('negligible', 'small', 'large')
+    """
+    if math.isnan(d):
+        return "undefined (the differences do not vary)"
+    return next(word for bound, word in EFFECT_SIZES if abs(d) < bound)
+
+
+def _randomization_p_text(summary: pd.Series) -> str:
+    n_queries, resamples = int(summary["n_queries"]), int(summary["randomization_resamples"])
+    return format_p(float(summary["p_randomization"]), resamples, exact=resamples == 2**n_queries)
+
+
+def readable_summary(comparison: Comparison) -> pd.DataFrame:
+    """The summary of :func:`compare` as a learner reads it: value and how it was computed, one row each (lesson 09).
+
+    Counts are whole numbers, p-values at a resampling floor print as
+    "p < 1/(n + 1)", and each row says which variant of the statistic it is:
+    d is the mean difference over the standard deviation of the differences,
+    the interval's level is given, and the Wilcoxon row says how its zero
+    differences were treated (and what another standard rule gives).
+    """
+    if not isinstance(comparison, Comparison):
+        raise TypeError("comparison must be the result of compare()")
+    summary, (first, second) = comparison.summary, comparison.names
+    differences = comparison.per_query["difference"].to_numpy()
+    n_queries = int(summary["n_queries"])
+    zeros = int(np.sum(np.abs(differences) <= ZERO_DIFFERENCE))
+    level = _interval_level(summary)
+    resamples = int(summary["randomization_resamples"])
+    exact = resamples == 2**n_queries
+    pratt = wilcoxon_test(differences, zero_method="pratt")
+    rows = [
+        ("queries", f"{n_queries}", "questions scored for both systems"),
+        (f"mean {first}", f"{summary[f'mean_{first}']:.4f}", comparison.measure),
+        (f"mean {second}", f"{summary[f'mean_{second}']:.4f}", comparison.measure),
+        (f"mean difference {second} - {first}", f"{summary['mean_difference']:+.4f}",
+         "mean of the per-question differences"),
+        (f"{level} bootstrap interval", f"{summary['ci_low']:+.4f} to {summary['ci_high']:+.4f}",
+         f"percentile interval of {int(summary['bootstrap_resamples'])} means of questions drawn with replacement"),
+        ("randomization test", _randomization_p_text(summary),
+         f"two-sided sign-flip test: all {resamples} sign patterns, so p is exact" if exact else
+         f"two-sided sign-flip test: {resamples} random sign patterns, so p is never below 1/{resamples + 1}"),
+        ("paired t-test", f"{format_p(float(summary['p_t_test']))} (t = {summary['t_statistic']:.2f})",
+         "t = mean difference / (SD of the differences / sqrt(n)), n - 1 degrees of freedom"),
+        ("Wilcoxon signed-rank test", format_p(float(summary["p_wilcoxon"])),
+         f"{zeros} zero differences left out (Wilcoxon's rule, scipy's default); ranking them with the "
+         f"others (Pratt's rule) gives {format_p(pratt)}"),
+        ("Cohen's d", f"{summary['cohens_d']:+.2f} ({effect_size_word(float(summary['cohens_d']))})",
+         f"d_z = mean difference / SD of the {n_queries} differences (n - 1); not the pooled-SD d of two groups"),
+        (f"{second} wins / losses / ties", " / ".join(str(int(summary[key])) for key in ("wins", "losses", "ties")),
+         f"questions where {second} scores above / below / the same as {first}"),
+    ]
+    return pd.DataFrame(rows, columns=["statistic", "value", "how it is computed"]).set_index("statistic")
+
+
+def _interval_level(summary: pd.Series) -> str:
+    return f"{100 * float(summary['confidence']):g} %"
+
+
+def reading(comparison: Comparison, level: float = 0.05) -> str:
+    """A few sentences that read one comparison: direction, interval, evidence and effect size (lesson 09).
+
+    A p-value above ``level`` is read as "no evidence of a difference", never
+    as "the same"; a p-value at or below it with a negligible d is called a
+    difference too small to matter.
+    """
+    if not isinstance(comparison, Comparison):
+        raise TypeError("comparison must be the result of compare()")
+    level = check_number(level, "level", above=0)
+    summary, (first, second) = comparison.summary, comparison.names
+    d = float(summary["cohens_d"])
+    p = float(summary["p_randomization"])
+    sentences = [
+        f"On {comparison.measure}, {second} - {first} = {summary['mean_difference']:+.4f} on average over "
+        f"{int(summary['n_queries'])} questions ({_interval_level(summary)} bootstrap interval "
+        f"{summary['ci_low']:+.4f} to {summary['ci_high']:+.4f}); randomization test {_randomization_p_text(summary)}."
+    ]
+    if p > level:
+        sentences.append(
+            f"Above {level:g}: no evidence of a difference on these questions, which is not evidence that "
+            "the two systems are the same."
+        )
+    else:
+        sentences.append(f"At or below {level:g}: a difference larger than the noise between questions.")
+    word = effect_size_word(d)
+    sentences.append(
+        f"Cohen's d = {d:+.2f}, {word}"
+        + (": too small to matter, however small p is." if word == "negligible" and p <= level else ".")
+    )
+    return " ".join(sentences)
+
+
+def readable_table(table: pd.DataFrame) -> pd.DataFrame:
+    """A table of :func:`compare_all` with its p-values as text and its counts as whole numbers (lesson 09).
+
+    A randomization p at the test's floor prints as "p < 1/(n + 1)"; its
+    Holm-corrected value is then an upper bound too, and prints as "p < ...".
+    """
+    if not isinstance(table, pd.DataFrame) or "p_randomization" not in table.columns:
+        raise TypeError("table must be the result of compare_all() (or compare_systems())")
+    shown = table.copy()
+    resamples = table["randomization_resamples"].astype(int)
+    exact = resamples == 2 ** table["n_queries"].astype(int)
+    at_floor = ~exact & (table["p_randomization"] <= (1 + 1e-9) / (resamples + 1))
+    shown["p_randomization"] = [
+        format_p(p, n, exact=is_exact)
+        for p, n, is_exact in zip(table["p_randomization"], resamples, exact, strict=True)
+    ]
+    for column in [c for c in table.columns if c.startswith("p_") and c != "p_randomization"]:
+        bounded = at_floor if column == "p_randomization_holm" else pd.Series(False, index=table.index)
+        shown[column] = [
+            f"p < {_round_up(p)}" if bound and p < 1 else format_p(p)
+            for p, bound in zip(table[column], bounded, strict=True)
+        ]
+    for column in ("n_queries", "wins", "losses", "ties", "bootstrap_resamples", "randomization_resamples"):
+        if column in shown.columns:
+            shown[column] = shown[column].astype(int)
+    return shown
+
+
+def read_all(table: pd.DataFrame, level: float = 0.05) -> str:
+    """Which measures of :func:`compare_all` show a difference after Holm's correction, and how large (lesson 09)."""
+    if not isinstance(table, pd.DataFrame) or "p_randomization_holm" not in table.columns:
+        raise TypeError("table must be the result of compare_all() (or compare_systems())")
+    level = check_number(level, "level", above=0)
+    survive = table.index[table["p_randomization_holm"] <= level]
+    raw_only = table.index[(table["p_randomization"] <= level) & (table["p_randomization_holm"] > level)]
+    rest = table.index.difference(survive.union(raw_only), sort=False)
+
+    def described(name) -> str:
+        row = table.loc[name]
+        return (f"{name} ({row['mean_difference']:+.4f}, d = {row['cohens_d']:+.2f}, "
+                f"{effect_size_word(float(row['cohens_d']))})")
+
+    sentences = [f"{len(table)} measures are {len(table)} tests; after Holm's correction at {level:g}:"]
+    sentences.append(
+        "a difference on " + " and ".join(map(described, survive)) + "." if len(survive)
+        else "no measure shows a difference."
+    )
+    if len(raw_only):
+        sentences.append(
+            "Below " + f"{level:g} before the correction only, so not evidence of a difference: "
+            + ", ".join(f"{name} (raw p {table.loc[name, 'p_randomization']:.3f}, Holm "
+                        f"{table.loc[name, 'p_randomization_holm']:.3f})" for name in raw_only) + "."
+        )
+    if len(rest):
+        sentences.append("No evidence of a difference on " + " or ".join(map(str, rest)) + ".")
+    negligible = [str(name) for name in survive if effect_size_word(float(table.loc[name, "cohens_d"])) == "negligible"]
+    if negligible:
+        sentences.append(f"{' and '.join(negligible)}: significant, but the effect is negligible (|d| < 0.2).")
+    return " ".join(sentences)
+
+
 # --- plots -------------------------------------------------------------------
 
 
@@ -502,8 +707,14 @@ def plot_comparison(comparison: Comparison, bins: int = 20) -> Figure:
     right.stairs(np.minimum(ordered, 0), fill=True, color="tab:red", label=f"{first} better")
     right.axhline(summary["mean_difference"], color="black", linewidth=1,
                   label=f"mean {summary['mean_difference']:+.3f}")
-    right.axhspan(summary["ci_low"], summary["ci_high"], color="black", alpha=0.15, label="bootstrap CI")
-    counts = f"{summary['wins']:.0f} wins, {summary['losses']:.0f} losses, {summary['ties']:.0f} ties"
+    # the interval is often too thin to see at this scale: draw it as a bar with caps beside the columns
+    right.errorbar(
+        [len(ordered) * 1.04], [summary["mean_difference"]],
+        yerr=[[summary["mean_difference"] - summary["ci_low"]], [summary["ci_high"] - summary["mean_difference"]]],
+        fmt="o", color="black", capsize=6, markersize=4,
+        label=f"{_interval_level(summary)} interval {summary['ci_low']:+.3f} to {summary['ci_high']:+.3f}",
+    )
+    counts = f"{int(summary['wins'])} wins, {int(summary['losses'])} losses, {int(summary['ties'])} ties"
     right.set(xlabel="queries, sorted by difference", ylabel=f"{second} - {first}", title=counts)
     right.legend(loc="upper right")
     return figure
