@@ -364,6 +364,39 @@ def test_00_conventions_name_real_scikit_learn_functions():
         assert name in text and hasattr(sklearn_metrics, name)
 
 
+def lesson_00_markdown() -> str:
+    cells = json.loads(notebook_path("00").read_text(encoding="utf-8"))["cells"]
+    return " ".join(" ".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown").split())
+
+
+def test_00_myth_five_questions_cannot_show_more_than_chance(example_a):
+    """Myth table: on example A the exact sign-flip test gives p = 0.125; 2/32 is the floor of five questions."""
+    from helpers.batch.comparison import randomization_test, wilcoxon_test
+
+    text = lesson_00_markdown()
+    rr = {system: [metrics.reciprocal_rank_of(rank) for rank in first_ranks(example_a, system)]
+          for system in example_a.systems}
+    differences = [new - old for old, new in zip(rr["OLD"], rr["NEW"], strict=True)]
+    assert len(differences) == 5
+    p = randomization_test(differences, n_resamples=10_000)  # 2**5 patterns: exact
+    assert p == 0.125 and "exact sign-flip test of lesson 09 gives p = 0.125" in text
+    assert wilcoxon_test(differences) == pytest.approx(0.125)
+    floor = randomization_test([0.5] * 5)  # every difference the same sign: the smallest p five questions allow
+    assert floor == 2 / 32 == 0.0625 and "2/32 = 0.0625" in text
+
+
+def test_00_says_which_lessons_save_a_spreadsheet_and_where_the_numbers_come_from():
+    text = lesson_00_markdown()
+    assert "*Save this as a spreadsheet* (lessons 01 to 04)" in text
+    saving = sorted(path.name[:2] for path in (ROOT / "notebooks").glob("*.ipynb")
+                    if "save_example_workbook(" in path.read_text(encoding="utf-8"))
+    assert saving == ["01", "02", "03", "04"]
+    assert "nothing is typed in" not in text
+    assert "ml_metrics' `apk` does" in text  # test_library_claims quotes apk's source: min(len(actual), k)
+    assert "gdeval.pl, which takes numeric query ids only: it fails on every golden set here" in text
+    assert "`-m ndcg_cut.5`" in text and "`ndcg_cut_5`" in text
+
+
 def test_00_break_it_shows_four_refusals(lesson_00):
     messages = lesson_00["slip_messages"]
     assert len(messages) == 4
