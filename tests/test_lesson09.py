@@ -89,6 +89,13 @@ def test_the_average_hides_two_opposite_query_types(lesson):
     by_type = (b - a).groupby(data["query_type"]).mean()
     assert values["by_type"] == pytest.approx(by_type.to_dict())
     assert values["by_type"]["explain"] > 0.1 and values["by_type"]["lookup"] < -0.1
+    # "`wins` counts the questions where B scores above A and `losses` those where it scores below"
+    from helpers.batch.comparison import differences_by_group
+
+    table = differences_by_group(compare(a, b, seed=values["SEED"], n_resamples=100), data["query_type"])
+    assert table["wins"].to_dict() == ((b - a) > 1e-12).groupby(data["query_type"]).sum().to_dict()
+    assert table["losses"].to_dict() == ((b - a) < -1e-12).groupby(data["query_type"]).sum().to_dict()
+    assert "`wins` counts the questions where B scores above A" in " ".join(markdown_of("580bf7ed").split())
     assert abs(values["comparison_summary"]["mean_difference"]) < 0.02
     assert values["comparison_summary"]["p_randomization"] > 0.05
     assert max(values["group_p_values"].values()) < 0.01
