@@ -176,3 +176,19 @@ def test_the_module_runs_as_a_command():
     done = subprocess.run([sys.executable, "-m", "helpers.batch", "-m", "P.5,10", str(SUITE / "qrels.test"),
                            str(SUITE / "results.test")], capture_output=True, text=True, check=True)
     assert done.stdout == "P_5                   \tall\t0.2667\nP_10                  \tall\t0.3000\n"
+
+
+def test_a_parameter_trec_eval_ignores_prints_trec_eval_s_line_and_a_warning(capsys):
+    files = [str(SUITE / "qrels.test"), str(SUITE / "results.test")]
+    status, out, err = run_command(["-m", "recip_rank.2", "-m", "map.5", *files], capsys)
+    plain = run_command(["-m", "recip_rank", "-m", "map", *files], capsys)[1]
+    assert status == 0 and out == plain  # trec_eval prints recip_rank and map for these names
+    expected = (SUITE / "out.test").read_text().splitlines()
+    assert [line for line in expected if line.split()[:2] in (["map", "all"], ["recip_rank", "all"])] == \
+        out.splitlines()
+    assert "Did you mean RR@2?" in err and "Did you mean AP@5?" in err
+
+
+def test_a_name_trec_eval_refuses_is_refused_with_a_one_line_error(capsys):
+    status, out, err = run_command(["-m", "ndcg.5", str(SUITE / "qrels.test"), str(SUITE / "results.test")], capsys)
+    assert status == 2 and out == "" and "trec_eval refuses this name" in err
