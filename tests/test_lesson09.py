@@ -164,6 +164,12 @@ def test_the_sentences_around_the_comparison_are_true(lesson):
     raw_only = [m for m in table.index
                 if table.loc[m, "p_randomization"] <= 0.05 < table.loc[m, "p_randomization_holm"]]
     assert survive == ["AP", "P@5"] and raw_only == ["Hit@3"]
+    # "`ci_low` and `ci_high` bound the 95 % bootstrap interval and `cohens_d` is d_z"
+    assert "bound the 95 % bootstrap interval and `cohens_d` is d_z" in " ".join(markdown_of("a269e15c").split())
+    assert (table["confidence"] == 0.95).all()
+    for measure in table.index:
+        difference = b.per_query[measure] - a.per_query[measure]
+        assert table.loc[measure, "cohens_d"] == pytest.approx(difference.mean() / difference.std(ddof=1))
     reading_text = values["all_measures_reading"]
     assert "a difference on AP" in reading_text and "and P@5" in reading_text
     assert "Hit@3 (raw p" in reading_text and "AP: significant, but the effect is negligible" in reading_text
