@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from helpers.teacher import sandbox as sb
+from helpers.teacher.names import shown
 from helpers.teacher.progress import Progress
 from helpers.teacher.results import NotebookResult
 
@@ -185,17 +186,17 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         shards = [folder.expanduser().resolve() for folder in args.merge[1:]]
         for folder in shards:
             if not folder.is_dir():
-                parser.error(f"--merge: {folder} is not a folder")
+                parser.error(f"--merge: {shown(folder)} is not a folder")
         try:
             args.out = check_out(args.merge[0], shards, option="--merge")
         except Refused as error:
-            parser.error(str(error))
+            parser.error(shown(error))
         args.shards = shards
         return args
     if args.submissions is None or args.out is None:
         parser.error("give the submissions folder and --out DIR (or --merge OUT SHARD...)")
     if not args.submissions.is_dir():
-        parser.error(f"{args.submissions} is not a folder")
+        parser.error(f"{shown(args.submissions)} is not a folder")
     if not args.timeout > 0:
         parser.error(f"--timeout must be above 0 seconds, got {args.timeout:g}")
     if args.jobs < 1 or args.memory < 256:
@@ -210,7 +211,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     try:
         args.out = check_out(args.out, args.submissions)
     except Refused as error:
-        parser.error(str(error))
+        parser.error(shown(error))
     return args
 
 
@@ -240,10 +241,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         sandbox = sb.find_sandbox(args.sandbox)
         limits = find_limits(args.limits)
     except (Refused, ValueError, TypeError, OSError) as error:
-        print(f"python -m helpers.grade: error: {error}", file=sys.stderr)
+        print(f"python -m helpers.grade: error: {shown(error)}", file=sys.stderr)
         return 2
     if not find_notebooks(args.submissions) and not plan.roster and args.shard is None:
-        print(f"no .ipynb file under {args.submissions}", file=sys.stderr)
+        print(f"no .ipynb file under {shown(args.submissions)}", file=sys.stderr)
         return 1
     found = [submission for submission in read_submissions(args.submissions) if plan.in_shard(submission.learner)]
     submissions = [submission for submission in found if plan.on_roster(submission.learner)]
@@ -274,18 +275,18 @@ def _grade(args, plan, key, sandbox, limits, submissions, unmatched, session: Pa
     to_grade = [s for s in submissions if s.notebook not in taken]
     unknown, personal = read_ahead(to_grade)
     if unknown and not args.allow_unknown and plan.manifest is None:
-        print(f"python -m helpers.grade: error: {unknown}", file=sys.stderr)
+        print(f"python -m helpers.grade: error: {shown(unknown)}", file=sys.stderr)
         return 2
     if personal and plan.secret is None and plan.manifest is None:
-        print(f"python -m helpers.grade: error: {', '.join(personal[:3])} carry per-learner numbers: pass the "
-              "course secret of their release with --secret FILE (or its manifest with --assignment FILE)",
+        print(f"python -m helpers.grade: error: {', '.join(map(shown, personal[:3]))} carry per-learner numbers: "
+              "pass the course secret of their release with --secret FILE (or its manifest with --assignment FILE)",
               file=sys.stderr)
         return 2
     said = [sandbox.describe(), limits.describe(args.memory)]
     print("\n".join(said), flush=True)
     for name in unmatched:
-        print(f"not graded: {name} (no learner of the assignment's roster has this id)", flush=True)
-    print(why, flush=True)
+        print(f"not graded: {shown(name)} (no learner of the assignment's roster has this id)", flush=True)
+    print(shown(why), flush=True)
     tainted = reports.tainted(args.out)
     watch = outside_watch(args, session, sandbox)
     store = reports.OutputFolder(args.out, plan, watch, unmatched=unmatched)
@@ -330,7 +331,8 @@ def _grade(args, plan, key, sandbox, limits, submissions, unmatched, session: Pa
         if cut_short:
             interrupted = f"interrupted: {len(store.results)} of {len(submissions)} notebooks graded"
             store.finish(said, interrupted)
-            print(f"\n{interrupted}; written to {args.out} (run the same command again to go on)", file=sys.stderr)
+            print(f"\n{interrupted}; written to {shown(args.out)} (run the same command again to go on)",
+                  file=sys.stderr)
             return 130
         store.finish(said)
         if shard is not None:
@@ -402,9 +404,9 @@ def merge_main(args: argparse.Namespace) -> int:
             load_extra_exercises(str(path))
         store, said = merge(args.out, args.shards)
     except (ValueError, TypeError, OSError) as error:
-        print(f"python -m helpers.grade: error: {error}", file=sys.stderr)
+        print(f"python -m helpers.grade: error: {shown(error)}", file=sys.stderr)
         return 2
-    print("\n".join(said))
+    print("\n".join(map(shown, said)))
     print(f"merged {len(args.shards)} shards")
     print(store.summary())
     return 0

@@ -46,6 +46,7 @@ from helpers.teacher.kernel import KernelProcess, Run, run_notebook, start_kerne
 from helpers.teacher.limits import Limits, NotebookGroup, find_limits, tmp_megabytes
 from helpers.teacher.logbook import LogReading, read_log_bytes
 from helpers.teacher.manifest import notebook_digest, text_digest
+from helpers.teacher.names import shown
 from helpers.teacher.plan import Plan
 from helpers.teacher.results import NotebookResult, Problem
 from helpers.teacher.submissions import Submission, learner_of, lessons_of, lessons_of_name, read_notebook
@@ -202,7 +203,7 @@ def discard(state: Started, settings: Settings) -> None:
         state.group = None
     if state.root is not None:
         if settings.keep:
-            print(f"{state.submission.notebook}: kept {state.root}", file=sys.stderr)
+            print(f"{shown(state.submission.notebook)}: kept {shown(state.root)}", file=sys.stderr)
         else:
             shutil.rmtree(state.root, ignore_errors=True)
         state.root = None

@@ -56,6 +56,7 @@ from helpers.exercises.questions import parameters_of
 from helpers.exercises.registry import EXTRA_EXERCISES_ENV, EXTRA_EXERCISES_FOLDER, AnyExercise
 from helpers.teacher import manifest as manifests
 from helpers.teacher.keyless import copy_keyless_helpers, keyless_pyproject
+from helpers.teacher.names import shown
 from helpers.teacher.per_learner import personalised, read_roster, read_secret
 from helpers.teacher.roles import role_of
 
@@ -351,16 +352,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         written = release(args.target, args.exercises, args.force, args.kind, args.hints, roster, secret,
                           args.lessons, args.manifest, points)
     except (ValueError, TypeError, OSError) as error:
-        print(f"python -m helpers.release: error: {error}", file=sys.stderr)
+        print(f"python -m helpers.release: error: {shown(error)}", file=sys.stderr)
         return 2
     lessons = {path.name[:2] for path in written}
     released = [exercise for exercise in REGISTRY.values() if exercise.lesson in lessons]
     extra = sum(is_teachers(exercise) for exercise in released)
     print(f"wrote {args.kind} copies of {len(written)} notebooks ({len(released)} exercises, {extra} from your "
-          f"files) to {args.target}")
+          f"files) to {shown(args.target)}")
     print("learners: see README.md there; after they hand in, grade with python -m helpers.grade")
     if args.manifest:
-        print(f"manifest: {args.manifest} (keep it with your secret; grade with --assignment {args.manifest})")
+        manifest = shown(args.manifest)
+        print(f"manifest: {manifest} (keep it with your secret; grade with --assignment {manifest})")
     return 0
 
 

@@ -44,6 +44,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup
 
 from helpers.exercises import REGISTRY, exercises_of
+from helpers.teacher.names import shown
 from helpers.teacher.results import PROBLEMS, Judged, NotebookResult, Problem, read_result, result_file, write_result
 
 if TYPE_CHECKING:
@@ -650,12 +651,12 @@ class OutputFolder:
         """The lines printed at the end: learners, points, problems, every file written."""
         results = self.ordered()
         _, rows = gradebook_rows(results, plan=self.plan)
-        lines = [f"{row.learner}: {number(row.total)} of {number(row.out_of)}"
-                 + (f" ({'; '.join(row.problems)})" if row.problems else "") for row in rows]
+        lines = [f"{shown(row.learner)}: {number(row.total)} of {number(row.out_of)}"
+                 + (f" ({shown('; '.join(row.problems))})" if row.problems else "") for row in rows]
         if self.unmatched:
-            lines.append(f"not graded (no roster id): {', '.join(self.unmatched)}")
+            lines.append(f"not graded (no roster id): {', '.join(map(shown, self.unmatched))}")
         again = f" ({reused} taken as graded before: unchanged)" if reused else ""
-        lines.append(f"\n{len(rows)} learners, {len(results)} notebooks{again}, in {self.out}: "
+        lines.append(f"\n{len(rows)} learners, {len(results)} notebooks{again}, in {shown(self.out)}: "
                      + ", ".join(self.files))
         return "\n".join(lines)
 
