@@ -201,3 +201,42 @@ def test_the_grader_writes_both_beside_the_gradebook_and_counts_them_as_its_own(
     assert not [change for change in owned if "gradebook-" in change], owned
     _, found = canvas_import(tmp_path / lms.CANVAS_FILE)
     assert set(found) == {result.learner for result in results}
+
+
+@pytest.mark.parametrize("learner", ["=HYPERLINK(\"http://x\")", "+1", "-rf", "@SUM(A1)", "ann\x1b[2J", "bo\u202eb"])
+def test_a_roster_id_a_spreadsheet_or_a_terminal_would_run_is_refused_naming_its_line(tmp_path, learner):
+    from helpers.teacher.per_learner import read_roster
+    from helpers.teacher.release import release
+
+    (tmp_path / "roster.txt").write_text(f"ann\n\nbob\n{learner}\ncid\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"roster.txt line 4: the id ") as refused:
+        read_roster(tmp_path / "roster.txt")
+    assert "\x1b" not in str(refused.value) and "\u202e" not in str(refused.value)
+    (tmp_path / "roster.csv").write_text(f"name,learner\nAnn,ann\nX,\"{learner}\"\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"roster.csv line 3: "):
+        read_roster(tmp_path / "roster.csv")
+    with pytest.raises(ValueError, match="--roster: the id "):
+        release(tmp_path / "class", roster=["ann", learner], secret=bytes(32))
+    assert not (tmp_path / "class").exists()
+
+
+def test_text_that_could_start_a_formula_is_neutralised_in_every_csv(tmp_path):
+    from helpers.teacher.sandbox import OutsideWatch
+
+    formula = "=HYPERLINK(\"http://x\",\"y\")"
+    handed = [NotebookResult(formula, f"{formula}/03.ipynb", "03", answers=[
+                  Judged(x, "03", "number", "-1+1", "wrong", False, 0.0, 2.0, message="@x") for x in LESSON_03]),
+              NotebookResult("ann", "ann/03.ipynb", "03", answers=[answer(x, 2.0, 2.0) for x in LESSON_03])]
+    folder = reports.OutputFolder(tmp_path, Plan(), OutsideWatch([tmp_path], [], []))
+    for result in handed:
+        folder.add(result)
+    folder.flush()
+    for name in ("gradebook.csv", "answers.csv", lms.CANVAS_FILE, lms.MOODLE_FILE):
+        with (tmp_path / name).open(newline="", encoding="utf-8-sig") as handle:
+            cells = [cell for row in csv.reader(handle) for cell in row]
+        assert f"'{formula}" in cells, name
+        assert not [cell for cell in cells if cell.startswith(("=", "+", "@")) or cell.startswith("-")
+                    and not CANVAS_NUMBER.match(cell)], name
+    with (tmp_path / "answers.csv").open(newline="", encoding="utf-8-sig") as handle:
+        answers = list(csv.reader(handle))
+    assert "'-1+1" in answers[1] and "'@x" in answers[1]

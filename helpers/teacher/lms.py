@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from helpers.exercises import REGISTRY
-from helpers.teacher.reports import Row, gradebook_rows, number
+from helpers.teacher.reports import Row, gradebook_rows, number, safe_text
 from helpers.teacher.results import NotebookResult
 
 if TYPE_CHECKING:
@@ -126,10 +126,11 @@ def moodle_table(marks: LessonMarks) -> list[list[str]]:
 
 
 def write_table(path: Path, table: list[list[str]]) -> None:
-    """A CSV in plain UTF-8 (what both imports read), written atomically."""
+    """A CSV in plain UTF-8 (what both imports read), written atomically; text a spreadsheet would take for a
+    formula gets a ``'`` (:func:`helpers.teacher.reports.safe_text`)."""
     temporary = path.with_name(path.name + ".part")
     with temporary.open("w", newline="", encoding="utf-8") as handle:
-        csv.writer(handle).writerows(table)
+        csv.writer(handle).writerows([safe_text(cell) for cell in row] for row in table)
     os.replace(temporary, path)
 
 

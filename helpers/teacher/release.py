@@ -57,7 +57,7 @@ from helpers.exercises.registry import EXTRA_EXERCISES_ENV, EXTRA_EXERCISES_FOLD
 from helpers.teacher import manifest as manifests
 from helpers.teacher.keyless import copy_keyless_helpers, keyless_pyproject
 from helpers.teacher.names import shown
-from helpers.teacher.per_learner import personalised, read_roster, read_secret
+from helpers.teacher.per_learner import personalised, read_roster, read_secret, roster_id_problem
 from helpers.teacher.roles import role_of
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -237,6 +237,9 @@ def release(
     if roster and (kind != "assignment" or (secret is None and manifest is None)):
         raise ValueError("a roster (--roster) needs an assignment copy, and the course secret (--secret) for "
                          "per-learner numbers or a manifest (--manifest) for a graded class")
+    refused = next((roster_id_problem(learner) for learner in roster if roster_id_problem(learner)), "")
+    if refused:
+        raise ValueError(f"--roster: {refused}")
     if manifest is not None and (kind != "assignment" or not roster):
         raise ValueError("--manifest is for graded work: an assignment copy with a roster (--roster)")
     target = check_target(target, force)

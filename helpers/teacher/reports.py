@@ -3,8 +3,10 @@
 - ``gradebook.csv``: one row per learner, a column of points per exercise,
   ``total``, ``out_of`` and ``problems``; UTF-8 with a byte-order mark so Excel
   reads accents, numbers written as plain numbers. The learner is written
-  exactly as on the roster (an LMS import matches on it); other text that a
-  spreadsheet would take for a formula (``=``, ``+``, ``-``, ``@``) gets a ``'``;
+  exactly as on the roster (an LMS import matches on it: a release refuses
+  roster ids a spreadsheet would take for a formula); any text that could
+  still start one (``=``, ``+``, ``-``, ``@``: a hand-in's folder named so,
+  an answer) gets a ``'``, in every CSV file;
 - ``gradebook.xlsx``: the same table for a spreadsheet, every text a text
   cell, so no learner id is ever run as a formula;
 - ``answers.csv``: one row per learner × exercise: the answer given, the
@@ -213,12 +215,13 @@ def safe_text(text: str) -> str:
 
 
 def write_csv(path: Path, header: list[str], rows: Iterable[list[str]]) -> None:
-    """Write a CSV atomically (a temporary file, then renamed), UTF-8 with a byte-order mark."""
+    """Write a CSV atomically (a temporary file, then renamed), UTF-8 with a byte-order mark; every cell
+    :func:`safe_text`."""
     temporary = path.with_name(path.name + ".part")
     with temporary.open("w", newline="", encoding="utf-8-sig") as handle:
         writer = csv.writer(handle)
         writer.writerow(header)
-        writer.writerows(rows)
+        writer.writerows([safe_text(cell) for cell in row] for row in rows)
     os.replace(temporary, path)
 
 
