@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 # The register (pandas), nbformat and matplotlib are imported once the command line is checked,
 # so that a bad --out fails at once.
 OUR_FILES = ("gradebook.csv", "gradebook.xlsx", "answers.csv", "class-report.html", "results", "feedback",
-             "gradebook-canvas.csv", "gradebook-moodle.csv", "shard.json")
+             "gradebook-canvas.csv", "gradebook-moodle.csv", "shard.json", "graded-assignment.json")
 
 
 class Refused(ValueError):
@@ -172,6 +172,15 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                         help="grade even when notebooks check exercise ids the grader does not know")
     parser.add_argument("--regrade", action="store_true",
                         help="grade every hand-in again, even those an earlier run into --out graded unchanged")
+    parser.add_argument("--out-reuse", action="store_true",
+                        help="grade into an --out that holds another assignment's records (they are replaced); "
+                             "without it such a run is refused: one --out folder per assignment")
+    parser.add_argument("--allow-empty", action="store_true",
+                        help="go on when no learner of the roster (or shard) has a hand-in (else an error: a wrong "
+                             "or empty folder would give every learner 0)")
+    parser.add_argument("--accept-missing", action="store_true",
+                        help="drop the records of learners graded before whose hand-ins are gone (else they are "
+                             "kept as graded then, flagged hand-in-gone)")
     parser.add_argument("--shard", metavar="K/N",
                         help="grade only shard K of N (0 <= K < N) of the learners, by id, into --out (a cluster)")
     parser.add_argument("--merge", nargs="+", type=Path, metavar=("OUT", "SHARD"),
@@ -224,6 +233,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.merge is not None:
         return merge_main(args)
     from helpers.exercises import REGISTRY, load_extra_exercises
+    from helpers.teacher import reports
     from helpers.teacher.judging import AnswerKey, read_points
     from helpers.teacher.limits import find_limits
     from helpers.teacher.per_learner import read_secret
@@ -248,10 +258,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     found = [submission for submission in read_submissions(args.submissions) if plan.in_shard(submission.learner)]
     submissions = [submission for submission in found if plan.on_roster(submission.learner)]
+    if not submissions and (plan.roster or args.shard is not None) and not args.allow_empty:
+        whom = f"shard {args.shard[0]}/{args.shard[1]} of the roster" if args.shard else "the roster"
+        print(f"python -m helpers.grade: error: no learner of {whom} has a hand-in under {shown(args.submissions)} "
+              f"({len(find_notebooks(args.submissions))} notebooks there): is it the right folder, mounted? Pass "
+              "--allow-empty to grade every learner as not handed in", file=sys.stderr)
+        return 2
+    stamp = reports.assignment_stamp(plan.manifest, args.assignment, None if plan.expect is None else plan.expect)
+    other = reports.other_assignment(args.out, stamp)
+    if other and not args.out_reuse:
+        print(f"python -m helpers.grade: error: {other}", file=sys.stderr)
+        return 2
+    kept: list[NotebookResult] = []
+    if not (args.accept_missing or other):
+        present = {submission.learner for submission in found}
+        kept = reports.gone(args.out, present, lambda learner: plan.in_shard(learner) and plan.on_roster(learner))
     unmatched = sorted(submission.notebook for submission in found if not plan.on_roster(submission.learner))
     session = Path(tempfile.mkdtemp(prefix="hg-", dir=_short_temp()))
     try:
-        return _grade(args, plan, key, sandbox, limits, submissions, unmatched, session, REGISTRY)
+        return _grade(args, plan, key, sandbox, limits, submissions, unmatched, session, REGISTRY, (stamp, kept))
     except KeyboardInterrupt:  # Ctrl-C before the first notebook started (later ones only stop the run)
         print("\ninterrupted before any notebook was graded", file=sys.stderr)
         return 130
@@ -260,8 +285,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             shutil.rmtree(session, ignore_errors=True)
 
 
-def _grade(args, plan, key, sandbox, limits, submissions, unmatched, session: Path, registry) -> int:
-    """The run of :func:`main` once the command line and the hand-ins are read."""
+def _grade(args, plan, key, sandbox, limits, submissions, unmatched, session: Path, registry,
+           earlier: tuple[dict, list[NotebookResult]] = ({}, [])) -> int:
+    """The run of :func:`main` once the command line and the hand-ins are read; ``earlier``: the assignment's
+    stamp and the records kept of hand-ins gone (:func:`helpers.teacher.reports.gone`)."""
     from helpers.teacher import fingerprint, grading, reports
     from helpers.teacher.keyless import copy_course
 
@@ -287,18 +314,24 @@ def _grade(args, plan, key, sandbox, limits, submissions, unmatched, session: Pa
     for name in unmatched:
         print(f"not graded: {shown(name)} (no learner of the assignment's roster has this id)", flush=True)
     print(shown(why), flush=True)
+    stamp, kept = earlier
+    if kept:
+        print(f"kept as graded before, their hand-ins gone: {', '.join(shown(r.notebook) for r in kept)} (pass "
+              "--accept-missing to drop them)", flush=True)
     tainted = reports.tainted(args.out)
     watch = outside_watch(args, session, sandbox)
     store = reports.OutputFolder(args.out, plan, watch, unmatched=unmatched)
-    for record in stored:
+    for record in [*stored, *kept]:
         store.reuse(record)
+    if stamp:
+        reports.write_stamp(args.out, stamp)
     shard = None
     if args.shard is not None:
         from helpers.teacher.shards import record_of
 
-        learners = {*plan.roster, *(s.learner for s in submissions)}
+        learners = {*plan.roster, *(s.learner for s in submissions), *(r.learner for r in kept)}
         shard = record_of(plan, args.shard[0], args.shard[1], version, run_settings, said, sorted(learners),
-                          [s.notebook for s in submissions], unmatched)
+                          [s.notebook for s in submissions] + [r.notebook for r in kept], unmatched)
         shard.write(args.out)
     else:
         (args.out / "shard.json").unlink(missing_ok=True)  # a whole class now, not a shard
@@ -391,6 +424,8 @@ def reusable(stored: NotebookResult, submission: Submission, fingerprint: str, s
     codes = set(stored.codes)
     if "grader-error" in codes or "submission-changed" in codes:
         return "the grader failed on it, or the file changed while it was graded"
+    if "hand-in-gone" in codes:
+        return "kept while its hand-in was gone"
     return ""
 
 

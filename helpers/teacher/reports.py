@@ -30,13 +30,14 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import json
 import math
 import os
 import re
 import shutil
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -46,12 +47,14 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup
 
 from helpers.exercises import REGISTRY, exercises_of
+from helpers.teacher.manifest import canonical
 from helpers.teacher.names import shown
 from helpers.teacher.results import PROBLEMS, Judged, NotebookResult, Problem, read_result, result_file, write_result
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+    from helpers.teacher.manifest import Manifest
     from helpers.teacher.plan import Rows
     from helpers.teacher.sandbox import OutsideWatch
     from helpers.teacher.submissions import (
@@ -520,6 +523,76 @@ def write_class_report(
 RESULTS, FEEDBACK, CLASS_REPORT = "results", "feedback", "class-report.html"
 TABLES = ("gradebook.csv", "gradebook.xlsx", "gradebook-canvas.csv", "gradebook-moodle.csv", "answers.csv")
 UNSANDBOXED = ".unsandboxed"  # in results/: a run without a sandbox wrote here (see OutputFolder)
+
+
+GRADED_ASSIGNMENT = "graded-assignment.json"  # which assignment the records of an output folder are of
+
+
+def assignment_stamp(manifest: Manifest | None, manifest_file: Path | None, expect: Iterable[str] | None) -> dict:
+    """What identifies the assignment a run grades, written beside its records (:data:`GRADED_ASSIGNMENT`).
+
+    With a manifest: the lessons and the released notebooks (a release again for a late learner or new points
+    is the same assignment: its records are graded again where a learner's entry changed), and the manifest's
+    file name, to name it. Without: the exercises of ``--expect`` (none: the hand-ins' own lessons).
+    """
+    if manifest is not None:
+        released = {"lessons": list(manifest.lessons), "released": dict(manifest.released)}
+        return {"assignment": hashlib.sha256(canonical(released)).hexdigest(),
+                "manifest": manifest_file.name if manifest_file else "", "lessons": list(manifest.lessons)}
+    chosen = sorted(expect) if expect is not None else None
+    return {"assignment": hashlib.sha256(canonical({"expect": chosen})).hexdigest(), "manifest": "",
+            "expect": chosen}
+
+
+def described(stamp: dict) -> str:
+    """An assignment as the refusal names it: its manifest and lessons, or --expect."""
+    if stamp.get("manifest") or stamp.get("lessons"):
+        return f"{shown(stamp.get('manifest') or 'a manifest')} (lessons {', '.join(stamp.get('lessons', []))})"
+    if stamp.get("expect"):
+        return f"--expect {','.join(stamp['expect'])}"
+    return "hand-ins graded without --assignment or --expect"
+
+
+def read_stamp(out: Path) -> dict | None:
+    """The assignment an output folder's records are of (:func:`assignment_stamp`), or None (not said)."""
+    try:
+        found = json.loads((out / GRADED_ASSIGNMENT).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return found if isinstance(found, dict) and isinstance(found.get("assignment"), str) else None
+
+
+def other_assignment(out: Path, stamp: dict) -> str:
+    """'' when ``out`` holds no records, or records of this assignment; else a refusal naming both."""
+    earlier = read_stamp(out)
+    if earlier is None or earlier["assignment"] == stamp["assignment"] or not any((out / RESULTS).glob("*.json")):
+        return ""
+    return (f"--out {shown(out)} holds the records of {described(earlier)}; this run grades {described(stamp)}: "
+            "give each assignment its own --out folder (pass --out-reuse to grade into it anyway: the other "
+            "assignment's records there are then replaced)")
+
+
+def write_stamp(out: Path, stamp: dict) -> None:
+    _write_text(out / GRADED_ASSIGNMENT, json.dumps(stamp, indent=1, sort_keys=True) + "\n")
+
+
+HAND_IN_GONE = "hand-in-gone"
+
+
+def gone(out: Path, present: set[str], wanted: Callable[[str], bool]) -> list[NotebookResult]:
+    """The earlier records in ``out`` of learners graded now (``wanted``) who hand in nothing now (``present``:
+    the learners who do), each kept as graded then and flagged :data:`HAND_IN_GONE`, never turned into 0."""
+    found = []
+    for path in sorted((out / RESULTS).glob("*.json")):
+        record = read_result(path)
+        if record is None or record.learner in present or not wanted(record.learner):
+            continue
+        if HAND_IN_GONE not in record.codes:
+            when = record.graded_at or "in an earlier run"
+            record.problems.append(Problem(HAND_IN_GONE, f"{record.notebook} was graded ({when}) and is no longer "
+                                           "among the hand-ins: its grade is kept as it was then"))
+        found.append(record)
+    return found
 
 
 def stored(out: Path, notebook: str) -> NotebookResult | None:

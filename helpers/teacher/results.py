@@ -37,6 +37,7 @@ PROBLEMS = {
     "wrote-outside": "files outside the notebook's own folder were created, changed or deleted while it ran",
     "wrote-tmp": "files appeared in /tmp while the notebook ran (other programs may have made them)",
     "background-process": "the notebook left processes running; they were stopped",
+    "hand-in-gone": "the hand-in graded before is no longer among the hand-ins: its earlier grade is kept",
     "submission-changed": "this submission was changed or deleted while the class was graded (graded as read first)",
     "duplicate": "several hand-ins of this learner answer the same exercises: each was graded, none counts "
                  "until one is chosen",
