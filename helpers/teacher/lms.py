@@ -2,23 +2,28 @@
 
 Both files are built from the rows of ``gradebook.csv`` (:func:`helpers.teacher.reports.gradebook_rows`):
 a learner's mark for a lesson is the sum of their points on that lesson's
-exercises, blank when they were graded on none of them (both systems then
-leave the grade as it was). The learner id is written exactly as in
-``gradebook.csv``, the id on your roster.
+exercises, or none when they were graded on none of them. The learner id is
+written exactly as in ``gradebook.csv``, the id on your roster.
 
 ``gradebook-canvas.csv``, for Canvas's Grades > Import: the student columns
 Canvas reads first (``Student``, ``ID``, ``SIS User ID``, ``SIS Login ID``,
 ``Section``), one column per lesson titled ``Lesson 03``, and a ``Points
 Possible`` row under the header. ``ID`` (Canvas's own number) is left blank:
 Canvas then finds the student by SIS User ID, else by SIS Login ID, and both
-hold the roster id, so it matches whichever kind of id the roster uses.
+hold the roster id, so it matches whichever kind of id the roster uses. A
+lesson with no mark is a blank cell, which Canvas's import leaves as it was.
 
 ``gradebook-moodle.csv``, for Moodle's Grade administration > Import > CSV
 file: the id column first, then one column per lesson. Moodle asks which
 column identifies the user ("Map from") and which user field it holds ("Map
 to": username, ID number or email address); the id column is titled for the
 field the ids look like (``Email address`` when every id holds an @, ``ID
-number`` when every id is digits, else ``Username``).
+number`` when every id is digits, else ``Username``). Moodle reads a blank
+cell (or ``-``) as "no grade" and writes it over the grade already there, so
+the file holds no blank cell: a learner with no mark on some lesson of the file
+is left out (:func:`moodle_left_out` names them, and the grader's summary
+too). Graded by a manifest or ``--expect``, every learner has a mark for every
+lesson (0 without a hand-in), so nobody is left out.
 """
 
 from __future__ import annotations
@@ -118,10 +123,24 @@ def moodle_id_column(learners: Iterable[str]) -> str:
     return "Username"
 
 
+def moodle_written(marks: LessonMarks) -> list[str]:
+    """The learners of the Moodle file: those with a mark on every lesson (a blank would erase a grade)."""
+    return [learner for learner, own in marks.marks.items() if all(own[x] is not None for x in marks.lessons)]
+
+
+def moodle_left_out(marks: LessonMarks) -> list[str]:
+    """The learners with a mark on some lessons but not all: left out of the Moodle file, to enter by hand."""
+    written = set(moodle_written(marks))
+    return [learner for learner, own in marks.marks.items()
+            if learner not in written and any(value is not None for value in own.values())]
+
+
 def moodle_table(marks: LessonMarks) -> list[list[str]]:
-    """Moodle's import: the id column and one column per lesson; a blank mark is 'no grade'."""
-    header = [moodle_id_column(marks.marks)] + [lesson_title(lesson) for lesson in marks.lessons]
-    rows = [[learner] + [number(own[lesson]) for lesson in marks.lessons] for learner, own in marks.marks.items()]
+    """Moodle's import: the id column and one column per lesson, for the learners with a mark on each (no blank
+    cell: Moodle takes a blank for 'no grade' and writes it over the grade there)."""
+    written = moodle_written(marks)
+    header = [moodle_id_column(written)] + [lesson_title(lesson) for lesson in marks.lessons]
+    rows = [[learner] + [number(marks.marks[learner][lesson]) for lesson in marks.lessons] for learner in written]
     return [header, *rows]
 
 

@@ -726,11 +726,17 @@ class OutputFolder:
     def summary(self, reused: int = 0) -> str:
         """The lines printed at the end: learners, points, problems, every file written."""
         results = self.ordered()
-        _, rows = gradebook_rows(results, plan=self.plan)
+        columns, rows = gradebook_rows(results, plan=self.plan)
         lines = [f"{shown(row.learner)}: {number(row.total)} of {number(row.out_of)}"
                  + (f" ({shown('; '.join(row.problems))})" if row.problems else "") for row in rows]
         if self.unmatched:
             lines.append(f"not graded (no roster id): {', '.join(map(shown, self.unmatched))}")
+        from helpers.teacher.lms import MOODLE_FILE, class_marks, moodle_left_out
+
+        left_out = moodle_left_out(class_marks(results, plan=self.plan, table=(columns, rows)))
+        if left_out:
+            lines.append(f"not in {MOODLE_FILE} (a mark on some of its lessons only, and Moodle would write 'no "
+                         f"grade' over the others): {', '.join(map(shown, left_out))}: enter theirs by hand")
         again = f" ({reused} taken as graded before: unchanged)" if reused else ""
         lines.append(f"\n{len(rows)} learners, {len(results)} notebooks{again}, in {shown(self.out)}: "
                      + ", ".join(self.files))
