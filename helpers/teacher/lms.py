@@ -1,6 +1,6 @@
 """The gradebook in the import formats of Canvas and Moodle: one column per lesson, the learner id where each looks.
 
-Both files are built from the rows of ``gradebook.csv`` (:func:`helpers.teacher.reports.gradebook_rows`):
+Both files are exporters of the gradebook model (:class:`helpers.teacher.results.Gradebook`, as ``gradebook.csv``):
 a learner's mark for a lesson is the sum of their points on that lesson's
 exercises, or none when they were graded on none of them. The learner id is
 written exactly as in ``gradebook.csv``, the id on your roster.
@@ -36,8 +36,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from helpers.exercises import REGISTRY
-from helpers.teacher.reports import Row, gradebook_rows, number, safe_text
-from helpers.teacher.results import NotebookResult
+from helpers.teacher.reports import class_gradebook, number, safe_text
+from helpers.teacher.results import Gradebook, NotebookResult, Row
 
 if TYPE_CHECKING:
     from helpers.teacher.plan import Rows
@@ -83,24 +83,24 @@ def lesson_marks(
 
 def class_marks(
     results: Sequence[NotebookResult], expect: Iterable[str] = (), points=None, plan: Rows | None = None,
-    table: tuple[list[str], list[Row]] | None = None,
+    book: Gradebook | None = None,
 ) -> LessonMarks:
-    """The lesson marks of a class, from the same rows as gradebook.csv (``table``: those rows, computed)."""
-    columns, rows = table or gradebook_rows(results, expect, points, plan)
+    """The lesson marks of a class, from the same gradebook as gradebook.csv (``book``: that one, computed)."""
+    book = book or class_gradebook(results, expect, points, plan)
     lesson_of: dict[str, str] = {}
     max_points: dict[str, float] = {}
     for result in results:
         for answer in result.answers:
             lesson_of.setdefault(answer.exercise, answer.lesson)
             max_points[answer.exercise] = max(max_points.get(answer.exercise, 0.0), answer.max_points)
-    for row in rows:  # a manifest's (or --expect's) points, for exercises nobody answered
+    for row in book.rows:  # a manifest's (or --expect's) points, for exercises nobody answered
         for column, possible in row.expected.items():
             max_points.setdefault(column, possible)
-    for column in columns:  # expected of everyone but graded for nobody: the register (or --points) says
+    for column in book.exercises:  # expected of everyone but graded for nobody: the register (or --points) says
         exercise = REGISTRY.get(column)
         lesson_of.setdefault(column, exercise.lesson if exercise else "?")
         max_points.setdefault(column, float((points or {}).get(column, exercise.points if exercise else 0.0)))
-    return lesson_marks(columns, rows, lesson_of, max_points)
+    return lesson_marks(book.exercises, book.rows, lesson_of, max_points)
 
 
 def canvas_table(marks: LessonMarks) -> list[list[str]]:
@@ -153,11 +153,28 @@ def write_table(path: Path, table: list[list[str]]) -> None:
     os.replace(temporary, path)
 
 
+class CanvasCsv:
+    """gradebook-canvas.csv: the gradebook's marks summed by lesson, in Canvas's import format."""
+
+    file = CANVAS_FILE
+
+    def write(self, path: Path, book: Gradebook, results: Sequence[NotebookResult]) -> None:
+        write_table(path, canvas_table(class_marks(results, book=book)))
+
+
+class MoodleCsv:
+    """gradebook-moodle.csv: the gradebook's marks summed by lesson, in Moodle's import format (no blank cell)."""
+
+    file = MOODLE_FILE
+
+    def write(self, path: Path, book: Gradebook, results: Sequence[NotebookResult]) -> None:
+        write_table(path, moodle_table(class_marks(results, book=book)))
+
+
 def write_lms_files(
     out: Path, results: Sequence[NotebookResult], expect: Iterable[str] = (), points=None, plan: Rows | None = None,
-    table: tuple[list[str], list[Row]] | None = None,
 ) -> None:
     """Write gradebook-canvas.csv and gradebook-moodle.csv into ``out`` (beside gradebook.csv)."""
-    marks = class_marks(results, expect, points, plan, table)
+    marks = class_marks(results, expect, points, plan)
     write_table(out / CANVAS_FILE, canvas_table(marks))
     write_table(out / MOODLE_FILE, moodle_table(marks))

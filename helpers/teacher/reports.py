@@ -16,6 +16,11 @@
 - ``class-report.html``: per exercise the share right and the most common named
   mistakes, with plots, for the teacher. Every page is standalone (no network).
 
+The gradebook is one model (:class:`helpers.teacher.results.Gradebook`: its
+columns declared once); ``gradebook.csv``, ``gradebook.xlsx`` and the Canvas and
+Moodle files (:mod:`helpers.teacher.lms`) are exporters of it (:func:`exporters`),
+as nbgrader's export plugins are.
+
 Everything is built from the records in ``results/`` (:mod:`helpers.teacher.results`),
 in the order of (learner, notebook): a class graded in one run, resumed, or
 graded in shards and merged gives the same files. The class report is dated by
@@ -38,10 +43,10 @@ import shutil
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup
@@ -49,7 +54,18 @@ from markupsafe import Markup
 from helpers.exercises import REGISTRY, exercises_of
 from helpers.teacher.manifest import canonical
 from helpers.teacher.names import shown
-from helpers.teacher.results import PROBLEMS, Judged, NotebookResult, Problem, read_result, result_file, write_result
+from helpers.teacher.results import (
+    PROBLEMS,
+    Column,
+    Gradebook,
+    Judged,
+    NotebookResult,
+    Problem,
+    Row,
+    read_result,
+    result_file,
+    write_result,
+)
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -68,25 +84,7 @@ TEMPLATES = Environment(
 )
 
 
-# --- one row per learner ------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Row:
-    """A learner's line of the gradebook: points per exercise (None: not graded on it), and the problems.
-
-    ``expected``: the exercises this learner is graded on whether answered or not, with their points.
-    """
-
-    learner: str
-    points: dict[str, float | None]
-    out_of: float
-    problems: list[str]
-    expected: dict[str, float] = field(default_factory=dict)
-
-    @property
-    def total(self) -> float:
-        return sum(value for value in self.points.values() if value is not None)
+# --- one row per learner: the gradebook model (helpers.teacher.results.Gradebook) ------------------------------
 
 
 def counted_answers(results: Iterable[NotebookResult]) -> tuple[dict[str, dict[str, Judged]], dict[str, list[str]]]:
@@ -139,11 +137,11 @@ def expected_of(
     return {i: (points or {}).get(i, REGISTRY[i].points if i in REGISTRY else 0.0) for i in fallback}, False
 
 
-def gradebook_rows(
+def class_gradebook(
     results: Sequence[NotebookResult], expect: Iterable[str] = (), points: dict[str, float] | None = None,
     plan: Rows | None = None,
-) -> tuple[list[str], list[Row]]:
-    """The columns and one :class:`Row` per learner (each of ``plan``'s roster, and each who handed in).
+) -> Gradebook:
+    """The gradebook: one :class:`Row` per learner (each of ``plan``'s roster, and each who handed in).
 
     Expected exercises never graded count 0; with a plan that names a learner's exercises (a manifest,
     ``--expect``), only those count, out of their points.
@@ -152,38 +150,45 @@ def gradebook_rows(
     learners = sorted({*(plan.roster if plan else []), *(result.learner for result in results)})
     expected = {learner: expected_of(learner, plan, fallback, points) for learner in learners}
     wanted_ids = [i for wanted, _ in expected.values() for i in wanted]
-    if expected and all(strict for _, strict in expected.values()):  # a manifest or --expect: theirs alone
-        columns = exercise_columns([], wanted_ids)
-    else:
-        columns = exercise_columns(results, wanted_ids)
+    strict_all = bool(expected) and all(strict for _, strict in expected.values())  # a manifest or --expect
+    columns = exercise_columns([] if strict_all else results, wanted_ids)
     counted, duplicates = counted_answers(results)
-    graded = {(r.learner, a.exercise): a for r in results for a in r.answers}
+    graded: dict[str, dict[str, Judged]] = defaultdict(dict)
+    for result in results:
+        for answer in result.answers:
+            graded[result.learner][answer.exercise] = answer
     rows = []
     for learner in learners:
-        wanted, strict = expected[learner]
         own = [result for result in results if result.learner == learner]
-        answers = {i: a for i, a in counted.get(learner, {}).items() if not strict or i in wanted}
-        held = [c for c in columns if (learner, c) in graded and c not in answers and (not strict or c in wanted)]
-        values: dict[str, float | None] = {
-            column: answers[column].points if column in answers else (0.0 if column in wanted else None)
-            for column in columns
-        }
-        values.update(dict.fromkeys(held))  # a duplicate counts nothing until one hand-in is chosen
-        out_of = sum(
-            wanted[column] if column in wanted else
-            _max_points(column, {**answers, **{c: graded[(learner, c)] for c in held}}, points)
-            for column in columns
-            if values[column] is not None or column in held
-        )
         problems = _problems_of(own, duplicates.get(learner, [])) if own else ["no-hand-in"]
-        rows.append(Row(learner, values, out_of, problems, wanted))
-    return columns, rows
+        rows.append(learner_row(learner, *expected[learner], columns, counted.get(learner, {}), graded[learner],
+                                problems))
+    return Gradebook(columns, rows)
 
 
-def _max_points(column: str, answers: dict[str, Judged], points: dict[str, float] | None) -> float:
-    if column in answers:
-        return answers[column].max_points
-    return (points or {}).get(column, REGISTRY[column].points if column in REGISTRY else 0.0)
+def learner_row(learner: str, wanted: dict[str, float], strict: bool, columns: Sequence[str],
+                counted: dict[str, Judged], graded: dict[str, Judged], problems: list[str]) -> Row:
+    """One learner's :class:`Row`: the points of each answer that counts, 0 for an expected exercise not
+    answered, none for an exercise answered in two hand-ins (a duplicate, counted out of its points)."""
+    counts = [column for column in columns if not strict or column in wanted]
+    answers = {column: counted[column] for column in counts if column in counted}
+    held = {column: graded[column] for column in counts if column in graded and column not in answers}
+    values: dict[str, float | None] = {
+        column: answers[column].points if column in answers else 0.0 if column in wanted and column not in held
+        else None for column in columns
+    }
+    out_of = sum(wanted[column] if column in wanted else {**answers, **held}[column].max_points
+                 for column in columns if values[column] is not None or column in held)
+    return Row(learner, values, out_of, problems, wanted)
+
+
+def gradebook_rows(
+    results: Sequence[NotebookResult], expect: Iterable[str] = (), points: dict[str, float] | None = None,
+    plan: Rows | None = None,
+) -> tuple[list[str], list[Row]]:
+    """The exercise columns and the rows of :func:`class_gradebook`."""
+    book = class_gradebook(results, expect, points, plan)
+    return book.exercises, book.rows
 
 
 def _problems_of(results: Sequence[NotebookResult], duplicates: Sequence[str]) -> list[str]:
@@ -228,47 +233,72 @@ def write_csv(path: Path, header: list[str], rows: Iterable[list[str]]) -> None:
     os.replace(temporary, path)
 
 
-def write_gradebook(path: Path, results: Sequence[NotebookResult], expect=(), points=None, plan=None,
-                    table: tuple[list[str], list[Row]] | None = None) -> None:
-    """gradebook.csv: learner, one column per exercise (points), total, out_of, problems.
+class Exporter(Protocol):
+    """One file the gradebook is written into (as nbgrader's export plugins): its name, and the writing."""
 
-    ``table``: the columns and rows of :func:`gradebook_rows`, when already computed.
-    """
-    columns, rows = table or gradebook_rows(results, expect, points, plan)
-    write_csv(
-        path,
-        ["learner", *columns, "total", "out_of", "problems"],
-        (
-            [row.learner, *(number(row.points[c]) for c in columns), number(row.total),
-             number(row.out_of), safe_text("; ".join(row.problems))]
-            for row in rows
-        ),
-    )
+    file: str
+
+    def write(self, path: Path, book: Gradebook, results: Sequence[NotebookResult]) -> None: ...
 
 
-def write_gradebook_xlsx(path: Path, results: Sequence[NotebookResult], expect=(), points=None, plan=None,
-                         table: tuple[list[str], list[Row]] | None = None) -> None:
-    """gradebook.xlsx: the gradebook with every text written as a text cell (never a formula), dated as its
-    latest record (so the same results give the same file)."""
-    import xlsxwriter
+class GradebookCsv:
+    """gradebook.csv: every column of the gradebook; points as plain numbers, text defused (:func:`write_csv`)."""
 
-    columns, rows = table or gradebook_rows(results, expect, points, plan)
-    temporary = path.with_name(path.name + ".part")
-    book = xlsxwriter.Workbook(str(temporary), {"strings_to_formulas": False, "strings_to_numbers": False})
-    book.set_properties({"created": graded_when(results) or datetime(2000, 1, 1, tzinfo=UTC)})
-    sheet = book.add_worksheet("gradebook")
-    for column, title in enumerate(["learner", *columns, "total", "out_of", "problems"]):
-        sheet.write_string(0, column, title)
-    for line, row in enumerate(rows, start=1):
-        sheet.write_string(line, 0, row.learner)
-        for column, exercise in enumerate(columns, start=1):
-            if row.points[exercise] is not None:
-                sheet.write_number(line, column, row.points[exercise])
-        sheet.write_number(line, len(columns) + 1, row.total)
-        sheet.write_number(line, len(columns) + 2, row.out_of)
-        sheet.write_string(line, len(columns) + 3, "; ".join(row.problems))
-    book.close()
-    os.replace(temporary, path)
+    file = "gradebook.csv"
+
+    def write(self, path: Path, book: Gradebook, results: Sequence[NotebookResult] = ()) -> None:
+        columns = book.columns
+        write_csv(path, [column.title for column in columns],
+                  ([cell_text(column, column.value(row)) for column in columns] for row in book.rows))
+
+
+def cell_text(column: Column, value: str | float | None) -> str:
+    """A cell as CSV text: points as :func:`number` writes them, text as it is."""
+    return number(value) if column.is_points and not isinstance(value, str) else str(value)
+
+
+class GradebookXlsx:
+    """gradebook.xlsx: every column of the gradebook, points as numbers and every text a text cell (never a
+    formula), dated as its latest record (so the same results give the same file)."""
+
+    file = "gradebook.xlsx"
+
+    def write(self, path: Path, book: Gradebook, results: Sequence[NotebookResult] = ()) -> None:
+        import xlsxwriter
+
+        temporary = path.with_name(path.name + ".part")
+        workbook = xlsxwriter.Workbook(str(temporary), {"strings_to_formulas": False, "strings_to_numbers": False})
+        workbook.set_properties({"created": graded_when(results) or datetime(2000, 1, 1, tzinfo=UTC)})
+        sheet = workbook.add_worksheet("gradebook")
+        columns = book.columns
+        for place, column in enumerate(columns):
+            sheet.write_string(0, place, column.title)
+        for line, row in enumerate(book.rows, start=1):  # row by row: the strings are shared in this order
+            for place, column in enumerate(columns):
+                value = column.value(row)
+                if not column.is_points:
+                    sheet.write_string(line, place, str(value))
+                elif value is not None:
+                    sheet.write_number(line, place, float(value))
+        workbook.close()
+        os.replace(temporary, path)
+
+
+def exporters() -> list[Exporter]:
+    """Every format the gradebook is written in, beside answers.csv: CSV, xlsx, Canvas, Moodle."""
+    from helpers.teacher.lms import CanvasCsv, MoodleCsv
+
+    return [GradebookCsv(), GradebookXlsx(), CanvasCsv(), MoodleCsv()]
+
+
+def write_gradebook(path: Path, results: Sequence[NotebookResult], expect=(), points=None, plan=None) -> None:
+    """gradebook.csv of these results (:class:`GradebookCsv`)."""
+    GradebookCsv().write(path, class_gradebook(results, expect, points, plan), results)
+
+
+def write_gradebook_xlsx(path: Path, results: Sequence[NotebookResult], expect=(), points=None, plan=None) -> None:
+    """gradebook.xlsx of these results (:class:`GradebookXlsx`)."""
+    GradebookXlsx().write(path, class_gradebook(results, expect, points, plan), results)
 
 
 ANSWER_COLUMNS = [
@@ -674,16 +704,13 @@ class OutputFolder:
         self.flushed = time.monotonic()
 
     def write_tables(self) -> dict[str, Row]:
-        """gradebook.csv and .xlsx, answers.csv, the Canvas and Moodle files; the gradebook's rows by learner."""
+        """The gradebook in every format (:func:`exporters`) and answers.csv; the gradebook's rows by learner."""
         results = self.ordered()
-        table = gradebook_rows(results, plan=self.plan)
-        write_gradebook(self.out / "gradebook.csv", results, table=table)
-        write_gradebook_xlsx(self.out / "gradebook.xlsx", results, table=table)
+        book = class_gradebook(results, plan=self.plan)
+        for exporter in exporters():
+            exporter.write(self.out / exporter.file, book, results)
         write_answers(self.out / "answers.csv", results)
-        from helpers.teacher.lms import write_lms_files  # the gradebook for Canvas and Moodle, from the same rows
-
-        write_lms_files(self.out, results, plan=self.plan, table=table)
-        return {row.learner: row for row in table[1]}
+        return {row.learner: row for row in book.rows}
 
     def ordered(self) -> list[NotebookResult]:
         """The records by (learner, notebook): the same order however the class was graded."""
@@ -726,14 +753,15 @@ class OutputFolder:
     def summary(self, reused: int = 0) -> str:
         """The lines printed at the end: learners, points, problems, every file written."""
         results = self.ordered()
-        columns, rows = gradebook_rows(results, plan=self.plan)
+        book = class_gradebook(results, plan=self.plan)
+        rows = book.rows
         lines = [f"{shown(row.learner)}: {number(row.total)} of {number(row.out_of)}"
                  + (f" ({shown('; '.join(row.problems))})" if row.problems else "") for row in rows]
         if self.unmatched:
             lines.append(f"not graded (no roster id): {', '.join(map(shown, self.unmatched))}")
         from helpers.teacher.lms import MOODLE_FILE, class_marks, moodle_left_out
 
-        left_out = moodle_left_out(class_marks(results, plan=self.plan, table=(columns, rows)))
+        left_out = moodle_left_out(class_marks(results, book=book))
         if left_out:
             lines.append(f"not in {MOODLE_FILE} (a mark on some of its lessons only, and Moodle would write 'no "
                          f"grade' over the others): {', '.join(map(shown, left_out))}: enter theirs by hand")
