@@ -92,6 +92,14 @@ def check_out(out: Path, submissions: Path | Sequence[Path], option: str = "--ou
     return out
 
 
+def exercise_files(given: Sequence[Path]) -> list[Path]:
+    """--exercises: each file as given; a folder gives its *.py files, by name (none: nothing to load)."""
+    found: list[Path] = []
+    for path in given:
+        found += sorted(p for p in path.glob("*.py") if not p.name.startswith(".")) if path.is_dir() else [path]
+    return found
+
+
 def expected_ids(text: str) -> list[str]:
     """--expect: exercise ids and lesson numbers ('01,old-mrr'), checked against the register."""
     from helpers.exercises import REGISTRY, exercises_of
@@ -159,9 +167,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--limits", choices=("auto", "cgroup", "process"), default="auto",
                         help="auto: a cgroup per notebook where the machine allows it; cgroup: insist; process: not")
     parser.add_argument("--assignment", type=Path, metavar="MANIFEST",
-                        help="the manifest of the release (release --manifest): who and what is graded")
+                        help="the manifest of the release (release --manifest): who and what is graded; or a folder "
+                             "holding it alone (a Secret keeping your file's name)")
     parser.add_argument("--exercises", type=Path, action="append", default=[],
-                        help="a teacher's exercise file (register(Exercise(...)) entries); may repeat")
+                        help="a teacher's exercise file (register(Exercise(...)) entries), or a folder of them (each "
+                             "*.py; none is fine); may repeat")
     parser.add_argument("--points", type=Path, help="CSV 'exercise,points' overriding the register's points")
     parser.add_argument("--expect", default="",
                         help="exercise ids or lessons every learner is graded on, and only these (01,old-mrr)")
@@ -186,6 +196,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--merge", nargs="+", type=Path, metavar=("OUT", "SHARD"),
                         help="build one gradebook, feedback and class report in OUT from the shards' folders")
     args = parser.parse_args(argv)
+    args.exercises = exercise_files(args.exercises)
     if args.merge is not None:
         if args.submissions is not None or args.out is not None or args.shard:
             parser.error("--merge OUT SHARD...: give the output folder and the shard folders alone (no "
@@ -206,6 +217,13 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         parser.error("give the submissions folder and --out DIR (or --merge OUT SHARD...)")
     if not args.submissions.is_dir():
         parser.error(f"{shown(args.submissions)} is not a folder")
+    if args.assignment is not None:
+        from helpers.teacher.manifest import manifest_in
+
+        try:
+            args.assignment = manifest_in(args.assignment)
+        except ValueError as error:
+            parser.error(shown(error))
     if not args.timeout > 0:
         parser.error(f"--timeout must be above 0 seconds, got {args.timeout:g}")
     if args.jobs < 1 or args.memory < 256:
