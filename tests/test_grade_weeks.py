@@ -121,3 +121,28 @@ def test_a_vanished_hand_in_keeps_its_grade_flagged_unless_the_loss_is_accepted(
     dropped = grade(submissions, out, week1["base"] / "week1.json", "--accept-missing")
     assert dropped.returncode == 0, dropped.stderr[-2000:]
     assert gradebook(out)["bob"]["total"] == "0" and gradebook(out)["bob"]["problems"] == "no-hand-in"
+
+
+def test_a_merge_into_another_assignments_folder_is_refused(tmp_path, capsys):
+    from helpers.teacher import grade as grader
+    from helpers.teacher import reports
+    from tests.test_grade_incremental import make_shards
+
+    week1 = {"assignment": "1" * 64, "manifest": "week1.json", "lessons": ["01"]}
+    week2 = {"assignment": "2" * 64, "manifest": "week2.json", "lessons": ["03"]}
+    first, second = make_shards(tmp_path / "week1"), make_shards(tmp_path / "week2")
+    for folder in first:
+        reports.write_stamp(folder, week1)
+    for folder in second:
+        reports.write_stamp(folder, week2)
+    merged = tmp_path / "merged"
+    assert grader.main(["--merge", str(merged), *map(str, first)]) == 0
+    assert reports.read_stamp(merged) == week1
+    before = tree(merged)
+    capsys.readouterr()
+    assert grader.main(["--merge", str(merged), *map(str, second)]) == 2
+    said = capsys.readouterr().err
+    assert "week1.json (lessons 01)" in said and "week2.json (lessons 03)" in said
+    assert tree(merged) == before
+    assert grader.main(["--merge", str(merged), *map(str, second), "--out-reuse"]) == 0
+    assert reports.read_stamp(merged) == week2

@@ -450,15 +450,22 @@ def reusable(stored: NotebookResult, submission: Submission, fingerprint: str, s
 def merge_main(args: argparse.Namespace) -> int:
     """``--merge OUT SHARD...``: one output folder from the shards' folders (:mod:`helpers.teacher.shards`)."""
     from helpers.exercises import load_extra_exercises
+    from helpers.teacher import reports
     from helpers.teacher.shards import merge
 
+    stamp = reports.read_stamp(args.shards[0])  # the assignment the shards graded: OUT holds that one alone
+    other = reports.other_assignment(args.out, stamp) if stamp else ""
     try:
+        if other and not args.out_reuse:
+            raise ValueError(other.replace("--out", "--merge", 1))
         for path in args.exercises:
             load_extra_exercises(str(path))
         store, said = merge(args.out, args.shards)
     except (ValueError, TypeError, OSError) as error:
         print(f"python -m helpers.grade: error: {shown(error)}", file=sys.stderr)
         return 2
+    if stamp:
+        reports.write_stamp(args.out, stamp)
     print("\n".join(map(shown, said)))
     print(f"merged {len(args.shards)} shards")
     print(store.summary())
