@@ -306,7 +306,8 @@ def test_names_on_no_roster_are_listed_and_not_graded(graded):
 
 def test_the_released_copy_and_another_learners_copy_are_flagged(graded):
     assert "released-copy" in problems(graded, "bob") and graded["gradebook"]["bob"]["total"] == "0"
-    assert graded["gradebook"]["carl"]["problems"] == "", "his own copy, untouched: 0 and no flag"
+    assert graded["gradebook"]["carl"]["problems"] == "released-copy", "his own copy, untouched: 0, flagged"
+    assert graded["gradebook"]["carl"]["total"] == "0"
     dora = problems(graded, "dora")
     assert "other-learners-copy" in dora and "ann" in dora["other-learners-copy"]
     theirs, own = right_answers(graded["manifest"], "ann"), right_answers(graded["manifest"], "dora")

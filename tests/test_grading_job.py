@@ -19,6 +19,7 @@ from helpers.teacher import grade
 
 ROOT = Path(__file__).resolve().parent.parent
 JOB = ROOT / "deploy" / "grading" / "grade-job.yaml"
+CLAIM = ROOT / "deploy" / "grading" / "grading-pvc.yaml"
 DOCKERFILE = ROOT / "deploy" / "grading" / "Dockerfile"
 # Options of the Job's command that python -m helpers.grade does not have yet (none now: --assignment came with
 # issue 32, --shard with issue 37). An option the grader knows is parsed below like any other.
@@ -37,6 +38,11 @@ def container(job: dict) -> dict:
 
 def options(args: list[str]) -> dict[str, str]:
     return dict(arg.split("=", 1) for arg in args if arg.startswith("--"))
+
+
+def assignment(job: dict) -> str:
+    """The week the Job grades as written (kubectl set env ASSIGNMENT=... changes it)."""
+    return next(env["value"] for env in container(job)["env"] if env["name"] == "ASSIGNMENT")
 
 
 @pytest.mark.parametrize("version", ["1.33.0", kubernetes_validate.latest_version()])
@@ -64,6 +70,9 @@ def test_each_index_grades_its_shard_into_a_folder_of_its_own(job):
     shard = re.fullmatch(r"\$\(JOB_COMPLETION_INDEX\)/(\d+)", given["--shard"])
     assert shard and int(shard[1]) == spec["completions"], "--shard K/N with N = completions"
     assert given["--out"].endswith("$(JOB_COMPLETION_INDEX)"), "one output folder per shard"
+    assert given["--out"].startswith("/out/$(ASSIGNMENT)/"), "and one folder per assignment"
+    mounts = {mount["mountPath"]: mount for mount in container(job)["volumeMounts"]}
+    assert mounts["/submissions"]["subPathExpr"] == "submissions/$(ASSIGNMENT)", "that assignment's hand-ins"
     assert given["--sandbox"] == "bwrap", "a pod that cannot sandbox stops, never grades unsandboxed"
     assert container(job)["command"] == ["python", "-m", "helpers.grade"]
 
@@ -91,12 +100,15 @@ def test_the_jobs_command_line_is_the_graders(job, tmp_path, capsys):
     args = container(job)["args"]
     used = set(options(args))
     assert used - known <= COMING, f"options the grader does not have: {sorted(used - known - COMING)}"
-    here = {"/submissions": tmp_path / "submissions", "/teacher": tmp_path / "teacher", "/out": tmp_path / "out"}
+    here = {"/submissions": tmp_path / "submissions", "/teacher": tmp_path / "teacher", "/out": tmp_path / "out",
+            "/exercises": tmp_path / "exercises"}
     for folder in here.values():
         folder.mkdir()
+    (here["/teacher"] / "week3.json").write_text("{}")  # the manifest, under the teacher's own file name
+    (here["/teacher"] / "course.secret").write_text("00")
 
     def local(value: str) -> str:
-        value = value.replace("$(JOB_COMPLETION_INDEX)", "2")
+        value = value.replace("$(JOB_COMPLETION_INDEX)", "2").replace("$(ASSIGNMENT)", assignment(job))
         for inside, outside in here.items():
             if value == inside or value.startswith(inside + "/"):
                 return str(outside) + value[len(inside):]
@@ -106,10 +118,11 @@ def test_the_jobs_command_line_is_the_graders(job, tmp_path, capsys):
         f"{name}={local(value)}" for name, value in options(args).items() if name in known
     ])
     assert parsed.submissions == here["/submissions"]
-    assert parsed.out == (here["/out"] / "shard-2").resolve()
+    assert parsed.out == (here["/out"] / assignment(job) / "shard-2").resolve()
     assert (parsed.jobs, parsed.sandbox) == (2, "bwrap")
     assert parsed.secret == here["/teacher"] / "course.secret"
-    assert parsed.assignment == here["/teacher"] / "assignment.json"
+    assert parsed.assignment == here["/teacher"] / "week3.json", "the one manifest of the Secret, its name kept"
+    assert parsed.exercises == [], "no exercise file: the optional Secret's folder is empty"
     assert parsed.shard == (2, job["spec"]["completions"]), "--shard 2/N, parsed as shard 2 of N"
 
 
@@ -131,7 +144,11 @@ def test_the_teachers_guide_shows_release_the_job_and_the_merge_the_grader_accep
     part = guide.split("### Grading a course on the cluster", 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
     commands = " ".join(part.replace("\\\n", " ").split("\n"))
     assert "-m helpers.release class/ --assignment" in commands and "--manifest" in commands
-    assert "kubectl -n class apply -f deploy/grading/grade-job.yaml" in commands
+    week = re.search(r"kubectl set env --local -f deploy/grading/grade-job\.yaml ASSIGNMENT=(\w+) -o yaml \| "
+                     r"kubectl -n class apply -f -", commands)
+    assert week, "the Job applied for one assignment"
+    assert "kubectl -n class apply -f deploy/grading/grading-pvc.yaml" in commands
+    assert f"--from-file=$HOME/grading/{week[1]}.json" in commands, "the manifest keeps the teacher's file name"
     merge = re.search(r"python -m helpers\.grade (--merge [^#]*?)(?:#|$)", commands)
     assert merge, "the merge command"
     words = merge[1].split()
@@ -139,9 +156,54 @@ def test_the_teachers_guide_shows_release_the_job_and_the_merge_the_grader_accep
     assert len(folders) == job["spec"]["completions"] + 1, "OUT, then one folder per shard of the Job"
     given = options(container(job)["args"])
     assert [folder.replace("/out/", "") for folder in folders[1:]] == [
-        given["--out"].replace("/out/", "").replace("$(JOB_COMPLETION_INDEX)", str(k))
+        given["--out"].replace("/out/", "").replace("$(JOB_COMPLETION_INDEX)", str(k)).replace("$(ASSIGNMENT)", week[1])
         for k in range(job["spec"]["completions"])], "the folders the Job's pods write"
     for folder in folders[1:]:
         (tmp_path / folder.strip("/")).mkdir(parents=True)
     parsed = grade.parse_args([str(tmp_path / word.strip("/")) if word.startswith("/") else word for word in words])
-    assert parsed.out == (tmp_path / "out" / "merged").resolve() and len(parsed.shards) == len(folders) - 1
+    assert parsed.out == (tmp_path / "out" / week[1] / "merged").resolve()
+    assert len(parsed.shards) == len(folders) - 1
+
+
+def test_the_volume_claim_is_a_valid_shared_claim_the_job_mounts(job):
+    claim = yaml.safe_load(CLAIM.read_text(encoding="utf-8"))
+    assert kubernetes_validate.validate(claim, "1.33.0", strict=True)
+    assert (claim["kind"], claim["spec"]["accessModes"]) == ("PersistentVolumeClaim", ["ReadWriteMany"])
+    volumes = {volume["name"]: volume for volume in job["spec"]["template"]["spec"]["volumes"]}
+    assert volumes["grading"]["persistentVolumeClaim"]["claimName"] == claim["metadata"]["name"]
+    assert claim["metadata"]["namespace"] == job["metadata"]["namespace"]
+
+
+def test_out_is_made_writable_by_the_images_user_and_the_exercise_file_is_optional(job):
+    pod = job["spec"]["template"]["spec"]
+    user = int(re.search(r"^USER (\d+)$", DOCKERFILE.read_text(encoding="utf-8"), flags=re.M)[1])
+    assert pod["securityContext"]["runAsUser"] == pod["securityContext"]["fsGroup"] == user
+    (init,) = pod["initContainers"]
+    script = init["command"][-1]
+    assert 'mkdir -p "/out/$ASSIGNMENT"' in script and f'chown {user}:{user} /out "/out/$ASSIGNMENT"' in script
+    assert {env["name"]: env["value"] for env in init["env"]}["ASSIGNMENT"] == assignment(job), "the same week"
+    assert [mount["subPath"] for mount in init["volumeMounts"] if mount["mountPath"] == "/out"] == ["out"]
+    volumes = {volume["name"]: volume for volume in pod["volumes"]}
+    assert volumes["exercises"]["secret"]["optional"] is True
+    assert options(container(job)["args"])["--exercises"] == "/exercises"
+
+
+def test_assignment_and_exercises_may_name_a_folder(tmp_path):
+    from helpers.teacher.manifest import manifest_in
+
+    (tmp_path / "key").mkdir()
+    (tmp_path / "key" / "course.secret").write_text("00")
+    with pytest.raises(ValueError, match="exactly one manifest"):
+        manifest_in(tmp_path / "key")
+    (tmp_path / "key" / "week3.json").write_text("{}")
+    assert manifest_in(tmp_path / "key") == tmp_path / "key" / "week3.json"
+    assert manifest_in(tmp_path / "key" / "week3.json") == tmp_path / "key" / "week3.json"
+    (tmp_path / "key" / "week2.json").write_text("{}")
+    with pytest.raises(ValueError, match="not week2.json, week3.json"):
+        manifest_in(tmp_path / "key")
+    (tmp_path / "mine").mkdir()
+    assert grade.exercise_files([tmp_path / "mine"]) == []
+    for name in ("b.py", "a.py", ".hidden.py", "notes.txt"):
+        (tmp_path / "mine" / name).write_text("")
+    assert grade.exercise_files([tmp_path / "mine", tmp_path / "x.py"]) == [
+        tmp_path / "mine" / "a.py", tmp_path / "mine" / "b.py", tmp_path / "x.py"]

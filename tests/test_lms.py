@@ -161,10 +161,11 @@ def test_moodle_reads_the_id_column_the_teacher_maps_and_one_grade_item_per_less
     lms.write_lms_files(tmp_path, class_)
     found = moodle_import(tmp_path / lms.MOODLE_FILE, map_from=column)
     book = gradebook(tmp_path / "gradebook.csv")
-    assert set(found) == set(book) == set(ids)
-    for learner, row in book.items():
-        assert found[learner] == {"Lesson 01": lesson_sum(row, LESSON_01), "Lesson 03": lesson_sum(row, LESSON_03)}
-    assert found[ids[0]]["Lesson 01"] == float(len(LESSON_01)) and found[ids[1]]["Lesson 01"] is None
+    assert set(book) == set(ids) and set(found) == {ids[0]}, "the other has no mark on lesson 01: left out"
+    row = book[ids[0]]
+    assert found[ids[0]] == {"Lesson 01": lesson_sum(row, LESSON_01), "Lesson 03": lesson_sum(row, LESSON_03)}
+    assert found[ids[0]]["Lesson 01"] == float(len(LESSON_01))
+    assert lms.moodle_left_out(lms.class_marks(class_)) == [ids[1]]
 
 
 def test_marks_are_the_gradebooks_rows_summed_by_lesson():
@@ -176,7 +177,30 @@ def test_marks_are_the_gradebooks_rows_summed_by_lesson():
     assert marks.points_possible == {"01": 3.0, "02": 2.0}
     assert marks.marks == {"ann": {"01": 1.5, "02": None}, "bob": {"01": None, "02": 2.0}}
     assert lms.canvas_table(marks)[1] == ["Points Possible", "", "", "", "", "3", "2"]
-    assert lms.moodle_table(marks) == [["Username", "Lesson 01", "Lesson 02"], ["ann", "1.5", ""], ["bob", "", "2"]]
+    assert lms.moodle_table(marks) == [["Username", "Lesson 01", "Lesson 02"]], "no blank: both left out"
+    assert lms.moodle_left_out(marks) == ["ann", "bob"]
+
+
+def test_the_moodle_file_leaves_out_learners_with_nothing_to_write_and_holds_no_blank():
+    rows = [reports.Row("ann", {"a1": 1.0, "b1": 0.0}, 3.0, []),
+            reports.Row("bob", {"a1": None, "b1": 2.0}, 2.0, []),
+            reports.Row("cid", {"a1": None, "b1": None}, 0.0, ["no-hand-in"])]
+    marks = lms.lesson_marks(["a1", "b1"], rows, {"a1": "01", "b1": "02"}, {"a1": 1.0, "b1": 2.0})
+    table = lms.moodle_table(marks)
+    assert table == [["Username", "Lesson 01", "Lesson 02"], ["ann", "1", "0"]]
+    assert not [cell for row in table for cell in row if cell.strip() in ("", "-")]
+    assert lms.moodle_left_out(marks) == ["bob"], "cid has nothing to write; bob's lesson 02 is entered by hand"
+    assert [row[0] for row in lms.canvas_table(marks)[2:]] == ["ann", "bob", "cid"], "Canvas keeps a blank as it was"
+
+
+def test_the_summary_names_who_the_moodle_file_leaves_out(tmp_path, results):
+    folder = reports.OutputFolder(tmp_path, Plan(), None)
+    for result in results:
+        folder.add(result)
+    said = folder.summary()
+    assert "not in gradebook-moodle.csv" in said
+    left = said.split("not in gradebook-moodle.csv", 1)[1]
+    assert "bob@uni.example" in left and "cé" in left and "ann" not in left.split(":")[1]
 
 
 def test_an_expected_lesson_nobody_handed_in_counts_0_out_of_its_points(tmp_path, results):
@@ -201,3 +225,42 @@ def test_the_grader_writes_both_beside_the_gradebook_and_counts_them_as_its_own(
     assert not [change for change in owned if "gradebook-" in change], owned
     _, found = canvas_import(tmp_path / lms.CANVAS_FILE)
     assert set(found) == {result.learner for result in results}
+
+
+@pytest.mark.parametrize("learner", ["=HYPERLINK(\"http://x\")", "+1", "-rf", "@SUM(A1)", "ann\x1b[2J", "bo\u202eb"])
+def test_a_roster_id_a_spreadsheet_or_a_terminal_would_run_is_refused_naming_its_line(tmp_path, learner):
+    from helpers.teacher.per_learner import read_roster
+    from helpers.teacher.release import release
+
+    (tmp_path / "roster.txt").write_text(f"ann\n\nbob\n{learner}\ncid\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"roster.txt line 4: the id ") as refused:
+        read_roster(tmp_path / "roster.txt")
+    assert "\x1b" not in str(refused.value) and "\u202e" not in str(refused.value)
+    (tmp_path / "roster.csv").write_text(f"name,learner\nAnn,ann\nX,\"{learner}\"\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"roster.csv line 3: "):
+        read_roster(tmp_path / "roster.csv")
+    with pytest.raises(ValueError, match="--roster: the id "):
+        release(tmp_path / "class", roster=["ann", learner], secret=bytes(32))
+    assert not (tmp_path / "class").exists()
+
+
+def test_text_that_could_start_a_formula_is_neutralised_in_every_csv(tmp_path):
+    from helpers.teacher.sandbox import OutsideWatch
+
+    formula = "=HYPERLINK(\"http://x\",\"y\")"
+    handed = [NotebookResult(formula, f"{formula}/03.ipynb", "03", answers=[
+                  Judged(x, "03", "number", "-1+1", "wrong", False, 0.0, 2.0, message="@x") for x in LESSON_03]),
+              NotebookResult("ann", "ann/03.ipynb", "03", answers=[answer(x, 2.0, 2.0) for x in LESSON_03])]
+    folder = reports.OutputFolder(tmp_path, Plan(), OutsideWatch([tmp_path], [], []))
+    for result in handed:
+        folder.add(result)
+    folder.flush()
+    for name in ("gradebook.csv", "answers.csv", lms.CANVAS_FILE, lms.MOODLE_FILE):
+        with (tmp_path / name).open(newline="", encoding="utf-8-sig") as handle:
+            cells = [cell for row in csv.reader(handle) for cell in row]
+        assert f"'{formula}" in cells, name
+        assert not [cell for cell in cells if cell.startswith(("=", "+", "@")) or cell.startswith("-")
+                    and not CANVAS_NUMBER.match(cell)], name
+    with (tmp_path / "answers.csv").open(newline="", encoding="utf-8-sig") as handle:
+        answers = list(csv.reader(handle))
+    assert "'-1+1" in answers[1] and "'@x" in answers[1]

@@ -226,3 +226,25 @@ def test_a_copy_is_anothers_only_by_cells_that_are_not_also_the_learners_own():
     assert codes("bob", shared, anns) == {"other-learners-copy": "it holds the own numbers of ann, not of bob"}
     assert codes("ann", "the lesson") == {"released-copy": "it is the notebook as released to the class, with "
                                                            "nothing changed"}
+
+
+def test_a_hand_in_that_is_the_learners_own_released_copy_unchanged_is_a_released_copy():
+    from nbformat.v4 import new_markdown_cell, new_notebook
+
+    from helpers.teacher.grading import copy_problems
+    from helpers.teacher.manifest import LearnerEntry, Manifest, notebook_digest, text_digest
+    from helpers.teacher.plan import Plan
+
+    released = new_notebook(cells=[new_markdown_cell("the lesson"), new_markdown_cell("{table}")])
+    anns = new_notebook(cells=[new_markdown_cell("the lesson"), new_markdown_cell("ann's own numbers")])
+    bobs = new_notebook(cells=[new_markdown_cell("the lesson"), new_markdown_cell("bob's own numbers")])
+    manifest = Manifest(("03",), (
+        LearnerEntry("ann", ("03",), (), {"03.ipynb": notebook_digest(anns)}, (text_digest("ann's own numbers"),)),
+        LearnerEntry("bob", ("03",), (), {"03.ipynb": notebook_digest(bobs)}, (text_digest("bob's own numbers"),)),
+    ), released={"03.ipynb": notebook_digest(released)})
+    plan = Plan(manifest=manifest)
+    found = {problem.code: problem.message for problem in copy_problems(anns, "ann", plan)}
+    assert found == {"released-copy": "it is ann's own copy as released (their numbers), with nothing changed"}
+    anns.cells.append(new_markdown_cell("my answer: 0.5"))
+    assert copy_problems(anns, "ann", plan) == [], "changed: her own work"
+    assert [problem.code for problem in copy_problems(bobs, "ann", plan)] == ["other-learners-copy"]

@@ -249,7 +249,7 @@ def test_gradebook_one_row_per_learner_numbers_as_numbers(tmp_path, results):
     path = tmp_path / "gradebook.csv"
     reports.write_gradebook(path, results, expect=["new-hit-rate-at-2"])
     rows = {row["learner"]: row for row in read_csv(path)}
-    assert list(rows) == ["=cmd|' /C calc'!A0", "ann", "bob", "carl"]  # exactly the roster's ids
+    assert list(rows) == ["'=cmd|' /C calc'!A0", "ann", "bob", "carl"]  # no roster holds it: defused
     header = list(next(iter(rows.values())))
     assert header == ["learner", "new-hit-rate-at-2", "explain-rr-mean", "sheet-ndcg3", "kb04-graded-2",
                       "helpdesk-mean-ndcg5", "total", "out_of", "problems"]
@@ -257,7 +257,7 @@ def test_gradebook_one_row_per_learner_numbers_as_numbers(tmp_path, results):
     assert rows["ann"]["new-hit-rate-at-2"] == "0" and rows["ann"]["out_of"] == "4"  # expected, never handed in
     assert rows["bob"]["total"] == "1" and rows["bob"]["out_of"] == "5"
     assert rows["carl"]["problems"] == "invalid-notebook" and rows["carl"]["total"] == "0"
-    assert rows["=cmd|' /C calc'!A0"]["problems"] == "raised"
+    assert rows["'=cmd|' /C calc'!A0"]["problems"] == "raised"
     for row in rows.values():
         assert float(row["total"]) == sum(float(row[c]) for c in header[1:-3] if row[c])
 
@@ -297,14 +297,14 @@ def test_the_gradebook_opens_in_libreoffice_with_numbers_as_numbers(tmp_path, re
     import openpyxl
 
     results[0].learner = "Zoë Ärger"
-    results[1].learner = "-leading-dash"
+    results[1].learner = "_leading-underscore"
     path = tmp_path / "gradebook.csv"
     reports.write_gradebook(path, results)
     sheet = openpyxl.load_workbook(libreoffice(path)).active
     rows = [[cell.value for cell in row] for row in sheet.iter_rows()]
     header, body = rows[0], {row[0]: row for row in rows[1:]}
     assert header[0] == "learner" and header[-3:] == ["total", "out_of", "problems"]
-    assert set(body) == {"Zoë Ärger", "bob", "carl", "-leading-dash"}, "accents kept, the id as on the roster"
+    assert set(body) == {"Zoë Ärger", "bob", "carl", "_leading-underscore"}, "accents kept, the id as on the roster"
     for row in body.values():
         numbers = [value for value in row[1:-1] if value is not None]
         assert all(isinstance(value, int | float) for value in numbers), row

@@ -43,6 +43,7 @@ from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelMana
 from nbformat.sign import NotebookNotary
 
 from helpers._checks import check_number, check_whole
+from helpers.teacher.names import shown
 from helpers.teacher.roles import role_of
 
 TEMPLATES_ROOT = Path(__file__).resolve().parent  # holds voila/templates/classroom
@@ -347,7 +348,7 @@ def main(argv: list[str] | None = None) -> int:
         cull = check_whole(args.cull, "cull", minimum=10)
         pool = check_whole(args.pool, "pool", minimum=1)
     except (TypeError, ValueError) as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(f"error: {shown(error)}", file=sys.stderr)
         return 2
     if port_taken(port):
         print(
@@ -360,7 +361,8 @@ def main(argv: list[str] | None = None) -> int:
         copy = folder / path.name
         nbformat.write(classroom_notebook(path), copy)
         trusted(copy)
-        print(f"Classroom view of {path.name}: http://127.0.0.1:{port}/?scale={scale:g}  (Ctrl-C to stop)", flush=True)
+        print(f"Classroom view of {shown(path.name)}: http://127.0.0.1:{port}/?scale={scale:g}  (Ctrl-C to stop)",
+              flush=True)
         # Voila in a session of its own: a Ctrl-C in the terminal reaches this process only, which stops Voila
         # once, cleanly (a second signal to Voila would interrupt its shutdown and leave kernels behind)
         process = subprocess.Popen(

@@ -46,6 +46,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from helpers.teacher.names import shown
+
 USER_FIELD = "{user}"
 WILDCARDS = ("*", "?", "[")
 MANIFEST = "collected.csv"
@@ -272,15 +274,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         collection = find(args.pattern, users)
         copies = copy_all(collection, out)
     except (Refused, TypeError, OSError) as error:
-        print(f"python -m helpers.teacher.collect: error: {error}", file=sys.stderr)
+        print(f"python -m helpers.teacher.collect: error: {shown(error)}", file=sys.stderr)
         return 2
-    learners = ", ".join(item.learner for item in collection.found)
-    print(f"collected {len(copies)} notebooks into {out}: {learners}")
+    learners = ", ".join(shown(item.learner) for item in collection.found)
+    print(f"collected {len(copies)} notebooks into {shown(out)}: {learners}")
     if collection.missing:
-        print(f"no notebook for {len(collection.missing)}: {', '.join(collection.missing)}")
+        print(f"no notebook for {len(collection.missing)}: {', '.join(map(shown, collection.missing))}")
     for path in collection.skipped:
-        print(f"skipped {path}: it goes through a symbolic link")
-    print(f"next: python -m helpers.grade {shlex.quote(str(out))} --out <grades folder>")
+        print(f"skipped {shown(path)}: it goes through a symbolic link")
+    print(f"next: python -m helpers.grade {shown(shlex.quote(str(out)))} --out <grades folder>")
     return 0
 
 

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from helpers.teacher import sandbox as sb
+from helpers.teacher.names import shown
 from helpers.teacher.progress import Progress
 from helpers.teacher.results import NotebookResult
 
@@ -51,7 +52,7 @@ if TYPE_CHECKING:
 # The register (pandas), nbformat and matplotlib are imported once the command line is checked,
 # so that a bad --out fails at once.
 OUR_FILES = ("gradebook.csv", "gradebook.xlsx", "answers.csv", "class-report.html", "results", "feedback",
-             "gradebook-canvas.csv", "gradebook-moodle.csv", "shard.json")
+             "gradebook-canvas.csv", "gradebook-moodle.csv", "shard.json", "graded-assignment.json")
 
 
 class Refused(ValueError):
@@ -89,6 +90,14 @@ def check_out(out: Path, submissions: Path | Sequence[Path], option: str = "--ou
     except OSError as error:
         raise Refused(f"{option} {out} cannot be written: {error.strerror or error}") from None
     return out
+
+
+def exercise_files(given: Sequence[Path]) -> list[Path]:
+    """--exercises: each file as given; a folder gives its *.py files, by name (none: nothing to load)."""
+    found: list[Path] = []
+    for path in given:
+        found += sorted(p for p in path.glob("*.py") if not p.name.startswith(".")) if path.is_dir() else [path]
+    return found
 
 
 def expected_ids(text: str) -> list[str]:
@@ -158,9 +167,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--limits", choices=("auto", "cgroup", "process"), default="auto",
                         help="auto: a cgroup per notebook where the machine allows it; cgroup: insist; process: not")
     parser.add_argument("--assignment", type=Path, metavar="MANIFEST",
-                        help="the manifest of the release (release --manifest): who and what is graded")
+                        help="the manifest of the release (release --manifest): who and what is graded; or a folder "
+                             "holding it alone (a Secret keeping your file's name)")
     parser.add_argument("--exercises", type=Path, action="append", default=[],
-                        help="a teacher's exercise file (register(Exercise(...)) entries); may repeat")
+                        help="a teacher's exercise file (register(Exercise(...)) entries), or a folder of them (each "
+                             "*.py; none is fine); may repeat")
     parser.add_argument("--points", type=Path, help="CSV 'exercise,points' overriding the register's points")
     parser.add_argument("--expect", default="",
                         help="exercise ids or lessons every learner is graded on, and only these (01,old-mrr)")
@@ -171,11 +182,21 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                         help="grade even when notebooks check exercise ids the grader does not know")
     parser.add_argument("--regrade", action="store_true",
                         help="grade every hand-in again, even those an earlier run into --out graded unchanged")
+    parser.add_argument("--out-reuse", action="store_true",
+                        help="grade into an --out that holds another assignment's records (they are replaced); "
+                             "without it such a run is refused: one --out folder per assignment")
+    parser.add_argument("--allow-empty", action="store_true",
+                        help="go on when no learner of the roster (or shard) has a hand-in (else an error: a wrong "
+                             "or empty folder would give every learner 0)")
+    parser.add_argument("--accept-missing", action="store_true",
+                        help="drop the records of learners graded before whose hand-ins are gone (else they are "
+                             "kept as graded then, flagged hand-in-gone)")
     parser.add_argument("--shard", metavar="K/N",
                         help="grade only shard K of N (0 <= K < N) of the learners, by id, into --out (a cluster)")
     parser.add_argument("--merge", nargs="+", type=Path, metavar=("OUT", "SHARD"),
                         help="build one gradebook, feedback and class report in OUT from the shards' folders")
     args = parser.parse_args(argv)
+    args.exercises = exercise_files(args.exercises)
     if args.merge is not None:
         if args.submissions is not None or args.out is not None or args.shard:
             parser.error("--merge OUT SHARD...: give the output folder and the shard folders alone (no "
@@ -185,17 +206,24 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         shards = [folder.expanduser().resolve() for folder in args.merge[1:]]
         for folder in shards:
             if not folder.is_dir():
-                parser.error(f"--merge: {folder} is not a folder")
+                parser.error(f"--merge: {shown(folder)} is not a folder")
         try:
             args.out = check_out(args.merge[0], shards, option="--merge")
         except Refused as error:
-            parser.error(str(error))
+            parser.error(shown(error))
         args.shards = shards
         return args
     if args.submissions is None or args.out is None:
         parser.error("give the submissions folder and --out DIR (or --merge OUT SHARD...)")
     if not args.submissions.is_dir():
-        parser.error(f"{args.submissions} is not a folder")
+        parser.error(f"{shown(args.submissions)} is not a folder")
+    if args.assignment is not None:
+        from helpers.teacher.manifest import manifest_in
+
+        try:
+            args.assignment = manifest_in(args.assignment)
+        except ValueError as error:
+            parser.error(shown(error))
     if not args.timeout > 0:
         parser.error(f"--timeout must be above 0 seconds, got {args.timeout:g}")
     if args.jobs < 1 or args.memory < 256:
@@ -210,7 +238,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     try:
         args.out = check_out(args.out, args.submissions)
     except Refused as error:
-        parser.error(str(error))
+        parser.error(shown(error))
     return args
 
 
@@ -223,6 +251,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.merge is not None:
         return merge_main(args)
     from helpers.exercises import REGISTRY, load_extra_exercises
+    from helpers.teacher import reports
     from helpers.teacher.judging import AnswerKey, read_points
     from helpers.teacher.limits import find_limits
     from helpers.teacher.per_learner import read_secret
@@ -240,17 +269,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         sandbox = sb.find_sandbox(args.sandbox)
         limits = find_limits(args.limits)
     except (Refused, ValueError, TypeError, OSError) as error:
-        print(f"python -m helpers.grade: error: {error}", file=sys.stderr)
+        print(f"python -m helpers.grade: error: {shown(error)}", file=sys.stderr)
         return 2
     if not find_notebooks(args.submissions) and not plan.roster and args.shard is None:
-        print(f"no .ipynb file under {args.submissions}", file=sys.stderr)
+        print(f"no .ipynb file under {shown(args.submissions)}", file=sys.stderr)
         return 1
     found = [submission for submission in read_submissions(args.submissions) if plan.in_shard(submission.learner)]
     submissions = [submission for submission in found if plan.on_roster(submission.learner)]
+    if not submissions and (plan.roster or args.shard is not None) and not args.allow_empty:
+        whom = f"shard {args.shard[0]}/{args.shard[1]} of the roster" if args.shard else "the roster"
+        print(f"python -m helpers.grade: error: no learner of {whom} has a hand-in under {shown(args.submissions)} "
+              f"({len(find_notebooks(args.submissions))} notebooks there): is it the right folder, mounted? Pass "
+              "--allow-empty to grade every learner as not handed in", file=sys.stderr)
+        return 2
+    stamp = reports.assignment_stamp(plan.manifest, args.assignment, None if plan.expect is None else plan.expect)
+    other = reports.other_assignment(args.out, stamp)
+    if other and not args.out_reuse:
+        print(f"python -m helpers.grade: error: {other}", file=sys.stderr)
+        return 2
+    kept: list[NotebookResult] = []
+    if not (args.accept_missing or other):
+        present = {submission.learner for submission in found}
+        kept = reports.gone(args.out, present, lambda learner: plan.in_shard(learner) and plan.on_roster(learner))
     unmatched = sorted(submission.notebook for submission in found if not plan.on_roster(submission.learner))
     session = Path(tempfile.mkdtemp(prefix="hg-", dir=_short_temp()))
     try:
-        return _grade(args, plan, key, sandbox, limits, submissions, unmatched, session, REGISTRY)
+        return _grade(args, plan, key, sandbox, limits, submissions, unmatched, session, REGISTRY, (stamp, kept))
     except KeyboardInterrupt:  # Ctrl-C before the first notebook started (later ones only stop the run)
         print("\ninterrupted before any notebook was graded", file=sys.stderr)
         return 130
@@ -259,8 +303,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             shutil.rmtree(session, ignore_errors=True)
 
 
-def _grade(args, plan, key, sandbox, limits, submissions, unmatched, session: Path, registry) -> int:
-    """The run of :func:`main` once the command line and the hand-ins are read."""
+def _grade(args, plan, key, sandbox, limits, submissions, unmatched, session: Path, registry,
+           earlier: tuple[dict, list[NotebookResult]] = ({}, [])) -> int:
+    """The run of :func:`main` once the command line and the hand-ins are read; ``earlier``: the assignment's
+    stamp and the records kept of hand-ins gone (:func:`helpers.teacher.reports.gone`)."""
     from helpers.teacher import fingerprint, grading, reports
     from helpers.teacher.keyless import copy_course
 
@@ -274,30 +320,36 @@ def _grade(args, plan, key, sandbox, limits, submissions, unmatched, session: Pa
     to_grade = [s for s in submissions if s.notebook not in taken]
     unknown, personal = read_ahead(to_grade)
     if unknown and not args.allow_unknown and plan.manifest is None:
-        print(f"python -m helpers.grade: error: {unknown}", file=sys.stderr)
+        print(f"python -m helpers.grade: error: {shown(unknown)}", file=sys.stderr)
         return 2
     if personal and plan.secret is None and plan.manifest is None:
-        print(f"python -m helpers.grade: error: {', '.join(personal[:3])} carry per-learner numbers: pass the "
-              "course secret of their release with --secret FILE (or its manifest with --assignment FILE)",
+        print(f"python -m helpers.grade: error: {', '.join(map(shown, personal[:3]))} carry per-learner numbers: "
+              "pass the course secret of their release with --secret FILE (or its manifest with --assignment FILE)",
               file=sys.stderr)
         return 2
     said = [sandbox.describe(), limits.describe(args.memory)]
     print("\n".join(said), flush=True)
     for name in unmatched:
-        print(f"not graded: {name} (no learner of the assignment's roster has this id)", flush=True)
-    print(why, flush=True)
+        print(f"not graded: {shown(name)} (no learner of the assignment's roster has this id)", flush=True)
+    print(shown(why), flush=True)
+    stamp, kept = earlier
+    if kept:
+        print(f"kept as graded before, their hand-ins gone: {', '.join(shown(r.notebook) for r in kept)} (pass "
+              "--accept-missing to drop them)", flush=True)
     tainted = reports.tainted(args.out)
     watch = outside_watch(args, session, sandbox)
     store = reports.OutputFolder(args.out, plan, watch, unmatched=unmatched)
-    for record in stored:
+    for record in [*stored, *kept]:
         store.reuse(record)
+    if stamp:
+        reports.write_stamp(args.out, stamp)
     shard = None
     if args.shard is not None:
         from helpers.teacher.shards import record_of
 
-        learners = {*plan.roster, *(s.learner for s in submissions)}
+        learners = {*plan.roster, *(s.learner for s in submissions), *(r.learner for r in kept)}
         shard = record_of(plan, args.shard[0], args.shard[1], version, run_settings, said, sorted(learners),
-                          [s.notebook for s in submissions], unmatched)
+                          [s.notebook for s in submissions] + [r.notebook for r in kept], unmatched)
         shard.write(args.out)
     else:
         (args.out / "shard.json").unlink(missing_ok=True)  # a whole class now, not a shard
@@ -330,7 +382,8 @@ def _grade(args, plan, key, sandbox, limits, submissions, unmatched, session: Pa
         if cut_short:
             interrupted = f"interrupted: {len(store.results)} of {len(submissions)} notebooks graded"
             store.finish(said, interrupted)
-            print(f"\n{interrupted}; written to {args.out} (run the same command again to go on)", file=sys.stderr)
+            print(f"\n{interrupted}; written to {shown(args.out)} (run the same command again to go on)",
+                  file=sys.stderr)
             return 130
         store.finish(said)
         if shard is not None:
@@ -389,22 +442,31 @@ def reusable(stored: NotebookResult, submission: Submission, fingerprint: str, s
     codes = set(stored.codes)
     if "grader-error" in codes or "submission-changed" in codes:
         return "the grader failed on it, or the file changed while it was graded"
+    if "hand-in-gone" in codes:
+        return "kept while its hand-in was gone"
     return ""
 
 
 def merge_main(args: argparse.Namespace) -> int:
     """``--merge OUT SHARD...``: one output folder from the shards' folders (:mod:`helpers.teacher.shards`)."""
     from helpers.exercises import load_extra_exercises
+    from helpers.teacher import reports
     from helpers.teacher.shards import merge
 
+    stamp = reports.read_stamp(args.shards[0])  # the assignment the shards graded: OUT holds that one alone
+    other = reports.other_assignment(args.out, stamp) if stamp else ""
     try:
+        if other and not args.out_reuse:
+            raise ValueError(other.replace("--out", "--merge", 1))
         for path in args.exercises:
             load_extra_exercises(str(path))
         store, said = merge(args.out, args.shards)
     except (ValueError, TypeError, OSError) as error:
-        print(f"python -m helpers.grade: error: {error}", file=sys.stderr)
+        print(f"python -m helpers.grade: error: {shown(error)}", file=sys.stderr)
         return 2
-    print("\n".join(said))
+    if stamp:
+        reports.write_stamp(args.out, stamp)
+    print("\n".join(map(shown, said)))
     print(f"merged {len(args.shards)} shards")
     print(store.summary())
     return 0

@@ -46,6 +46,7 @@ from helpers.teacher.kernel import KernelProcess, Run, run_notebook, start_kerne
 from helpers.teacher.limits import Limits, NotebookGroup, find_limits, tmp_megabytes
 from helpers.teacher.logbook import LogReading, read_log_bytes
 from helpers.teacher.manifest import notebook_digest, text_digest
+from helpers.teacher.names import shown
 from helpers.teacher.plan import Plan
 from helpers.teacher.results import NotebookResult, Problem
 from helpers.teacher.submissions import Submission, learner_of, lessons_of, lessons_of_name, read_notebook
@@ -202,7 +203,7 @@ def discard(state: Started, settings: Settings) -> None:
         state.group = None
     if state.root is not None:
         if settings.keep:
-            print(f"{state.submission.notebook}: kept {state.root}", file=sys.stderr)
+            print(f"{shown(state.submission.notebook)}: kept {shown(state.root)}", file=sys.stderr)
         else:
             shutil.rmtree(state.root, ignore_errors=True)
         state.root = None
@@ -218,7 +219,8 @@ def _out_of_the_lesson(result: NotebookResult, submission: Submission, settings:
 
 
 def copy_problems(notebook, learner: str, plan: Plan) -> list[Problem]:
-    """A hand-in that is the released notebook unchanged, or another learner's own copy (with a manifest).
+    """A hand-in that is a released notebook unchanged (the class's, or the learner's own copy with their
+    numbers), or another learner's own copy (with a manifest).
 
     A question cell counts as another learner's only when it is not also this learner's (two learners can
     draw the same numbers).
@@ -228,11 +230,14 @@ def copy_problems(notebook, learner: str, plan: Plan) -> list[Problem]:
         return []
     digest = notebook_digest(notebook)
     problems = []
+    own = manifest.learner(learner)
+    own_copies = set(own.copies.values()) if own else set()
     if digest in manifest.released.values():
         problems.append(Problem("released-copy", "it is the notebook as released to the class, with nothing "
                                 "changed"))
-    own = manifest.learner(learner)
-    own_copies = set(own.copies.values()) if own else set()
+    elif digest in own_copies:
+        problems.append(Problem("released-copy", f"it is {learner}'s own copy as released (their numbers), with "
+                                "nothing changed"))
     cells = {text_digest(cell.source) for cell in notebook.cells if cell.cell_type == "markdown"}
     cells -= set(own.own_cells) if own else set()
     owners = sorted(

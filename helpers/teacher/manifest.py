@@ -228,6 +228,18 @@ def build(
                     secret_check(secret) if secret else "", datetime.now(UTC).isoformat(timespec="seconds"))
 
 
+def manifest_in(path: Path) -> Path:
+    """``--assignment``: a manifest file, or a folder holding one (a Kubernetes Secret mounted with the teacher's
+    own file name, ``week3.json``): that folder's one ``.json`` file; ValueError when it holds none or several."""
+    if not path.is_dir():
+        return path
+    found = sorted(entry for entry in path.glob("*.json") if not entry.name.startswith("."))
+    if len(found) != 1:
+        named = ", ".join(entry.name for entry in found) or "none"
+        raise ValueError(f"--assignment {path} is a folder: it must hold exactly one manifest (.json), not {named}")
+    return found[0]
+
+
 def check_place(path: Path, target: Path) -> Path:
     """The manifest's path, refused inside the learners' copy (it would hand out every learner's seeds)."""
     path, target = path.expanduser().resolve(), target.expanduser().resolve()

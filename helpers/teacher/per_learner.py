@@ -26,8 +26,10 @@ from nbformat.v4 import new_markdown_cell
 
 from helpers.exercises.fresh import VARIANTS, Variant, draw
 from helpers.exercises.worked import Worked
+from helpers.teacher.names import has_control, shown
 
 SECRET_BYTES = 32
+ROSTER_FORMULA_START = ("=", "+", "-", "@")  # what a spreadsheet runs as a formula at the start of a cell
 CHECKED = re.compile(r"""^\s*check\(\s*["']([a-z0-9-]+)["']\s*,\s*answer\s*\)""", flags=re.M)
 ON_THE_LESSON = "This one is on the lesson's own numbers, not on your table."
 
@@ -47,15 +49,24 @@ def read_secret(path: Path, create: bool = False) -> bytes:
 
 
 def read_roster(path: Path) -> list[str]:
-    """Roster ids, one per line, or a CSV whose column ``learner`` holds them; each once, none empty; in NFC."""
+    """Roster ids, one per line, or a CSV whose column ``learner`` holds them; each once, none empty; in NFC.
+
+    An id a spreadsheet could run as a formula (beginning with = + - @) or holding a control character is
+    refused, naming its line: the ids are written as they are into the gradebooks an LMS imports.
+    """
     text = unicodedata.normalize("NFC", path.read_text(encoding="utf-8-sig"))
-    lines = [line for line in text.splitlines() if line.strip()]
+    numbered = [(number, line) for number, line in enumerate(re.split(r"\r\n|\n", text), start=1) if line.strip()]
+    lines = [line for _, line in numbered]
     if lines and "," in lines[0] and "learner" in [name.strip() for name in lines[0].split(",")]:
         ids = [row["learner"].strip() for row in csv.DictReader(lines)]
+        numbered = numbered[1:]
     else:
         ids = [line.strip() for line in lines]
     if not ids or any(not learner for learner in ids):
         raise ValueError(f"{path}: a roster lists one learner id per line (or a CSV column 'learner')")
+    for (number, _), learner in zip(numbered, ids, strict=False):
+        if roster_id_problem(learner):
+            raise ValueError(f"{shown(path)} line {number}: {roster_id_problem(learner)}")
     repeated = sorted({learner for learner in ids if ids.count(learner) > 1})
     if repeated:
         raise ValueError(f"{path}: learner ids listed twice: {', '.join(repeated)}")
@@ -63,6 +74,19 @@ def read_roster(path: Path) -> list[str]:
     if unsafe:
         raise ValueError(f"{path}: a learner id cannot be a path: {', '.join(unsafe)}")
     return ids
+
+
+def roster_id_problem(learner: str) -> str:
+    """'' for an id a roster may hold, else why not: it begins with = + - @ (a spreadsheet's formula) or holds a
+    control character (:func:`helpers.teacher.names.has_control`)."""
+    if learner.startswith(ROSTER_FORMULA_START):
+        return (f"the id {shown(learner)} begins with {learner[0]}, which a spreadsheet takes for a formula (the "
+                "gradebooks an LMS imports hold the ids as they are): give this learner an id that begins with a "
+                "letter or a digit")
+    if has_control(learner):
+        return (f"the id {shown(learner)} holds a control character (shown escaped), which a terminal or a "
+                "spreadsheet would act on: give this learner an id of printable characters")
+    return ""
 
 
 def learner_seed(secret: bytes, learner: str, exercise_id: str) -> int:

@@ -17,6 +17,8 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, TextIO
 
+from helpers.teacher.names import shown
+
 if TYPE_CHECKING:
     from helpers.teacher.results import NotebookResult
 
@@ -25,9 +27,9 @@ BAR_FORMAT = "{desc} {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} [{elapsed}<{r
 
 def notebook_line(number: int, total: int, result: NotebookResult) -> str:
     """One notebook's line: '[n/N] notebook: x of y points (problems)'."""
-    problems = f" ({', '.join(result.codes)})" if result.codes else ""
+    problems = f" ({shown(', '.join(result.codes))})" if result.codes else ""
     points = sum(answer.max_points for answer in result.answers)
-    return f"[{number}/{total}] {result.notebook}: {result.total:g} of {points:g} points{problems}"
+    return f"[{number}/{total}] {shown(result.notebook)}: {result.total:g} of {points:g} points{problems}"
 
 
 def is_terminal(stream: TextIO) -> bool:

@@ -56,7 +56,8 @@ from helpers.exercises.questions import parameters_of
 from helpers.exercises.registry import EXTRA_EXERCISES_ENV, EXTRA_EXERCISES_FOLDER, AnyExercise
 from helpers.teacher import manifest as manifests
 from helpers.teacher.keyless import copy_keyless_helpers, keyless_pyproject
-from helpers.teacher.per_learner import personalised, read_roster, read_secret
+from helpers.teacher.names import shown
+from helpers.teacher.per_learner import personalised, read_roster, read_secret, roster_id_problem
 from helpers.teacher.roles import role_of
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -236,6 +237,9 @@ def release(
     if roster and (kind != "assignment" or (secret is None and manifest is None)):
         raise ValueError("a roster (--roster) needs an assignment copy, and the course secret (--secret) for "
                          "per-learner numbers or a manifest (--manifest) for a graded class")
+    refused = next((roster_id_problem(learner) for learner in roster if roster_id_problem(learner)), "")
+    if refused:
+        raise ValueError(f"--roster: {refused}")
     if manifest is not None and (kind != "assignment" or not roster):
         raise ValueError("--manifest is for graded work: an assignment copy with a roster (--roster)")
     target = check_target(target, force)
@@ -351,16 +355,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         written = release(args.target, args.exercises, args.force, args.kind, args.hints, roster, secret,
                           args.lessons, args.manifest, points)
     except (ValueError, TypeError, OSError) as error:
-        print(f"python -m helpers.release: error: {error}", file=sys.stderr)
+        print(f"python -m helpers.release: error: {shown(error)}", file=sys.stderr)
         return 2
     lessons = {path.name[:2] for path in written}
     released = [exercise for exercise in REGISTRY.values() if exercise.lesson in lessons]
     extra = sum(is_teachers(exercise) for exercise in released)
     print(f"wrote {args.kind} copies of {len(written)} notebooks ({len(released)} exercises, {extra} from your "
-          f"files) to {args.target}")
+          f"files) to {shown(args.target)}")
     print("learners: see README.md there; after they hand in, grade with python -m helpers.grade")
     if args.manifest:
-        print(f"manifest: {args.manifest} (keep it with your secret; grade with --assignment {args.manifest})")
+        manifest = shown(args.manifest)
+        print(f"manifest: {manifest} (keep it with your secret; grade with --assignment {manifest})")
     return 0
 
 

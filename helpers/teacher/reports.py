@@ -3,8 +3,10 @@
 - ``gradebook.csv``: one row per learner, a column of points per exercise,
   ``total``, ``out_of`` and ``problems``; UTF-8 with a byte-order mark so Excel
   reads accents, numbers written as plain numbers. The learner is written
-  exactly as on the roster (an LMS import matches on it); other text that a
-  spreadsheet would take for a formula (``=``, ``+``, ``-``, ``@``) gets a ``'``;
+  exactly as on the roster (an LMS import matches on it: a release refuses
+  roster ids a spreadsheet would take for a formula); any text that could
+  still start one (``=``, ``+``, ``-``, ``@``: a hand-in's folder named so,
+  an answer) gets a ``'``, in every CSV file;
 - ``gradebook.xlsx``: the same table for a spreadsheet, every text a text
   cell, so no learner id is ever run as a formula;
 - ``answers.csv``: one row per learner × exercise: the answer given, the
@@ -13,6 +15,11 @@
   a hint; never the expected value;
 - ``class-report.html``: per exercise the share right and the most common named
   mistakes, with plots, for the teacher. Every page is standalone (no network).
+
+The gradebook is one model (:class:`helpers.teacher.results.Gradebook`: its
+columns declared once); ``gradebook.csv``, ``gradebook.xlsx`` and the Canvas and
+Moodle files (:mod:`helpers.teacher.lms`) are exporters of it (:func:`exporters`),
+as nbgrader's export plugins are.
 
 Everything is built from the records in ``results/`` (:mod:`helpers.teacher.results`),
 in the order of (learner, notebook): a class graded in one run, resumed, or
@@ -28,27 +35,42 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import json
 import math
 import os
 import re
 import shutil
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup
 
 from helpers.exercises import REGISTRY, exercises_of
-from helpers.teacher.results import PROBLEMS, Judged, NotebookResult, Problem, read_result, result_file, write_result
+from helpers.teacher.manifest import canonical
+from helpers.teacher.names import shown
+from helpers.teacher.results import (
+    PROBLEMS,
+    Column,
+    Gradebook,
+    Judged,
+    NotebookResult,
+    Problem,
+    Row,
+    read_result,
+    result_file,
+    write_result,
+)
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+    from helpers.teacher.manifest import Manifest
     from helpers.teacher.plan import Rows
     from helpers.teacher.sandbox import OutsideWatch
     from helpers.teacher.submissions import (
@@ -62,25 +84,7 @@ TEMPLATES = Environment(
 )
 
 
-# --- one row per learner ------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Row:
-    """A learner's line of the gradebook: points per exercise (None: not graded on it), and the problems.
-
-    ``expected``: the exercises this learner is graded on whether answered or not, with their points.
-    """
-
-    learner: str
-    points: dict[str, float | None]
-    out_of: float
-    problems: list[str]
-    expected: dict[str, float] = field(default_factory=dict)
-
-    @property
-    def total(self) -> float:
-        return sum(value for value in self.points.values() if value is not None)
+# --- one row per learner: the gradebook model (helpers.teacher.results.Gradebook) ------------------------------
 
 
 def counted_answers(results: Iterable[NotebookResult]) -> tuple[dict[str, dict[str, Judged]], dict[str, list[str]]]:
@@ -133,11 +137,11 @@ def expected_of(
     return {i: (points or {}).get(i, REGISTRY[i].points if i in REGISTRY else 0.0) for i in fallback}, False
 
 
-def gradebook_rows(
+def class_gradebook(
     results: Sequence[NotebookResult], expect: Iterable[str] = (), points: dict[str, float] | None = None,
     plan: Rows | None = None,
-) -> tuple[list[str], list[Row]]:
-    """The columns and one :class:`Row` per learner (each of ``plan``'s roster, and each who handed in).
+) -> Gradebook:
+    """The gradebook: one :class:`Row` per learner (each of ``plan``'s roster, and each who handed in).
 
     Expected exercises never graded count 0; with a plan that names a learner's exercises (a manifest,
     ``--expect``), only those count, out of their points.
@@ -146,38 +150,45 @@ def gradebook_rows(
     learners = sorted({*(plan.roster if plan else []), *(result.learner for result in results)})
     expected = {learner: expected_of(learner, plan, fallback, points) for learner in learners}
     wanted_ids = [i for wanted, _ in expected.values() for i in wanted]
-    if expected and all(strict for _, strict in expected.values()):  # a manifest or --expect: theirs alone
-        columns = exercise_columns([], wanted_ids)
-    else:
-        columns = exercise_columns(results, wanted_ids)
+    strict_all = bool(expected) and all(strict for _, strict in expected.values())  # a manifest or --expect
+    columns = exercise_columns([] if strict_all else results, wanted_ids)
     counted, duplicates = counted_answers(results)
-    graded = {(r.learner, a.exercise): a for r in results for a in r.answers}
+    graded: dict[str, dict[str, Judged]] = defaultdict(dict)
+    for result in results:
+        for answer in result.answers:
+            graded[result.learner][answer.exercise] = answer
     rows = []
     for learner in learners:
-        wanted, strict = expected[learner]
         own = [result for result in results if result.learner == learner]
-        answers = {i: a for i, a in counted.get(learner, {}).items() if not strict or i in wanted}
-        held = [c for c in columns if (learner, c) in graded and c not in answers and (not strict or c in wanted)]
-        values: dict[str, float | None] = {
-            column: answers[column].points if column in answers else (0.0 if column in wanted else None)
-            for column in columns
-        }
-        values.update(dict.fromkeys(held))  # a duplicate counts nothing until one hand-in is chosen
-        out_of = sum(
-            wanted[column] if column in wanted else
-            _max_points(column, {**answers, **{c: graded[(learner, c)] for c in held}}, points)
-            for column in columns
-            if values[column] is not None or column in held
-        )
         problems = _problems_of(own, duplicates.get(learner, [])) if own else ["no-hand-in"]
-        rows.append(Row(learner, values, out_of, problems, wanted))
-    return columns, rows
+        rows.append(learner_row(learner, *expected[learner], columns, counted.get(learner, {}), graded[learner],
+                                problems))
+    return Gradebook(columns, rows)
 
 
-def _max_points(column: str, answers: dict[str, Judged], points: dict[str, float] | None) -> float:
-    if column in answers:
-        return answers[column].max_points
-    return (points or {}).get(column, REGISTRY[column].points if column in REGISTRY else 0.0)
+def learner_row(learner: str, wanted: dict[str, float], strict: bool, columns: Sequence[str],
+                counted: dict[str, Judged], graded: dict[str, Judged], problems: list[str]) -> Row:
+    """One learner's :class:`Row`: the points of each answer that counts, 0 for an expected exercise not
+    answered, none for an exercise answered in two hand-ins (a duplicate, counted out of its points)."""
+    counts = [column for column in columns if not strict or column in wanted]
+    answers = {column: counted[column] for column in counts if column in counted}
+    held = {column: graded[column] for column in counts if column in graded and column not in answers}
+    values: dict[str, float | None] = {
+        column: answers[column].points if column in answers else 0.0 if column in wanted and column not in held
+        else None for column in columns
+    }
+    out_of = sum(wanted[column] if column in wanted else {**answers, **held}[column].max_points
+                 for column in columns if values[column] is not None or column in held)
+    return Row(learner, values, out_of, problems, wanted)
+
+
+def gradebook_rows(
+    results: Sequence[NotebookResult], expect: Iterable[str] = (), points: dict[str, float] | None = None,
+    plan: Rows | None = None,
+) -> tuple[list[str], list[Row]]:
+    """The exercise columns and the rows of :func:`class_gradebook`."""
+    book = class_gradebook(results, expect, points, plan)
+    return book.exercises, book.rows
 
 
 def _problems_of(results: Sequence[NotebookResult], duplicates: Sequence[str]) -> list[str]:
@@ -212,56 +223,82 @@ def safe_text(text: str) -> str:
 
 
 def write_csv(path: Path, header: list[str], rows: Iterable[list[str]]) -> None:
-    """Write a CSV atomically (a temporary file, then renamed), UTF-8 with a byte-order mark."""
+    """Write a CSV atomically (a temporary file, then renamed), UTF-8 with a byte-order mark; every cell
+    :func:`safe_text`."""
     temporary = path.with_name(path.name + ".part")
     with temporary.open("w", newline="", encoding="utf-8-sig") as handle:
         writer = csv.writer(handle)
         writer.writerow(header)
-        writer.writerows(rows)
+        writer.writerows([safe_text(cell) for cell in row] for row in rows)
     os.replace(temporary, path)
 
 
-def write_gradebook(path: Path, results: Sequence[NotebookResult], expect=(), points=None, plan=None,
-                    table: tuple[list[str], list[Row]] | None = None) -> None:
-    """gradebook.csv: learner, one column per exercise (points), total, out_of, problems.
+class Exporter(Protocol):
+    """One file the gradebook is written into (as nbgrader's export plugins): its name, and the writing."""
 
-    ``table``: the columns and rows of :func:`gradebook_rows`, when already computed.
-    """
-    columns, rows = table or gradebook_rows(results, expect, points, plan)
-    write_csv(
-        path,
-        ["learner", *columns, "total", "out_of", "problems"],
-        (
-            [row.learner, *(number(row.points[c]) for c in columns), number(row.total),
-             number(row.out_of), safe_text("; ".join(row.problems))]
-            for row in rows
-        ),
-    )
+    file: str
+
+    def write(self, path: Path, book: Gradebook, results: Sequence[NotebookResult]) -> None: ...
 
 
-def write_gradebook_xlsx(path: Path, results: Sequence[NotebookResult], expect=(), points=None, plan=None,
-                         table: tuple[list[str], list[Row]] | None = None) -> None:
-    """gradebook.xlsx: the gradebook with every text written as a text cell (never a formula), dated as its
-    latest record (so the same results give the same file)."""
-    import xlsxwriter
+class GradebookCsv:
+    """gradebook.csv: every column of the gradebook; points as plain numbers, text defused (:func:`write_csv`)."""
 
-    columns, rows = table or gradebook_rows(results, expect, points, plan)
-    temporary = path.with_name(path.name + ".part")
-    book = xlsxwriter.Workbook(str(temporary), {"strings_to_formulas": False, "strings_to_numbers": False})
-    book.set_properties({"created": graded_when(results) or datetime(2000, 1, 1, tzinfo=UTC)})
-    sheet = book.add_worksheet("gradebook")
-    for column, title in enumerate(["learner", *columns, "total", "out_of", "problems"]):
-        sheet.write_string(0, column, title)
-    for line, row in enumerate(rows, start=1):
-        sheet.write_string(line, 0, row.learner)
-        for column, exercise in enumerate(columns, start=1):
-            if row.points[exercise] is not None:
-                sheet.write_number(line, column, row.points[exercise])
-        sheet.write_number(line, len(columns) + 1, row.total)
-        sheet.write_number(line, len(columns) + 2, row.out_of)
-        sheet.write_string(line, len(columns) + 3, "; ".join(row.problems))
-    book.close()
-    os.replace(temporary, path)
+    file = "gradebook.csv"
+
+    def write(self, path: Path, book: Gradebook, results: Sequence[NotebookResult] = ()) -> None:
+        columns = book.columns
+        write_csv(path, [column.title for column in columns],
+                  ([cell_text(column, column.value(row)) for column in columns] for row in book.rows))
+
+
+def cell_text(column: Column, value: str | float | None) -> str:
+    """A cell as CSV text: points as :func:`number` writes them, text as it is."""
+    return number(value) if column.is_points and not isinstance(value, str) else str(value)
+
+
+class GradebookXlsx:
+    """gradebook.xlsx: every column of the gradebook, points as numbers and every text a text cell (never a
+    formula), dated as its latest record (so the same results give the same file)."""
+
+    file = "gradebook.xlsx"
+
+    def write(self, path: Path, book: Gradebook, results: Sequence[NotebookResult] = ()) -> None:
+        import xlsxwriter
+
+        temporary = path.with_name(path.name + ".part")
+        workbook = xlsxwriter.Workbook(str(temporary), {"strings_to_formulas": False, "strings_to_numbers": False})
+        workbook.set_properties({"created": graded_when(results) or datetime(2000, 1, 1, tzinfo=UTC)})
+        sheet = workbook.add_worksheet("gradebook")
+        columns = book.columns
+        for place, column in enumerate(columns):
+            sheet.write_string(0, place, column.title)
+        for line, row in enumerate(book.rows, start=1):  # row by row: the strings are shared in this order
+            for place, column in enumerate(columns):
+                value = column.value(row)
+                if not column.is_points:
+                    sheet.write_string(line, place, str(value))
+                elif value is not None:
+                    sheet.write_number(line, place, float(value))
+        workbook.close()
+        os.replace(temporary, path)
+
+
+def exporters() -> list[Exporter]:
+    """Every format the gradebook is written in, beside answers.csv: CSV, xlsx, Canvas, Moodle."""
+    from helpers.teacher.lms import CanvasCsv, MoodleCsv
+
+    return [GradebookCsv(), GradebookXlsx(), CanvasCsv(), MoodleCsv()]
+
+
+def write_gradebook(path: Path, results: Sequence[NotebookResult], expect=(), points=None, plan=None) -> None:
+    """gradebook.csv of these results (:class:`GradebookCsv`)."""
+    GradebookCsv().write(path, class_gradebook(results, expect, points, plan), results)
+
+
+def write_gradebook_xlsx(path: Path, results: Sequence[NotebookResult], expect=(), points=None, plan=None) -> None:
+    """gradebook.xlsx of these results (:class:`GradebookXlsx`)."""
+    GradebookXlsx().write(path, class_gradebook(results, expect, points, plan), results)
 
 
 ANSWER_COLUMNS = [
@@ -518,6 +555,76 @@ TABLES = ("gradebook.csv", "gradebook.xlsx", "gradebook-canvas.csv", "gradebook-
 UNSANDBOXED = ".unsandboxed"  # in results/: a run without a sandbox wrote here (see OutputFolder)
 
 
+GRADED_ASSIGNMENT = "graded-assignment.json"  # which assignment the records of an output folder are of
+
+
+def assignment_stamp(manifest: Manifest | None, manifest_file: Path | None, expect: Iterable[str] | None) -> dict:
+    """What identifies the assignment a run grades, written beside its records (:data:`GRADED_ASSIGNMENT`).
+
+    With a manifest: the lessons and the released notebooks (a release again for a late learner or new points
+    is the same assignment: its records are graded again where a learner's entry changed), and the manifest's
+    file name, to name it. Without: the exercises of ``--expect`` (none: the hand-ins' own lessons).
+    """
+    if manifest is not None:
+        released = {"lessons": list(manifest.lessons), "released": dict(manifest.released)}
+        return {"assignment": hashlib.sha256(canonical(released)).hexdigest(),
+                "manifest": manifest_file.name if manifest_file else "", "lessons": list(manifest.lessons)}
+    chosen = sorted(expect) if expect is not None else None
+    return {"assignment": hashlib.sha256(canonical({"expect": chosen})).hexdigest(), "manifest": "",
+            "expect": chosen}
+
+
+def described(stamp: dict) -> str:
+    """An assignment as the refusal names it: its manifest and lessons, or --expect."""
+    if stamp.get("manifest") or stamp.get("lessons"):
+        return f"{shown(stamp.get('manifest') or 'a manifest')} (lessons {', '.join(stamp.get('lessons', []))})"
+    if stamp.get("expect"):
+        return f"--expect {','.join(stamp['expect'])}"
+    return "hand-ins graded without --assignment or --expect"
+
+
+def read_stamp(out: Path) -> dict | None:
+    """The assignment an output folder's records are of (:func:`assignment_stamp`), or None (not said)."""
+    try:
+        found = json.loads((out / GRADED_ASSIGNMENT).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return found if isinstance(found, dict) and isinstance(found.get("assignment"), str) else None
+
+
+def other_assignment(out: Path, stamp: dict) -> str:
+    """'' when ``out`` holds no records, or records of this assignment; else a refusal naming both."""
+    earlier = read_stamp(out)
+    if earlier is None or earlier["assignment"] == stamp["assignment"] or not any((out / RESULTS).glob("*.json")):
+        return ""
+    return (f"--out {shown(out)} holds the records of {described(earlier)}; this run grades {described(stamp)}: "
+            "give each assignment its own --out folder (pass --out-reuse to grade into it anyway: the other "
+            "assignment's records there are then replaced)")
+
+
+def write_stamp(out: Path, stamp: dict) -> None:
+    _write_text(out / GRADED_ASSIGNMENT, json.dumps(stamp, indent=1, sort_keys=True) + "\n")
+
+
+HAND_IN_GONE = "hand-in-gone"
+
+
+def gone(out: Path, present: set[str], wanted: Callable[[str], bool]) -> list[NotebookResult]:
+    """The earlier records in ``out`` of learners graded now (``wanted``) who hand in nothing now (``present``:
+    the learners who do), each kept as graded then and flagged :data:`HAND_IN_GONE`, never turned into 0."""
+    found = []
+    for path in sorted((out / RESULTS).glob("*.json")):
+        record = read_result(path)
+        if record is None or record.learner in present or not wanted(record.learner):
+            continue
+        if HAND_IN_GONE not in record.codes:
+            when = record.graded_at or "in an earlier run"
+            record.problems.append(Problem(HAND_IN_GONE, f"{record.notebook} was graded ({when}) and is no longer "
+                                           "among the hand-ins: its grade is kept as it was then"))
+        found.append(record)
+    return found
+
+
 def stored(out: Path, notebook: str) -> NotebookResult | None:
     """The record an earlier run saved in ``out`` for a hand-in, or None."""
     return read_result(out / RESULTS / result_file(notebook))
@@ -597,16 +704,13 @@ class OutputFolder:
         self.flushed = time.monotonic()
 
     def write_tables(self) -> dict[str, Row]:
-        """gradebook.csv and .xlsx, answers.csv, the Canvas and Moodle files; the gradebook's rows by learner."""
+        """The gradebook in every format (:func:`exporters`) and answers.csv; the gradebook's rows by learner."""
         results = self.ordered()
-        table = gradebook_rows(results, plan=self.plan)
-        write_gradebook(self.out / "gradebook.csv", results, table=table)
-        write_gradebook_xlsx(self.out / "gradebook.xlsx", results, table=table)
+        book = class_gradebook(results, plan=self.plan)
+        for exporter in exporters():
+            exporter.write(self.out / exporter.file, book, results)
         write_answers(self.out / "answers.csv", results)
-        from helpers.teacher.lms import write_lms_files  # the gradebook for Canvas and Moodle, from the same rows
-
-        write_lms_files(self.out, results, plan=self.plan, table=table)
-        return {row.learner: row for row in table[1]}
+        return {row.learner: row for row in book.rows}
 
     def ordered(self) -> list[NotebookResult]:
         """The records by (learner, notebook): the same order however the class was graded."""
@@ -649,13 +753,20 @@ class OutputFolder:
     def summary(self, reused: int = 0) -> str:
         """The lines printed at the end: learners, points, problems, every file written."""
         results = self.ordered()
-        _, rows = gradebook_rows(results, plan=self.plan)
-        lines = [f"{row.learner}: {number(row.total)} of {number(row.out_of)}"
-                 + (f" ({'; '.join(row.problems)})" if row.problems else "") for row in rows]
+        book = class_gradebook(results, plan=self.plan)
+        rows = book.rows
+        lines = [f"{shown(row.learner)}: {number(row.total)} of {number(row.out_of)}"
+                 + (f" ({shown('; '.join(row.problems))})" if row.problems else "") for row in rows]
         if self.unmatched:
-            lines.append(f"not graded (no roster id): {', '.join(self.unmatched)}")
+            lines.append(f"not graded (no roster id): {', '.join(map(shown, self.unmatched))}")
+        from helpers.teacher.lms import MOODLE_FILE, class_marks, moodle_left_out
+
+        left_out = moodle_left_out(class_marks(results, book=book))
+        if left_out:
+            lines.append(f"not in {MOODLE_FILE} (a mark on some of its lessons only, and Moodle would write 'no "
+                         f"grade' over the others): {', '.join(map(shown, left_out))}: enter theirs by hand")
         again = f" ({reused} taken as graded before: unchanged)" if reused else ""
-        lines.append(f"\n{len(rows)} learners, {len(results)} notebooks{again}, in {self.out}: "
+        lines.append(f"\n{len(rows)} learners, {len(results)} notebooks{again}, in {shown(self.out)}: "
                      + ", ".join(self.files))
         return "\n".join(lines)
 

@@ -37,6 +37,7 @@ PROBLEMS = {
     "wrote-outside": "files outside the notebook's own folder were created, changed or deleted while it ran",
     "wrote-tmp": "files appeared in /tmp while the notebook ran (other programs may have made them)",
     "background-process": "the notebook left processes running; they were stopped",
+    "hand-in-gone": "the hand-in graded before is no longer among the hand-ins: its earlier grade is kept",
     "submission-changed": "this submission was changed or deleted while the class was graded (graded as read first)",
     "duplicate": "several hand-ins of this learner answer the same exercises: each was graded, none counts "
                  "until one is chosen",
@@ -139,3 +140,63 @@ def load_results(folder: Path) -> list[NotebookResult]:
     """The results saved in a folder (``results/`` of the grader's output), sorted by learner and notebook."""
     found = [NotebookResult.from_json(path.read_text(encoding="utf-8")) for path in folder.glob("*.json")]
     return sorted(found, key=lambda result: (result.learner, result.notebook))
+
+
+# --- the gradebook: one model, every format an exporter of it (helpers.teacher.reports, helpers.teacher.lms) ---
+
+
+@dataclass(frozen=True)
+class Row:
+    """A learner's line of the gradebook: points per exercise (None: not graded on it), and the problems.
+
+    ``expected``: the exercises this learner is graded on whether answered or not, with their points.
+    """
+
+    learner: str
+    points: dict[str, float | None]
+    out_of: float
+    problems: list[str]
+    expected: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def total(self) -> float:
+        return sum(value for value in self.points.values() if value is not None)
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of the gradebook: its title, and whether it holds points (a number) or text."""
+
+    title: str
+    is_points: bool
+    exercise: str = ""  # the exercise whose points it holds; '' for learner, total, out_of, problems
+
+    def value(self, row: Row) -> str | float | None:
+        """This column's cell of a row: a number (None: no points) for points, else text."""
+        if self.exercise:
+            return row.points[self.exercise]
+        if self.title in ("total", "out_of"):
+            return row.total if self.title == "total" else row.out_of
+        return row.learner if self.title == "learner" else "; ".join(row.problems)
+
+
+@dataclass(frozen=True)
+class Gradebook:
+    """The gradebook every file is written from: the exercises graded (in order) and one :class:`Row` per learner.
+
+    Its columns are declared here once (:attr:`columns`); each format is an exporter that writes them.
+    """
+
+    exercises: list[str]
+    rows: list[Row]
+
+    @property
+    def columns(self) -> list[Column]:
+        """learner, one column of points per exercise, total, out_of, problems."""
+        return [Column("learner", False), *(Column(exercise, True, exercise) for exercise in self.exercises),
+                Column("total", True), Column("out_of", True), Column("problems", False)]
+
+    def cells(self, row: Row) -> list[str | float | None]:
+        """A row's cells, one per column."""
+        return [column.value(row) for column in self.columns]
+

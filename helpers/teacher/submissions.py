@@ -120,8 +120,12 @@ def read_plain(path: Path) -> bytes:
         return file.read()
 
 
-def read_notebook(data: bytes) -> NotebookNode:
-    """Parse and validate notebook bytes; ValueError with a readable reason."""
+def read_notebook(data: bytes, notes: list[str] | None = None) -> NotebookNode:
+    """Parse and validate notebook bytes; ValueError with a readable reason.
+
+    nbformat's warnings about the hand-in (duplicate cell ids, which it renumbers; cells without ids) never reach
+    the teacher's terminal: they are appended to ``notes`` (for the hand-in's record), or dropped.
+    """
     import nbformat
     from nbformat.warnings import MissingIDFieldWarning
 
@@ -130,12 +134,13 @@ def read_notebook(data: bytes) -> NotebookNode:
     except UnicodeDecodeError as error:
         raise ValueError(f"the file is not UTF-8 text ({error.reason})") from None
     try:
-        with warnings.catch_warnings():
-            # cells without ids (a hand-edited or older notebook): nbformat adds them, and its warning about
-            # its own future would land in the teacher's terminal
-            warnings.simplefilter("ignore", MissingIDFieldWarning)
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always")
+            warnings.simplefilter("ignore", MissingIDFieldWarning)  # nbformat's warning about its own future
             notebook = nbformat.reads(text, as_version=4)
-        nbformat.validate(notebook)
+            nbformat.validate(notebook)
+        if notes is not None:
+            notes += list(dict.fromkeys(str(warning.message) for warning in said))
     except Exception as error:  # nbformat raises several unrelated types for a broken file
         reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise ValueError(f"not a valid notebook: {reason[:200]}") from None
