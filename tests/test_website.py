@@ -158,3 +158,40 @@ def test_a_control_is_drawn_from_its_widget_state_with_its_values_and_picture():
     assert '<span class="snapshot-label">K</span> <span class="snapshot-input">3</span>' in drawn
     assert '<span class="snapshot-input snapshot-chosen">✓ exp</span>' in drawn and ">linear<" in drawn
     assert f'src="data:image/png;base64,{png}"' in drawn
+
+
+def test_a_control_s_note_comes_before_its_picture():
+    """On a phone a control's picture can be two screens tall: the note saying it is a picture comes first."""
+    lesson = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("lab()", outputs=[
+        nbformat.v4.new_output("display_data", data={"text/html": build.snapshot_html('<div class="drawn">')})])])
+    drawn = build.with_address(lesson, "notebooks/05_metrics_lab.ipynb", None).cells[0].outputs[0]["data"]["text/html"]
+    assert drawn.startswith('<div class="widget-snapshot"><p class="snapshot-note">')
+    assert drawn.index("nothing in it can be clicked") < drawn.index('<div class="drawn">')
+
+
+@pytest.mark.notebook
+def test_the_build_s_kernels_start_without_the_unencrypted_transport_warning(capfd):
+    """ipykernel warns on stderr, once a kernel, when its manager gives it no CurveZMQ keys: the build's does."""
+    lesson = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(6 * 7)")])
+    build.SnapshotClient(lesson, timeout=120, kernel_name="python3", config=build.KERNEL_CONFIG).execute()
+    assert lesson.cells[0].outputs[0]["text"] == "42\n"
+    assert "without encryption" not in capfd.readouterr().err
+
+
+def test_a_build_without_runs_says_how_to_keep_the_lessons_run(tmp_path, monkeypatch, capsys):
+    """Every step of main() but the hint stood in for: a build without --runs names the option at its end."""
+    def jupyter_book(command, **kwargs):
+        (tmp_path / "out-html").mkdir(exist_ok=True)
+        return subprocess.CompletedProcess(command, 0, stdout="")
+
+    monkeypatch.setattr(build, "run_lessons", lambda runs, jobs: None)
+    monkeypatch.setattr(build, "stage", lambda book, runs, address: None)
+    monkeypatch.setattr(build.subprocess, "run", jupyter_book)
+    monkeypatch.setattr(build, "write_page_texts", lambda folder: None)
+    monkeypatch.setattr(build.shutil, "copytree", lambda source, target: target.mkdir())
+    for runs in ([], ["--runs", str(tmp_path / "runs")]):
+        out = tmp_path / f"site{len(runs)}"
+        assert build.main(["--out", str(out), "--repository", "none", *runs]) == 0
+        printed = capsys.readouterr().out.splitlines()
+        assert printed[-1].startswith("built in ") and printed[-1].endswith((out / "index.html").as_uri())
+        assert (build.REUSE_HINT in printed) == (not runs)

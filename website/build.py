@@ -9,8 +9,8 @@ What it does, in a temporary folder (nothing in the repository is changed):
    copy: every exercise 'not answered yet'), with its ``solution`` cells left
    out before the run (``helpers.teacher.roles``), two lessons at a time;
 3. replaces each ipywidgets control by a static drawing of its state after
-   the cell that shows it (``website/snapshot.py``), with a note saying where to
-   run it live (the set-up commands, or Binder);
+   the cell that shows it (``website/snapshot.py``), under a note saying it is a
+   picture and where to run it live (the set-up commands, or Binder);
 4. takes the repository's public address from ``--repository``, or else from
    ``git remote get-url origin`` when that is a public GitHub address. With one,
    links to files the site does not hold (``../helpers/metrics.py``) lead there,
@@ -43,6 +43,7 @@ import nbformat
 import yaml
 from bs4 import BeautifulSoup, Comment
 from nbclient import NotebookClient
+from traitlets.config import Config
 
 from helpers.teacher.roles import role_of
 from website.snapshot import WIDGET_VIEW, image_sources, snapshot
@@ -61,6 +62,12 @@ BINDERHUB = "https://mybinder.org"
 LIVE_NOTE = "<!-- run it live -->"
 # what a run of a lesson depends on besides the lesson itself: a cached run is used only while none of it changed
 RUN_INPUTS = ("helpers", "data", "website/build.py", "website/snapshot.py")
+# the kernels get CurveZMQ keys from their manager when their kernelspec supports it (ipykernel does): else each
+# warns on stderr that it "is running over TCP without encryption", once a lesson
+# what a build that ran every lesson afresh says at its end
+REUSE_HINT = ("next time, `--runs DIR` keeps the lessons as run in DIR: a build with it runs again only the lessons "
+              "whose inputs changed")
+KERNEL_CONFIG = Config({"KernelManager": {"transport_encryption": "auto"}})
 
 
 def lessons() -> list[str]:
@@ -171,16 +178,21 @@ class SnapshotClient(NotebookClient):
             if view:
                 models = {key: state for key, state in self.widget_state.items() if "_model_name" in state}
                 drawing = snapshot(models, view["model_id"], image_sources(models, self.widget_buffers))
-                output["data"] = {"text/html": f'<div class="widget-snapshot">{drawing}{LIVE_NOTE}</div>'}
+                output["data"] = {"text/html": snapshot_html(drawing)}
         return executed
 
 
+def snapshot_html(drawing: str) -> str:
+    """A control's drawing in its frame, its note first: a reader learns it is a picture before seeing it."""
+    return f'<div class="widget-snapshot">{LIVE_NOTE}{drawing}</div>'
+
+
 def live_note(notebook: str, address: str | None) -> str:
-    """What a control's snapshot says under it: it is a picture; run it live after set-up, or on Binder."""
+    """What a control's snapshot says above it: it is a picture; run it live after set-up, or on Binder."""
     binder = f', or <a href="{binder_url(address, notebook)}">launch it on Binder</a>' if address else ""
     return (
-        '<p class="snapshot-note"><strong>A snapshot of the control in its first state:</strong> '
-        "nothing here can be clicked. Run it live: "
+        '<p class="snapshot-note"><strong>A snapshot of the control below, in its first state:</strong> '
+        "nothing in it can be clicked. Run it live: "
         '<a href="../index.html#set-up-two-commands">set up the collection</a> (two commands) and open '
         f"this lesson in JupyterLab{binder}.</p>"
     )
@@ -222,7 +234,8 @@ def run_lesson(notebook: str, runs: str) -> tuple[str, float]:
     target = Path(runs) / notebook
     lesson = site_copy(nbformat.read(ROOT / notebook, as_version=4))
     client = SnapshotClient(
-        lesson, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(target.parent)}}
+        lesson, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(target.parent)}},
+        config=KERNEL_CONFIG,
     )
     client.execute()
     lesson.metadata.pop("widgets", None)  # drawn already: no page loads the widget manager from a CDN
@@ -241,6 +254,8 @@ def run_lessons(runs: Path, jobs: int) -> None:
             stale.append(notebook)
     if len(stale) < len(lessons()):
         print(f"{len(lessons()) - len(stale)} lessons kept as run before in {runs} (their inputs are unchanged)")
+    if stale:
+        print(f"running {len(stale)} lessons, {jobs} at a time: most of the build's time", flush=True)
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         for notebook, seconds in pool.map(run_lesson, stale, [str(runs)] * len(stale)):
             print(f"ran {notebook} in {seconds:.1f} s", flush=True)
@@ -365,6 +380,8 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(args.out)
         shutil.copytree(html_folder, args.out)
     index = args.out.resolve() / "index.html"
+    if args.runs is None:
+        print(REUSE_HINT)
     print(f"built in {time.monotonic() - started:.0f} s; open {index.as_uri()}")
     return 0
 

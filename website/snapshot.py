@@ -5,7 +5,7 @@ The website has no kernel, so each ipywidgets control of lessons 01, 02, 03 and
 nbclient records while it runs the lesson: boxes lay out their children, an
 HTML widget keeps its HTML, the plot's PNG becomes an image, and every input
 (button, list, slider, number box) is drawn as text that shows its current
-value. Nothing here can be clicked; the note under it says where to run it live.
+value. Nothing here can be clicked; the note above it says so, and where to run it live.
 """
 
 from __future__ import annotations

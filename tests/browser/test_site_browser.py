@@ -77,7 +77,7 @@ def site(request) -> Path:
         return Path(os.environ["TEST_SITE"])
     folder = request.getfixturevalue("built")
     done = build_site(folder / "site", folder / "runs", "none")
-    BUILD_OUTPUT["none"] = done.stdout
+    BUILD_OUTPUT["none"], BUILD_OUTPUT["none-stderr"] = done.stdout, done.stderr
     return folder / "site"
 
 
@@ -364,23 +364,89 @@ def test_the_menu_buttons_open_the_lesson_list_and_the_page_s_contents(site, bro
         page.context.close()
 
 
-def test_the_colour_mode_switch_turns_the_site_dark_and_back(site, browser):
-    """The theme's switch steps through light, the system's mode (light here) and dark; its name says which is on."""
-    page = offline_page(browser, WIDTHS["phone"])
-    names = {"light": "Light", "auto": "System Settings", "dark": "Dark"}
+# a phone, a tablet and a laptop: the widths at which the search box, the switch and the drawer are checked
+SCREENS = (390, 768, 1366)
+# the search boxes and buttons a reader can see (the search dialog's own field only opens from one of them)
+VISIBLE_SEARCH = """() => [...document.querySelectorAll(
+    '.search-button-field, .search-button__button, form.bd-search input, input[type=search]')]
+  .filter(el => !el.closest('#pst-search-dialog') && el.getBoundingClientRect().width > 0
+                && el.getBoundingClientRect().height > 0 && getComputedStyle(el).visibility === 'visible')
+  .filter(el => !el.parentElement.closest('.search-button-field, .search-button__button, form.bd-search'))
+  .map(el => el.className || el.tagName)"""
+
+
+@pytest.mark.parametrize("width", SCREENS)
+def test_one_search_box_at_every_width(site, browser, width):
+    page = offline_page(browser, width)
+    try:
+        for source in ("README.md", "notebooks/03_the_ndcg_spreadsheet.ipynb"):
+            page.goto(page_path(site, source).as_uri(), wait_until="load")
+            boxes = page.evaluate(VISIBLE_SEARCH)
+            assert len(boxes) == 1, f"{source} at {width} px: {boxes}"
+    finally:
+        page.context.close()
+
+
+@pytest.mark.parametrize("width", SCREENS)
+def test_the_colour_mode_switch_goes_straight_between_light_and_dark(site, browser, width):
+    """One click: light to dark, one more: back to light; its name says which is on; the next page keeps it."""
+    page = offline_page(browser, width)
     try:
         page.goto(page_path(site, "notebooks/05_metrics_lab.ipynb").as_uri(), wait_until="load")
-        switch = page.locator(".theme-switch-button").first
+        switch = page.locator(".theme-switch-button").filter(visible=True)
+        assert switch.count() == 1, f"{switch.count()} visible switches at {width} px"
         seen = []
         for _ in range(3):
             mode, theme = page.evaluate("() => [document.documentElement.dataset.mode, "
                                         "document.documentElement.dataset.theme]")
-            assert switch.is_visible() and names[mode] in switch.get_attribute("aria-label"), (mode, theme)
+            label = switch.get_attribute("aria-label")
+            assert label.startswith(f"Color mode: {mode.capitalize()}"), (mode, label)
             seen.append((mode, theme))
             switch.click()
+        page.goto(page_path(site, "notebooks/01_hit_rate_and_mrr.ipynb").as_uri(), wait_until="load")
+        kept = page.evaluate("() => document.documentElement.dataset.theme")
     finally:
         page.context.close()
-    assert seen == [("light", "light"), ("auto", "light"), ("dark", "dark")]
+    assert seen == [("light", "light"), ("dark", "dark"), ("light", "light")]
+    assert kept == "dark", "the next page opens in the mode the reader chose"
+
+
+WHERE_THE_STEP_IS = """
+(hash) => ({open: document.getElementById('pst-secondary-sidebar-modal').open, hash: window.location.hash,
+            top: Math.round(document.getElementById(decodeURIComponent(hash.slice(1))).getBoundingClientRect().top),
+            height: window.innerHeight})
+"""
+
+
+@pytest.mark.parametrize("width", SCREENS)
+def test_the_contents_drawer_closes_when_a_step_is_chosen(site, browser, shots, width):
+    """On a phone and a tablet the page's contents open over it; a tap on a step closes them and shows the step.
+
+    The taps are the mouse's, at the button and the link: a click sent from a script lands at (0, 0), which the
+    theme takes for a tap beside the drawer, and closes it for that reason alone.
+    """
+    page = offline_page(browser, width)
+    try:
+        page.goto(page_path(site, "notebooks/03_the_ndcg_spreadsheet.ipynb").as_uri(), wait_until="load")
+        toggle = page.locator(".secondary-toggle").filter(visible=True)
+        drawer = toggle.count() == 1
+        if drawer:
+            toggle.click()
+            page.wait_for_function("() => document.getElementById('pst-secondary-sidebar-modal').open")
+        where = "#pst-secondary-sidebar-modal" if drawer else "#pst-secondary-sidebar"
+        links = page.locator(f'{where} a[href^="#"]').filter(visible=True)
+        link = links.nth(links.count() // 2)  # a step in the middle: the page can scroll it to the top
+        wanted = link.get_attribute("href")
+        link.click()
+        page.wait_for_function("(hash) => window.location.hash === hash", arg=wanted)
+        page.wait_for_timeout(600)  # the theme scrolls smoothly
+        chosen = page.evaluate(WHERE_THE_STEP_IS, wanted)
+        page.screenshot(path=str(shots / f"site_step_chosen_{width}.png"))
+    finally:
+        page.context.close()
+    assert drawer == (width < 1200), f"at {width} px the contents are {'over' if drawer else 'beside'} the page"
+    assert chosen["open"] is False, f"the contents stay open over the page at {width} px"
+    assert 0 <= chosen["top"] < chosen["height"] / 2, f"the chosen step is not at the top of the screen: {chosen}"
 
 
 def test_each_control_is_a_still_picture_with_a_live_note(site, visits):
@@ -418,6 +484,16 @@ def test_the_build_ends_by_naming_the_page_to_open(site):
     last = BUILD_OUTPUT["none"].strip().splitlines()[-1]
     opened = Path(urllib.parse.unquote(urllib.parse.urlsplit(re.search(r"file://\S+", last).group(0)).path))
     assert opened == site / "index.html" and opened.is_file(), last
+    assert re.match(r"built in \d+ s; open ", last), "the build says how long it took"
+
+
+def test_the_build_says_what_takes_its_time_and_how_to_keep_the_lessons_run_and_warns_of_no_kernel(site):
+    if "none" not in BUILD_OUTPUT:
+        pytest.skip("TEST_SITE: the site was built already")
+    printed = BUILD_OUTPUT["none"]
+    assert f"running {len(LESSONS)} lessons, 2 at a time" in printed
+    assert len(re.findall(r"^ran notebooks/\S+ in \d+\.\d s$", printed, flags=re.M)) == len(LESSONS)
+    assert "Kernel is running over TCP without encryption" not in printed + BUILD_OUTPUT["none-stderr"]
 
 
 def test_without_an_address_no_link_leads_to_a_repository_and_the_home_page_says_how_to_get_the_code(site, visits):

@@ -21,20 +21,72 @@ document.addEventListener(
   true,
 );
 
-/* 2. The colour-mode switch. Its icons carry the titles "Light", "Dark" and "System Settings", which its name,
-   "Color mode", did not contain (axe-core: label-content-name-mismatch); the name now says the mode it shows. */
+/* 2. The colour-mode switch goes straight between light and dark. The theme's own click steps through three modes
+   (light, the system's, dark), so going dark took two clicks; this click, caught before the theme's, sets the other
+   mode the way the theme sets one (the page's data-mode and data-theme, and the browser's storage that every page of
+   the site reads). Its icons carry the titles "Light", "Dark" and "System Settings", which its name, "Color mode", did
+   not contain (axe-core: label-content-name-mismatch); the name now says the mode it shows and the one it gives. */
+const modeNames = { light: "Light", dark: "Dark", auto: "System Settings" };
+const setMode = (mode) => {
+  const root = document.documentElement;
+  root.dataset.mode = mode;
+  root.dataset.theme = mode;
+  document.querySelectorAll(".dropdown-menu").forEach((menu) => menu.classList.toggle("dropdown-menu-dark", mode === "dark"));
+  localStorage.setItem("mode", mode);
+  localStorage.setItem("theme", mode);
+};
+document.addEventListener(
+  "click",
+  (event) => {
+    if (!event.target.closest(".theme-switch-button")) return;
+    event.preventDefault();
+    event.stopImmediatePropagation();
+    setMode(document.documentElement.dataset.theme === "dark" ? "light" : "dark");
+  },
+  true,
+);
 const nameTheModeSwitch = () => {
   const mode = document.documentElement.dataset.mode || "light";
-  const names = { light: "Light", dark: "Dark", auto: "System Settings" };
+  const next = document.documentElement.dataset.theme === "dark" ? "Light" : "Dark";
   document.querySelectorAll(".theme-switch-button").forEach((button) => {
-    button.setAttribute("aria-label", `Color mode: ${names[mode] || mode} (click to change)`);
+    button.setAttribute("aria-label", `Color mode: ${modeNames[mode] || mode} (click for ${next})`);
   });
 };
 new MutationObserver(nameTheModeSwitch).observe(document.documentElement, {
   attributes: true,
-  attributeFilter: ["data-mode"],
+  attributeFilter: ["data-mode", "data-theme"],
 });
 document.addEventListener("DOMContentLoaded", nameTheModeSwitch);
+
+/* 2b. The contents drawer closes when a step is chosen. On a phone or a tablet the lesson list and the page's
+   contents open as a dialog over most of the screen, which the theme closes only with Escape or a tap beside it.
+   A link to a step of this page now closes it first, then goes to the step: the theme, as the dialog closes, gives
+   the focus back to the button that opened it, which would scroll the page back to that button. */
+document.addEventListener("click", (event) => {
+  const link = event.target.closest("dialog[id$='-sidebar-modal'] a[href]");
+  const dialog = link && link.closest("dialog");
+  if (!dialog || !dialog.open) return;
+  const target = new URL(link.href, window.location.href);
+  const here = target.origin === window.location.origin && target.pathname === window.location.pathname;
+  if (!here || !target.hash) {
+    dialog.close();
+    return;
+  }
+  event.preventDefault();
+  dialog.addEventListener(
+    "close",
+    () =>
+      setTimeout(() => {
+        if (window.location.hash === target.hash) {
+          document.getElementById(decodeURIComponent(target.hash.slice(1)))?.scrollIntoView();
+        } else {
+          window.location.hash = target.hash;
+        }
+      }),
+    { once: true },
+  );
+  dialog.close();
+});
 
 /* 3. A table wider than its column scrolls inside itself (site.css); one that does is made reachable with the
    keyboard, as the theme does for the outputs and code blocks that scroll (axe-core: scrollable-region-focusable). */
