@@ -244,7 +244,7 @@ def local_repository(folder: Path) -> str:
     subprocess.run([*git, "init", "-q"], check=True)
     subprocess.run([*git, "add", "-A"], check=True)
     subprocess.run([*git, "commit", "-q", "-m", "the collection"], check=True)
-    return folder.as_uri()
+    return f"file://localhost{folder.as_posix()}"  # pip 23's parser refuses git+file:/// (no host)
 
 
 @pytest.mark.slow
@@ -265,7 +265,7 @@ def test_in_a_stand_in_colab_a_lone_lesson_installs_the_collection_and_runs_to_t
         [str(venv / "bin" / "python"), "-c", textwrap.dedent("""
             import helpers.collection, importlib.metadata as m
             print(helpers.collection.__file__, m.version('ranking-metrics-by-hand'))""")],
-        capture_output=True, text=True, check=True).stdout
+        capture_output=True, text=True, check=True, cwd=tmp_path / "content").stdout
     assert str(venv) in installed, "installed into the venv, not found in the checkout"
     assert all(cell.execution_count for cell in lesson.cells if cell.cell_type == "code")
 
