@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import sysconfig
 import textwrap
+import zipfile
 from pathlib import Path
 
 import nbformat
@@ -269,3 +271,121 @@ def test_in_a_stand_in_colab_a_lone_lesson_installs_the_collection_and_runs_to_t
     assert str(venv) in installed, "installed into the venv, not found in the checkout"
     assert all(cell.execution_count for cell in lesson.cells if cell.cell_type == "code")
 
+
+# -- the website's downloads (website/downloads.py) -----------------------------------------------------------------
+
+def unpacked_zip(tmp_path: Path, address: str | None) -> Path:
+    from website.downloads import write_collection_zip
+
+    archive = write_collection_zip(tmp_path, address)
+    with zipfile.ZipFile(archive) as opened:
+        assert all(name.startswith(f"{NAME}/") for name in opened.namelist()), "one folder inside"
+        opened.extractall(tmp_path / "unpacked")
+    return tmp_path / "unpacked" / NAME
+
+
+def test_the_collection_zip_holds_what_the_readme_s_first_command_needs(tmp_path):
+    folder = unpacked_zip(tmp_path, None)
+    text = (folder / "README.md").read_text(encoding="utf-8")
+    first = text.split("## Set-up: two commands", 1)[1].split("```bash\n", 1)[1].split("\n```", 1)[0]
+    named = [word.split("=", 1)[-1] for word in first.split() if re.search(r"\.(py|txt|ipynb)$|config$", word)]
+    assert {"check_python.py", "requirements.txt", "jupyter-config", "notebooks/00_start_here.ipynb"} <= set(named)
+    for path in named:
+        assert (folder / path).exists(), f"the first command reads {path}, not in the zip"
+    for name in ("helpers/collection.py", "data/example_c", "pyproject.toml", "LICENSE", "LICENSE-CC-BY-4.0.txt",
+                 "requirements-test.txt", "jupyter-config/labconfig/default_setting_overrides.json"):
+        assert (folder / name).exists(), name
+    assert len(list((folder / "notebooks").glob("[0-9][0-9]_*.ipynb"))) == 10
+    assert not list(folder.rglob("__pycache__")) and not (folder / "tests").exists()
+    assert "-e ." in (folder / "requirements.txt").read_text(), "the collection itself, from the unpacked folder"
+
+
+@pytest.mark.install
+def test_pip_reads_the_zip_s_pyproject(tmp_path):
+    """pip builds the unpacked collection's metadata (setuptools from the index, as the first command does)."""
+    folder = unpacked_zip(tmp_path, None)
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--dry-run", "--no-deps", "-q",
+         "--report", str(tmp_path / "report.json"), str(folder)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    metadata = json.loads((tmp_path / "report.json").read_text())["install"][0]["metadata"]
+    assert metadata["name"] == NAME and "lessons" in metadata["provides_extra"]
+
+
+def test_the_zip_s_lessons_carry_the_address():
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        lesson = nbformat.read(unpacked_zip(Path(folder), "https://github.com/o/n") / "notebooks" /
+                               "03_the_ndcg_spreadsheet.ipynb", as_version=4)
+    assert 'REPOSITORY = "https://github.com/o/n"' in setup_source(lesson)
+    assert all(not cell.get("outputs") for cell in lesson.cells if cell.cell_type == "code")
+
+
+def site_lesson(address: str | None):
+    from website.downloads import SITE_SET_UP, standalone_lesson
+
+    lesson = nbformat.read(notebook_path("03"), as_version=4)
+    lesson.cells.append(nbformat.v4.new_markdown_cell("See [lesson 01](01_hit_rate_and_mrr.ipynb) and [x](#top)."))
+    drawn = nbformat.v4.new_code_cell("w")
+    html = f"<p>Run it live: {SITE_SET_UP} and go.</p>"
+    drawn.outputs = [nbformat.v4.new_output("display_data", {"text/html": html})]
+    lesson.cells.append(drawn)
+    return standalone_lesson(lesson, address)
+
+
+def test_a_downloaded_lesson_holds_no_link_that_works_only_on_the_site():
+    for address in (None, "https://github.com/o/n"):
+        assert "index.html" not in nbformat.writes(site_lesson(address))
+    assert "](../" not in nbformat.writes(site_lesson("https://github.com/o/n"))
+    with_address = site_lesson("https://github.com/o/n")
+    assert "[lesson 01](https://github.com/o/n/blob/HEAD/notebooks/01_hit_rate_and_mrr.ipynb)" in \
+        with_address.cells[-2].source and "[x](#top)" in with_address.cells[-2].source
+    assert '<a href="https://github.com/o/n#set-up-two-commands">set up the collection</a> (the README\'s two ' \
+        "commands)" in with_address.cells[-1].outputs[0]["data"]["text/html"]
+    without = site_lesson(None)
+    assert "[lesson 01](01_hit_rate_and_mrr.ipynb)" in without.cells[-2].source, "works in the unpacked zip"
+    assert "Run it live: set up the collection (the README's two commands) and go." in \
+        without.cells[-1].outputs[0]["data"]["text/html"]
+
+
+# the download menu of a lesson page as Jupyter Book 1.x (sphinx-book-theme) writes it, shortened
+DOWNLOAD_MENU = """<div class="dropdown dropdown-download-buttons"><ul class="dropdown-menu">
+<li><a href="../_sources/notebooks/03_the_ndcg_spreadsheet.ipynb" class="btn btn-sm btn-download-source-button
+ dropdown-item" title="Download source file"><span class="btn__text-container">.ipynb</span></a></li>
+<li><button onclick="window.print()" class="btn btn-sm dropdown-item">.pdf</button></li></ul></div>"""
+
+
+def test_every_lesson_page_offers_the_zip_beside_its_ipynb():
+    from bs4 import BeautifulSoup
+
+    from website.downloads import ZIP_NAME, link_the_zip
+
+    page = BeautifulSoup(link_the_zip(DOWNLOAD_MENU, f"../{ZIP_NAME}"), "html.parser")
+    offered = [item.get_text(strip=True) for item in page.select("ul.dropdown-menu > li")]
+    assert offered == [".ipynb", "whole collection (.zip)", ".pdf"]
+    assert page.select_one("a.collection-zip")["href"] == "../ranking-metrics-by-hand.zip"
+    with pytest.raises(ValueError, match="no .ipynb"):
+        link_the_zip("<p>no menu</p>", ZIP_NAME)
+
+
+def test_with_an_address_the_lesson_pages_have_open_in_colab_beside_binder():
+    import yaml
+
+    from website.build import book_config
+
+    buttons = yaml.safe_load(book_config("https://github.com/o/n"))["launch_buttons"]
+    assert buttons["colab_url"] == "https://colab.research.google.com" and buttons["binderhub_url"]
+    assert "launch_buttons" not in yaml.safe_load(book_config(None))
+
+
+def test_the_address_comes_from_pyproject_s_project_urls(tmp_path):
+    from helpers.collection import repository_address
+
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text('[project]\nname = "x"\n')
+    assert repository_address(pyproject) is None
+    pyproject.write_text('[project]\nname = "x"\n[project.urls]\nRepository = "https://github.com/o/n/"\n')
+    assert repository_address(pyproject) == "https://github.com/o/n"
