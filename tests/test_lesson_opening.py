@@ -389,3 +389,17 @@ def test_the_address_comes_from_pyproject_s_project_urls(tmp_path):
     assert repository_address(pyproject) is None
     pyproject.write_text('[project]\nname = "x"\n[project.urls]\nRepository = "https://github.com/o/n/"\n')
     assert repository_address(pyproject) == "https://github.com/o/n"
+
+
+def test_the_learners_guide_says_what_the_lessons_extra_gives():
+    import tomllib
+
+    guide = (ROOT / "docs" / "learners.md").read_text(encoding="utf-8")
+    heading = '## Installing the collection as a package: `pip install ".[lessons]"`'
+    section = guide.split(heading, 1)[1].split("\n## ")[0]
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    for requirement in extra["lessons"]:
+        name = re.split(r"[<>=\[ ]", requirement, maxsplit=1)[0]
+        shown = {"jupyterlab": "JupyterLab", "voila": "Voilà", "ir-measures": "ir_measures"}.get(name, name)
+        assert shown in section, f"the guide does not say that [lessons] brings {name}"
+    assert 'pip install ".[lessons]"' in section and "lesson 08 stops at its setup cell" in section
