@@ -12,14 +12,18 @@ What it does, in a temporary folder (nothing in the repository is changed):
    the cell that shows it (``website/snapshot.py``), under a note saying it is a
    picture and where to run it live (the set-up commands, or Binder);
 4. takes the repository's public address from ``--repository``, or else from
+   pyproject.toml's ``[project.urls] Repository``, or else from
    ``git remote get-url origin`` when that is a public GitHub address. With one,
    links to files the site does not hold (``../helpers/metrics.py``) lead there,
-   and the lessons have Binder buttons; without one, those links become the
-   file's name as text and there is no Binder or repository button;
+   and the lessons have Binder and Colab buttons; without one, those links become the
+   file's name as text and there is no Binder, Colab or repository button;
 5. builds the pages with Jupyter Book 1.x (``website/_config.yml``), maths as
    MathML, writes the pages' text for the search's excerpts
    (``_static/page-texts.js``, read by ``_static/site.js``) and copies them to
-   ``site/`` (or ``--out``).
+   ``site/`` (or ``--out``);
+6. writes the whole collection's zip beside the pages, offers it in every lesson
+   page's download menu, and makes each lesson's downloadable ``.ipynb`` work away
+   from the site (``website/downloads.py``).
 """
 
 from __future__ import annotations
@@ -45,7 +49,9 @@ from bs4 import BeautifulSoup, Comment
 from nbclient import NotebookClient
 from traitlets.config import Config
 
+from helpers.collection import repository_address
 from helpers.teacher.roles import role_of
+from website.downloads import offer_downloads
 from website.snapshot import WIDGET_VIEW, image_sources, snapshot
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,6 +64,7 @@ GITHUB_REMOTE = re.compile(
     r"^(?:https://github\.com/|git@github\.com:|ssh://git@github\.com/)([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+?)(?:\.git)?/?$"
 )
 BINDERHUB = "https://mybinder.org"
+COLAB = "https://colab.research.google.com"
 # where the snapshot of a control gets its note, once the site's repository address is known
 LIVE_NOTE = "<!-- run it live -->"
 # what a run of a lesson depends on besides the lesson itself: a cached run is used only while none of it changed
@@ -275,7 +282,7 @@ def book_config(address: str | None) -> str:
     config = yaml.safe_load((HERE / "_config.yml").read_text(encoding="utf-8"))
     if address:
         config["repository"] = {"url": address, "branch": "HEAD", "path_to_book": ""}
-        config["launch_buttons"] = {"binderhub_url": BINDERHUB, "notebook_interface": "jupyterlab"}
+        config["launch_buttons"] = {"binderhub_url": BINDERHUB, "colab_url": COLAB, "notebook_interface": "jupyterlab"}
         config["html"]["use_repository_button"] = True
         licence = f'<a href="{address}/blob/HEAD/LICENSE">LICENSE</a>'
         config["html"]["extra_footer"] = config["html"]["extra_footer"].replace("LICENSE", licence)
@@ -343,7 +350,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2, help="lessons run at a time (default: 2)")
     parser.add_argument(
         "--repository", metavar="ADDRESS",
-        help="the repository's public GitHub address, or 'none' (default: `git remote get-url origin`, if public)",
+        help="the repository's public GitHub address, or 'none' (default: pyproject.toml's [project.urls] "
+             "Repository, else `git remote get-url origin`, if public)",
     )
     parser.add_argument(
         "--runs", type=Path, default=None,
@@ -353,7 +361,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if args.repository is None:
-        address = address_of_checkout()
+        address = repository_address() or address_of_checkout()
     elif args.repository.lower() == "none":
         address = None
     elif not (address := public_address(args.repository)):
@@ -376,6 +384,7 @@ def main(argv: list[str] | None = None) -> int:
             return done.returncode
         html_folder = built / "_build" / "html"
         write_page_texts(html_folder)
+        offer_downloads(html_folder, address)
         if args.out.exists():
             shutil.rmtree(args.out)
         shutil.copytree(html_folder, args.out)

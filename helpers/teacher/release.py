@@ -69,7 +69,7 @@ SHOWS_SOLUTION = re.compile(r"^\s*(solution|reveal)\(", flags=re.M)
 ANSWER_TEMPLATE = "answer = None  # your answer: a number such as 0.123 (3/8 or 37.5% work too)\ncheck({id!r}, answer)"
 LEARNER_README = """# Ranking metrics by hand: your copy
 
-Python 3.11 and a shell (Linux, macOS or WSL). In this folder:
+Python 3.11 or newer (3.11 to 3.13 tested) and a shell (Linux, macOS or WSL). In this folder:
 
 ```bash
 python3 -m venv .venv && .venv/bin/pip install -r requirements.txt

@@ -1,0 +1,102 @@
+"""Every lesson runs on the other Pythons learners have, 3.12 and 3.13, from a fresh venv (issue 50).
+
+``.ci/run`` makes the venvs (``.venv/other-pythons/3.12`` and ``3.13``, from pyenv's Pythons, with the README's
+requirements.txt) in the background while CI installs the rest; each ends with a stamp, ``.ready`` or
+``<venv>.failed``, which these tests wait for. Without the venvs (a run outside CI, or no pyenv Python), they skip
+and say so.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from tests.notebook_runner import NOTEBOOKS
+from tests.test_lesson_opening import kernel_of
+
+ROOT = NOTEBOOKS.parent
+OTHER_PYTHONS = ROOT / ".venv" / "other-pythons"
+VERSIONS = ("3.12", "3.13")
+WAIT = 15 * 60  # seconds: CI makes the venvs while the first tests run (the timeout mark below allows it)
+
+
+def ready_venv(version: str) -> Path:
+    """The venv of Python ``version`` made by .ci/run, once it is ready; skip when there is none."""
+    venv, failed = OTHER_PYTHONS / version, OTHER_PYTHONS / f"{version}.failed"
+    if not OTHER_PYTHONS.is_dir():
+        pytest.skip(f"no venvs of other Pythons in {OTHER_PYTHONS} (.ci/run makes them from pyenv's 3.12 and 3.13)")
+    if not venv.is_dir():
+        pytest.skip(f"no venv of Python {version} in {OTHER_PYTHONS} (.ci/run found no pyenv Python {version})")
+    deadline = time.monotonic() + WAIT
+    while not (venv / ".ready").is_file() and not failed.is_file():
+        if time.monotonic() > deadline:
+            pytest.fail(f"the venv of Python {version} was not ready after {WAIT // 60} min")
+        time.sleep(2)
+    if failed.is_file():
+        log = OTHER_PYTHONS / f"{version}.log"
+        pytest.fail(f"the README's requirements did not install on Python {version}:\n"
+                    + (log.read_text(errors="replace")[-3000:] if log.is_file() else "(no log)"))
+    return venv
+
+
+@pytest.mark.notebook
+@pytest.mark.timeout(WAIT + 600)
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("lesson", sorted(path.name for path in NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")))
+def test_the_lesson_runs_on_the_other_python(version, lesson, tmp_path, monkeypatch):
+    venv = ready_venv(version)
+    kernel = kernel_of(venv, tmp_path, monkeypatch)
+    notebook = nbformat.read(NOTEBOOKS / lesson, as_version=4)
+    NotebookClient(notebook, timeout=300, kernel_name=kernel, resources={"metadata": {"path": str(tmp_path)}},
+                   iopub_timeout=60, raise_on_iopub_timeout=True).execute()
+    said = [output.get("text", "") for cell in notebook.cells for output in cell.get("outputs", [])
+            if output.get("name") == "stderr"]
+    assert not any(said), f"{lesson} wrote to stderr on Python {version}: {said}"
+    assert all(cell.execution_count for cell in notebook.cells if cell.cell_type == "code")
+
+
+def pyenv_python(version: str) -> Path | None:
+    """pyenv's newest Python ``version`` (e.g. "3.10"), or None."""
+    root = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv"))
+    found = sorted(root.glob(f"versions/{version}.*/bin/python3"), key=lambda path: [
+        int(part) if part.isdigit() else 0 for part in path.parent.parent.name.split(".")])
+    return found[-1] if found else None
+
+
+def first_command() -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    return text.split("## Set-up: two commands", 1)[1].split("```bash\n", 1)[1].split("\n```", 1)[0]
+
+
+def test_the_first_command_checks_the_python_before_anything_else():
+    assert first_command().startswith("python3 check_python.py && python3 -m venv .venv && ")
+    assert 'requires-python = ">=3.11"' in (ROOT / "pyproject.toml").read_text(), "the check's 3.11"
+    assert "NEEDED = (3, 11)" in (ROOT / "check_python.py").read_text()
+
+
+@pytest.mark.parametrize("version", ["3.10", "3.9", "2.7"])
+def test_on_an_older_python_the_first_command_stops_at_once_naming_both_versions(version, tmp_path):
+    python = pyenv_python(version)
+    if python is None:
+        pytest.skip(f"pyenv holds no Python {version} (pyenv install {version})")
+    shutil.copy(ROOT / "check_python.py", tmp_path)
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "python3").symlink_to(python)
+    done = subprocess.run(["bash", "-c", first_command()], cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PATH": f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}"})
+    assert done.returncode == 1
+    assert done.stderr == f"Python {version} found; the collection needs 3.11 or newer\n" and not done.stdout
+    assert not (tmp_path / ".venv").exists(), "stopped before the venv and pip"
+
+
+def test_on_a_supported_python_the_check_says_nothing():
+    done = subprocess.run([sys.executable, str(ROOT / "check_python.py")], capture_output=True, text=True)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
