@@ -2,10 +2,11 @@
 
 Usage::
 
-    python -m helpers.grade SUBMISSIONS --out DIR [--assignment MANIFEST] [--timeout 60] [--jobs 1]
+    python -m helpers.grade SUBMISSIONS --out DIR [--assignment MANIFEST] [--timeout 60] [--wall-timeout S]
+                            [--jobs 1]
                             [--memory 4096] [--sandbox auto|bwrap|none] [--limits auto|cgroup|process]
                             [--exercises FILE] [--points FILE] [--expect IDS_OR_LESSONS] [--secret FILE]
-                            [--shard K/N] [--regrade] [--keep]
+                            [--shard K/N] [--regrade | --regrade-grader-side] [--keep]
     python -m helpers.grade --merge OUT SHARD [SHARD ...] [--exercises FILE]
 
 ``SUBMISSIONS`` holds ``<learner>/<notebook>.ipynb`` (or ``<learner>.ipynb``).
@@ -19,8 +20,15 @@ on Ctrl-C), the gradebooks, ``answers.csv``, ``feedback/`` and
 
 A rerun into the same ``DIR`` grades only the hand-ins that are new or changed
 (or whose learner's entry, the answer key, helpers or the settings changed:
-:mod:`helpers.teacher.fingerprint`), takes the other records as they are, and
-rebuilds every file from all of them; ``--regrade`` grades everything again.
+:mod:`helpers.teacher.fingerprint`), and those whose record holds a problem
+of the grader's side (``grader-error``, ``load-timeout``), takes the other
+records as they are, and rebuilds every file from all of them; ``--regrade``
+grades everything again, ``--regrade-grader-side`` also the ``timeout``
+records of graders that counted wall-clock time.
+
+``--timeout`` is CPU seconds of all a notebook's processes (a busy machine
+does not spend it: :mod:`helpers.teacher.limits`); ``--wall-timeout`` is the
+wall-clock safety net (default ten times ``--timeout``, at least 600 s).
 ``--shard K/N`` grades a fixed 1/N of the class (by learner id) into ``DIR``;
 ``--merge`` builds one output from the shards' folders
 (:mod:`helpers.teacher.shards`). See :mod:`helpers.teacher.grading` for how one
@@ -43,7 +51,7 @@ from typing import TYPE_CHECKING, Any
 
 from helpers.teacher import sandbox as sb
 from helpers.teacher.progress import Progress
-from helpers.teacher.results import NotebookResult
+from helpers.teacher.results import GRADER_SIDE, MAYBE_GRADER_SIDE, NotebookResult
 
 if TYPE_CHECKING:
     from helpers.teacher.submissions import Submission
@@ -149,7 +157,13 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("submissions", type=Path, nargs="?",
                         help="folder of <learner>/<notebook>.ipynb or <learner>.ipynb")
     parser.add_argument("--out", type=Path, help="folder for the results (new, empty, or an earlier run's: resumed)")
-    parser.add_argument("--timeout", type=float, default=60, help="seconds for all cells of one notebook (60)")
+    parser.add_argument("--timeout", type=float, default=60,
+                        help="CPU seconds for all cells of one notebook, all its processes together (60); time "
+                             "waiting for a core on a busy machine does not count")
+    parser.add_argument("--wall-timeout", type=float, metavar="SECONDS",
+                        help="wall-clock safety net for one notebook (default: 10 x --timeout, at least 600): "
+                             "stops sleeps and hangs; stopped there with CPU time left is a grader-side "
+                             "load-timeout, graded again by the next run")
     parser.add_argument("--jobs", type=int, default=1, help="notebooks graded at the same time (1)")
     parser.add_argument("--memory", type=int, default=4096,
                         help="MB for one notebook: its processes and /tmp together with cgroups, else each process")
@@ -171,6 +185,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                         help="grade even when notebooks check exercise ids the grader does not know")
     parser.add_argument("--regrade", action="store_true",
                         help="grade every hand-in again, even those an earlier run into --out graded unchanged")
+    parser.add_argument("--regrade-grader-side", action="store_true",
+                        help="grade again only the records whose problem is the grader's or the machine's "
+                             "(grader-error, load-timeout, an earlier grader's wall-clock timeout), and what is new")
     parser.add_argument("--shard", metavar="K/N",
                         help="grade only shard K of N (0 <= K < N) of the learners, by id, into --out (a cluster)")
     parser.add_argument("--merge", nargs="+", type=Path, metavar=("OUT", "SHARD"),
@@ -198,6 +215,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         parser.error(f"{args.submissions} is not a folder")
     if not args.timeout > 0:
         parser.error(f"--timeout must be above 0 seconds, got {args.timeout:g}")
+    if args.wall_timeout is not None and not args.wall_timeout >= args.timeout:
+        parser.error(f"--wall-timeout must be at least --timeout ({args.timeout:g} s), got {args.wall_timeout:g}")
+    if args.regrade and args.regrade_grader_side:
+        parser.error("--regrade grades everything again; leave out --regrade-grader-side")
     if args.jobs < 1 or args.memory < 256:
         parser.error("--jobs must be at least 1 and --memory at least 256 (MB)")
     if args.shard is not None:
@@ -269,7 +290,8 @@ def _grade(args, plan, key, sandbox, limits, submissions, unmatched, session: Pa
     run_settings = fingerprint.run_settings(args.timeout, args.memory, sandbox.kind, limits.kind)
     prints = {s.notebook: fingerprint.notebook_fingerprint(s.sha256, plan.learner_digest(s.learner), version,
                                                            run_settings) for s in submissions}
-    stored, why = stored_records(args.out, submissions, prints, sandbox, args.regrade, plan)
+    stored, why = stored_records(args.out, submissions, prints, sandbox, args.regrade, plan,
+                                 MAYBE_GRADER_SIDE if args.regrade_grader_side else GRADER_SIDE)
     taken = {record.notebook for record in stored}
     to_grade = [s for s in submissions if s.notebook not in taken]
     unknown, personal = read_ahead(to_grade)
@@ -281,7 +303,7 @@ def _grade(args, plan, key, sandbox, limits, submissions, unmatched, session: Pa
               "course secret of their release with --secret FILE (or its manifest with --assignment FILE)",
               file=sys.stderr)
         return 2
-    said = [sandbox.describe(), limits.describe(args.memory)]
+    said = [sandbox.describe(), limits.describe(args.memory), time_limits(args)]
     print("\n".join(said), flush=True)
     for name in unmatched:
         print(f"not graded: {name} (no learner of the assignment's roster has this id)", flush=True)
@@ -305,7 +327,7 @@ def _grade(args, plan, key, sandbox, limits, submissions, unmatched, session: Pa
         store.mark_unsandboxed()
     settings = grading.Settings(
         sandbox=sandbox, key=key, session=session, course=course, timeout=args.timeout, memory_mb=args.memory,
-        watch=watch, keep=args.keep, concurrent=args.jobs > 1, plan=plan, limits=limits,
+        wall_timeout=args.wall_timeout, watch=watch, keep=args.keep, concurrent=args.jobs > 1, plan=plan, limits=limits,
     )
 
     def done(number: int, result) -> None:
@@ -337,11 +359,35 @@ def _grade(args, plan, key, sandbox, limits, submissions, unmatched, session: Pa
             shard.complete = True
             shard.write(args.out)
     print(store.summary(len(stored)) + (", shard.json" if shard is not None else ""))
+    warn_grader_side(store.results.values())
     return 0
 
 
+def time_limits(args: argparse.Namespace) -> str:
+    """One line: what --timeout counts and the wall-clock safety net."""
+    from helpers.teacher.grading import wall_net
+
+    net = wall_net(args.timeout, args.wall_timeout)
+    return (f"time: {args.timeout:g} s of CPU time per notebook, all its processes together (waiting for a core "
+            f"does not count); a wall-clock safety net of {net:g} s")
+
+
+def warn_grader_side(results) -> None:
+    """Say loudly which records the grader's side spoiled (load-timeout, grader-error): the next run regrades them."""
+    spoiled = sorted(result.notebook for result in results if set(result.codes) & set(GRADER_SIDE))
+    if not spoiled:
+        return
+    named = ", ".join(spoiled[:5]) + (f" and {len(spoiled) - 5} more" if len(spoiled) > 5 else "")
+    text = (f"WARNING: {len(spoiled)} notebook(s) were not graded fairly, on the grader's side (load-timeout: the "
+            f"machine was too busy or the notebook waited; grader-error): {named}. Their points may be too low: "
+            "run the same command again to grade them again")
+    print(text, flush=True)
+    if not sys.stdout.isatty():
+        print(text, file=sys.stderr, flush=True)
+
+
 def stored_records(out: Path, submissions: Sequence[Submission], prints: dict[str, str], sandbox: sb.Sandbox,
-                   regrade: bool, plan) -> tuple[list[NotebookResult], str]:
+                   regrade: bool, plan, again: Sequence[str] = ()) -> tuple[list[NotebookResult], str]:
     """The earlier records in ``out`` that may stand for their hand-ins now (:func:`reusable`), and a line saying
     what happens. Read before anything is written into ``out``."""
     from helpers.teacher import reports
@@ -359,7 +405,7 @@ def stored_records(out: Path, submissions: Sequence[Submission], prints: dict[st
     taken = []
     for submission in submissions:
         stored = reports.stored(out, submission.notebook)
-        if stored is None or reusable(stored, submission, prints[submission.notebook], sandbox.kind):
+        if stored is None or reusable(stored, submission, prints[submission.notebook], sandbox.kind, again):
             continue
         if plan.manifest is not None and not {p.code for p in stored.problems} & {"not-a-file", "invalid-notebook"}:
             from helpers.teacher.grading import COPY_PROBLEMS, copy_problems
@@ -373,12 +419,14 @@ def stored_records(out: Path, submissions: Sequence[Submission], prints: dict[st
                    f"records stand; grading {total - len(taken)}")
 
 
-def reusable(stored: NotebookResult, submission: Submission, fingerprint: str, sandbox: str) -> str:
+def reusable(stored: NotebookResult, submission: Submission, fingerprint: str, sandbox: str,
+             again: Sequence[str] = GRADER_SIDE) -> str:
     """'' when an earlier record may stand for this hand-in now, else why not.
 
     Only a record made for the same fingerprint (:mod:`helpers.teacher.fingerprint`: the same bytes, the same
-    learner's entry, key version and settings), in the same sandbox, with no grader-error and no change of the
-    file while it was graded. The records live in --out, which no sandboxed notebook sees.
+    learner's entry, key version and settings), in the same sandbox, with no problem of the grader's side
+    (``again``: grader-error, load-timeout) and no change of the file while it was graded. The records live in
+    --out, which no sandboxed notebook sees.
     """
     if stored.learner != submission.learner or stored.notebook != submission.notebook:
         return "another hand-in's record"
@@ -387,8 +435,8 @@ def reusable(stored: NotebookResult, submission: Submission, fingerprint: str, s
     if stored.sandbox != sandbox:
         return "graded in another sandbox"
     codes = set(stored.codes)
-    if "grader-error" in codes or "submission-changed" in codes:
-        return "the grader failed on it, or the file changed while it was graded"
+    if codes & {*again, "submission-changed"}:
+        return "the grader's side spoiled it, or the file changed while it was graded"
     return ""
 
 

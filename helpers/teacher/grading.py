@@ -14,7 +14,9 @@ it runs: :func:`start` (steps 1 and 2, and the kernel's launch) and
    (:mod:`helpers.teacher.limits`);
 3. start the kernel in the sandbox, on the run's keyless course (helpers
    without :mod:`helpers.exercises.lessons`, with the questions; the data), and
-   run every cell, errors included, with one deadline of ``timeout`` seconds;
+   run every cell, errors included, within ``timeout`` CPU seconds of all the
+   notebook's processes and a wall-clock safety net of ``wall_timeout``
+   seconds (:class:`helpers.teacher.kernel.Budget`);
    then the grader's last cell sends the hidden inputs of the function
    exercises this notebook is graded on and gave a function for, and the
    kernel answers with what the learner's functions return on them
@@ -42,8 +44,8 @@ from pathlib import Path
 from helpers.exercises import REGISTRY
 from helpers.teacher import sandbox as sb
 from helpers.teacher.judging import AnswerKey, checked_ids, judge_notebook, unanswered
-from helpers.teacher.kernel import KernelProcess, Run, run_notebook, start_kernel
-from helpers.teacher.limits import Limits, NotebookGroup, find_limits, tmp_megabytes
+from helpers.teacher.kernel import Budget, KernelProcess, Run, run_notebook, start_kernel
+from helpers.teacher.limits import Limits, NotebookGroup, cpu_meter, find_limits, tmp_megabytes
 from helpers.teacher.logbook import LogReading, read_log_bytes
 from helpers.teacher.manifest import notebook_digest, text_digest
 from helpers.teacher.plan import Plan
@@ -87,8 +89,9 @@ class Settings:
     key: AnswerKey
     session: Path
     course: Path
-    timeout: float = 60.0
+    timeout: float = 60.0  # CPU seconds of all the notebook's processes
     memory_mb: int = 4096
+    wall_timeout: float | None = None  # the wall-clock safety net; None: wall_net(timeout)
     watch: sb.OutsideWatch | None = None
     keep: bool = False
     plan: Plan = field(default_factory=Plan)
@@ -271,11 +274,17 @@ def _run_and_judge(state: Started, settings: Settings) -> None:
         problems.extend(stop_leftovers(marker, connection, before_shutdown=True))
 
     sources = [cell.source if cell.cell_type == "code" else "" for cell in state.notebook.cells]  # type: ignore[attr-defined]
+    also = None if settings.sandbox.bwrap else (lambda: sb.marked_processes(marker))  # bwrap keeps its orphans
+    net = wall_net(settings.timeout, settings.wall_timeout)
+    budget = Budget(settings.timeout, net, cpu_meter(state.group, kernel.process.pid, also))
+    run: Run | None = None
     try:
-        run = run_notebook(sources, finish_code, kernel, settings.timeout, before_kill)
+        run = run_notebook(sources, finish_code, kernel, budget, before_kill)
         problems += stop_leftovers(marker, connection, before_shutdown=False)
     finally:
         out_of_memory = state.group.out_of_memory() if state.group else False
+        if run_stopped(run) and state.group and state.group.at_memory_limit():
+            out_of_memory = True  # stopped while its memory stood at the limit: the memory is why
         if state.group:
             state.group.remove()
             state.group = None
@@ -329,16 +338,36 @@ def outside_assignment(events: list[dict], only: dict[str, float] | None) -> lis
     return [Problem("not-in-assignment", f"answers for {shown} were ignored: not part of this assignment")]
 
 
+def wall_net(timeout: float, wall_timeout: float | None = None) -> float:
+    """The wall-clock safety net: ``wall_timeout``, else ten times the CPU budget and at least 10 minutes."""
+    return wall_timeout if wall_timeout is not None else max(10 * timeout, 600.0)
+
+
+def run_stopped(run: Run | None) -> bool:
+    """True when the notebook was stopped for time (its memory may have been the cause)."""
+    return run is not None and run.ended in ("cpu-time", "load-timeout")
+
+
 def run_problems(run: Run, settings: Settings, out_of_memory: bool) -> list[Problem]:
-    """The problems of how the run went: cell errors, timeout, a dead kernel, memory, output, the last cell."""
+    """The problems of how the run went: cell errors, time, a dead kernel, memory, output, the last cell."""
     problems = cell_errors(run, settings.memory_mb)
     words = f" ({run.last_words()})" if run.last_words() else ""
     if out_of_memory:
         said = (f"the notebook's processes and its /tmp together went past {settings.memory_mb} MB: the system "
                 "stopped a process" + (" (the kernel: the notebook ended there)" if run.ended == "died" else ""))
+        if run_stopped(run):
+            said = (f"the notebook's processes and its /tmp together reached {settings.memory_mb} MB and it was "
+                    "stopped there")
         problems.append(Problem("memory-limit", said))
-    if run.ended == "timeout":
-        problems.append(Problem("timeout", f"still running after {settings.timeout:g} s: stopped"))
+    if run.ended == "cpu-time" and not out_of_memory:
+        problems.append(Problem("cpu-time", f"its processes used over {settings.timeout:g} s of CPU time (an "
+                                f"endless loop?): stopped after {run.wall_seconds:g} s"))
+    elif run.ended == "load-timeout" and not out_of_memory:
+        net = wall_net(settings.timeout, settings.wall_timeout)
+        problems.append(Problem("load-timeout", (
+            f"still running after {net:g} s of wall-clock time, having used only "
+            f"{run.cpu_seconds:g} s of its {settings.timeout:g} s of CPU time: the machine was too busy, or the "
+            "notebook waits (a sleep, input): the grader's side; the next run grades it again")))
     elif run.ended == "died" and not out_of_memory:
         problems.append(Problem("kernel-died", f"the kernel died{words}"))
     elif run.ended == "too-much-output":

@@ -18,7 +18,11 @@ folder. What comes back:
   notebook replaces later leads nowhere.
 
 :func:`run_notebook` runs every code cell, then asks ``finish`` for the last
-cell's code (it sees the check log up to then), with one deadline for all of it.
+cell's code (it sees the check log up to then), within one :class:`Budget` for
+all of it: CPU seconds of all the notebook's processes (``cpu-time`` when spent),
+and a much longer wall-clock safety net for a notebook that waits (a sleep, a
+hang) or a machine too busy to run it (``load-timeout``: the grader's side, not
+the notebook's, when the CPU budget was not spent).
 """
 
 from __future__ import annotations
@@ -48,6 +52,46 @@ STDERR_TAIL = 4096
 MAX_OUTPUT_BYTES = 64 * 1024**2  # everything a notebook prints, plots and raises (lessons stay far below)
 MAX_MESSAGE_BYTES = 16 * 1024**2
 START_SECONDS = 60.0
+CPU_CHECK_SECONDS = 0.25  # how often the notebook's CPU account is read while a cell runs
+
+
+@dataclass
+class Budget:
+    """What one notebook may take: ``cpu_seconds`` of CPU in all its processes (``used()`` says how many so
+    far), within ``wall_seconds`` of wall-clock time at most (the safety net)."""
+
+    cpu_seconds: float
+    wall_seconds: float
+    used: Callable[[], float] = lambda: 0.0
+    started_cpu: float = 0.0
+    started_wall: float = 0.0
+    wall_deadline: float = float("inf")
+    checked: float = 0.0
+    spent: float = 0.0
+
+    def start(self) -> None:
+        """The budget starts now (the first cell): what the kernel's start took is not counted."""
+        self.started_wall = self.checked = time.monotonic()
+        self.wall_deadline = self.started_wall + self.wall_seconds
+        self.started_cpu = self.used()
+
+    def cpu(self) -> float:
+        """CPU seconds the notebook used since :meth:`start`."""
+        self.spent = max(self.spent, self.used() - self.started_cpu)
+        return self.spent
+
+    def check(self, now: float) -> None:
+        """Raise Stopped('cpu-time') past the CPU budget, Stopped('load-timeout') past the wall-clock net."""
+        if now - self.checked >= CPU_CHECK_SECONDS or now > self.wall_deadline:
+            self.checked = now
+            if self.cpu() > self.cpu_seconds:
+                raise Stopped("cpu-time")
+        if now > self.wall_deadline:
+            raise Stopped("load-timeout")
+
+    def wall(self) -> float:
+        """Wall-clock seconds since :meth:`start`."""
+        return time.monotonic() - self.started_wall if self.started_wall else 0.0
 
 
 class Drain:
@@ -145,7 +189,7 @@ class Run:
     """What running a notebook gave: cell errors, how it ended, the check log, the last cell's result."""
 
     errors: list[CellError] = field(default_factory=list)
-    ended: str = "done"  # done, timeout, died, too-much-output, no-start
+    ended: str = "done"  # done, cpu-time, load-timeout, died, too-much-output, no-start
     detail: str = ""
     log: bytes = b""
     log_overflow: bool = False
@@ -153,6 +197,8 @@ class Run:
     finish_error: str = ""
     stderr: bytes = b""
     output_bytes: int = 0
+    cpu_seconds: float = 0.0  # CPU the notebook's processes used, from its first cell on
+    wall_seconds: float = 0.0
 
     def last_words(self) -> str:
         """The kernel's last line on stderr, short (for a kernel that died or did not start)."""
@@ -311,7 +357,7 @@ def _handshake(client: Client, deadline: float, need_iopub: bool) -> None:
             heard |= channel == "iopub"
 
 
-def execute(client: Client, code: str, deadline: float, number: int, run: Run) -> dict | None:
+def execute(client: Client, code: str, budget: Budget, number: int, run: Run) -> dict | None:
     """Run one cell; note its error in ``run``; its execute_result's data (None without one). Raises Stopped."""
     msg_id = client.send("execute_request", {
         "code": code, "silent": False, "store_history": True, "user_expressions": {}, "allow_stdin": False,
@@ -323,11 +369,10 @@ def execute(client: Client, code: str, deadline: float, number: int, run: Run) -
     errors = len(run.errors)
     while not (replied and idle):
         now = time.monotonic()
-        if now > deadline:
-            raise Stopped("timeout")
+        budget.check(now)
         if after_reply is not None and now > after_reply:
             break  # the reply came; a status message lost on the way is not waited for
-        for channel, message in client.poll(min(0.5, deadline - now)):
+        for channel, message in client.poll(max(0.0, min(CPU_CHECK_SECONDS, budget.wall_deadline - now))):
             if message.get("parent_header", {}).get("msg_id") != msg_id:
                 continue
             kind, content = message["msg_type"], message.get("content", {})
@@ -347,28 +392,28 @@ def execute(client: Client, code: str, deadline: float, number: int, run: Run) -
 
 
 def run_notebook(
-    cells: Sequence[str], finish: Callable[[bytes], str | None], kernel: KernelProcess, timeout: float,
+    cells: Sequence[str], finish: Callable[[bytes], str | None], kernel: KernelProcess, budget: Budget,
     stop_leftovers: Callable[[], None],
 ) -> Run:
     """Run each code cell (``cells``: their sources, '' for a markdown cell), then the grader's last cell.
 
     ``finish`` gets the check log as it stood when the learner's cells were
-    done and gives the last cell's code (or None: nothing to run). One deadline,
-    ``timeout`` seconds after the kernel answered, covers everything.
+    done and gives the last cell's code (or None: nothing to run). One
+    ``budget``, started when the kernel answered, covers everything.
     """
     run = Run()
     client = None
     try:
         client = connect(kernel, time.monotonic() + START_SECONDS)
-        deadline = time.monotonic() + timeout
+        budget.start()
         for number, source in enumerate(cells, start=1):
             if source.strip():
-                execute(client, source, deadline, number, run)
+                execute(client, source, budget, number, run)
         run.log = kernel.log.mark()
         code = finish(run.log)
         if code:
             before = len(run.errors)
-            run.finish_result = execute(client, code, deadline, len(cells) + 1, run)
+            run.finish_result = execute(client, code, budget, len(cells) + 1, run)
             finishing = run.errors[before:]
             del run.errors[before:]
             run.finish_error = f"{finishing[0].name}: {finishing[0].text}" if finishing else ""
@@ -379,6 +424,7 @@ def run_notebook(
     finally:
         if client is not None:
             run.output_bytes = client.received
+            run.cpu_seconds, run.wall_seconds = round(budget.cpu(), 2), round(budget.wall(), 2)
         stop_leftovers()
         kernel.kill()
         if client is not None:
