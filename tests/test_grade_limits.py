@@ -110,3 +110,18 @@ def test_rerunning_only_the_grader_sides_records_needs_no_other_flag(tmp_path):
     assert grader.reusable(stored, submission, "f1", "bwrap", grader.MAYBE_GRADER_SIDE) != ""
     stored.problems = [Problem("cpu-time", "x")]
     assert grader.reusable(stored, submission, "f1", "bwrap", grader.MAYBE_GRADER_SIDE) == "", "the notebook's own"
+
+
+BOMB = ("blocks = []\nwhile True:\n    try:\n        blocks.append(b'\\x01' * (32 * 1024**2))\n"
+        "    except MemoryError:\n        pass")
+
+
+@pytest.mark.parametrize("kind", ["auto", "process"])
+def test_a_memory_bomb_is_memory_limit_never_a_time_limit(tmp_path, kind):
+    # it takes memory until the limit, then holds there and spins: stopped for time, reported for its memory
+    write_class(tmp_path / "submissions", {"bomber": [IMPORT, f"check('explain-rr-mean', {RIGHT!r})", BOMB]})
+    grade(tmp_path / "submissions", tmp_path / "out", "--timeout", "3", "--memory", "1536", "--limits", kind)
+    said = problems(records(tmp_path / "out")["bomber"])
+    assert "memory-limit" in said and "1536 MB" in said["memory-limit"], said
+    assert not {"timeout", "cpu-time", "load-timeout"} & set(said), said
+    assert points(records(tmp_path / "out")["bomber"]) == 1.0

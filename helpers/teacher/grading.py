@@ -45,7 +45,7 @@ from helpers.exercises import REGISTRY
 from helpers.teacher import sandbox as sb
 from helpers.teacher.judging import AnswerKey, checked_ids, judge_notebook, unanswered
 from helpers.teacher.kernel import Budget, KernelProcess, Run, run_notebook, start_kernel
-from helpers.teacher.limits import Limits, NotebookGroup, cpu_meter, find_limits, tmp_megabytes
+from helpers.teacher.limits import Limits, NotebookGroup, cpu_meter, find_limits, tmp_megabytes, tree_largest_bytes
 from helpers.teacher.logbook import LogReading, read_log_bytes
 from helpers.teacher.manifest import notebook_digest, text_digest
 from helpers.teacher.plan import Plan
@@ -270,7 +270,10 @@ def _run_and_judge(state: Started, settings: Settings) -> None:
         inputs = key.hidden_inputs(wanted)
         return FINISH.format(inputs=repr(inputs)) if inputs else None
 
+    largest = [0]  # the largest address space of its processes when it stopped (at the limit: memory was why)
+
     def before_kill() -> None:
+        largest[0] = tree_largest_bytes(kernel.process.pid)
         problems.extend(stop_leftovers(marker, connection, before_shutdown=True))
 
     sources = [cell.source if cell.cell_type == "code" else "" for cell in state.notebook.cells]  # type: ignore[attr-defined]
@@ -283,8 +286,11 @@ def _run_and_judge(state: Started, settings: Settings) -> None:
         problems += stop_leftovers(marker, connection, before_shutdown=False)
     finally:
         out_of_memory = state.group.out_of_memory() if state.group else False
-        if run_stopped(run) and state.group and state.group.at_memory_limit():
+        at_limit = largest[0] >= 0.9 * settings.memory_mb * 1024**2
+        if run_stopped(run) and (at_limit or (state.group is not None and state.group.at_memory_limit())):
             out_of_memory = True  # stopped while its memory stood at the limit: the memory is why
+        if run is not None and run.ended == "died" and "MemoryError" in run.last_words():
+            out_of_memory = True
         if state.group:
             state.group.remove()
             state.group = None

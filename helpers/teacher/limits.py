@@ -225,6 +225,22 @@ def tree_cpu_seconds(pid: int, also: Callable[[], list[int]] | None = None) -> f
     return total
 
 
+def tree_largest_bytes(pid: int) -> int:
+    """The largest address space of a process in the tree under ``pid`` (what RLIMIT_AS caps each one at)."""
+    try:
+        root = psutil.Process(pid)
+        processes = [root, *root.children(recursive=True)]
+    except psutil.Error:
+        return 0
+    largest = 0
+    for process in processes:
+        try:
+            largest = max(largest, process.memory_info().vms)
+        except psutil.Error:
+            continue
+    return largest
+
+
 def cpu_meter(group: NotebookGroup | None, pid: int, also: Callable[[], list[int]] | None = None,
               ) -> Callable[[], float]:
     """A function giving the CPU seconds a notebook used so far: its group's account, else its process tree."""
