@@ -8,6 +8,7 @@ graded again by the next plain run.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -125,3 +126,74 @@ def test_a_memory_bomb_is_memory_limit_never_a_time_limit(tmp_path, kind):
     assert "memory-limit" in said and "1536 MB" in said["memory-limit"], said
     assert not {"timeout", "cpu-time", "load-timeout"} & set(said), said
     assert points(records(tmp_path / "out")["bomber"]) == 1.0
+
+
+def many_cells(path: Path, count: int) -> None:
+    """A notebook of ``count`` one-line code cells, written as JSON text (fast: no nbformat)."""
+    cell = ('{"cell_type": "code", "execution_count": null, "id": "c%d", "metadata": {}, "outputs": [], '
+            '"source": "x = 1"}')
+    cells = ",\n".join(cell % number for number in range(count))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('{"cells": [' + cells + '], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}')
+
+
+def test_a_hand_in_over_the_caps_is_too_large_unparsed_and_nbformats_warnings_go_into_its_record(tmp_path):
+    from helpers.teacher import submissions as found
+
+    submissions = tmp_path / "submissions"
+    many_cells(submissions / "huge" / "01_mine.ipynb", 200_000)
+    twice = new_notebook(cells=[new_code_cell(IMPORT), new_code_cell(f"check('explain-rr-mean', {RIGHT!r})")])
+    twice.cells[1].id = twice.cells[0].id  # nbformat repairs it, and warns
+    (submissions / "twin").mkdir()
+    (submissions / "twin" / "01_mine.ipynb").write_text(json.dumps(twice))
+    big = submissions / "bulky" / "01_mine.ipynb"
+    big.parent.mkdir()
+    with big.open("wb") as handle:  # over the byte cap: never read whole, only its digest taken
+        handle.truncate(found.MAX_HAND_IN_BYTES + 1)
+    read = {submission.learner: submission for submission in found.read_submissions(submissions)}
+    assert read["huge"].too_large == "200,000 cells: over the grader's cap of 5,000"
+    assert read["bulky"].too_large.endswith("over the grader's cap of 50 MB") and read["bulky"].data == b""
+    assert read["bulky"].sha256 == hashlib.sha256(big.read_bytes()).hexdigest()
+    assert read["twin"].too_large == ""
+
+    first = grade(submissions, tmp_path / "out", "--timeout", "30", "--jobs", "2")
+    graded = records(tmp_path / "out")
+    for learner in ("huge", "bulky"):
+        assert set(problems(graded[learner])) == {"too-large"} and points(graded[learner]) == 0.0
+        assert graded[learner]["answers"], "0 out of its lesson's points"
+    twin = problems(graded["twin"])
+    assert "nbformat-warning" in twin and "Non-unique cell id" in twin["nbformat-warning"]
+    assert points(graded["twin"]) == 1.0
+    assert "Non-unique" not in first.stdout + first.stderr and "Warning" not in first.stderr
+
+    again = grade(submissions, tmp_path / "out", "--timeout", "30", "--jobs", "2")
+    assert "3 of 3 notebooks unchanged" in again.stdout, again.stdout
+
+
+def test_a_rerun_compares_digests_and_never_validates_a_stored_hand_in(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    from helpers.teacher import grade as grader
+    from helpers.teacher import submissions as found
+    from helpers.teacher.results import NotebookResult, write_result
+    from helpers.teacher.sandbox import Sandbox
+
+    many_cells(tmp_path / "in" / "ann.ipynb", 3)
+    submission = found.read_submissions(tmp_path / "in")[0]
+    (tmp_path / "out" / "results").mkdir(parents=True)
+    (tmp_path / "out" / "gradebook.csv").write_text("")
+    write_result(tmp_path / "out" / "results", NotebookResult("ann", "ann.ipynb", sandbox="bwrap", fingerprint="f"))
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a stored hand-in was parsed with nbformat again")
+
+    monkeypatch.setattr(found, "read_notebook", refuse)
+    released = found.peek_notebook(submission.data)
+    from helpers.teacher.manifest import notebook_digest
+
+    manifest = SimpleNamespace(released={"01": notebook_digest(released)}, learners=[], learner=lambda i: None)
+    plan = SimpleNamespace(manifest=manifest)  # the copy problems are worked out again, from the JSON alone
+    taken, _ = grader.stored_records(tmp_path / "out", [submission], {"ann.ipynb": "f"}, Sandbox("/usr/bin/bwrap"),
+                                     False, plan)
+    assert [record.learner for record in taken] == ["ann"]
+    assert [problem.code for problem in taken[0].problems] == ["released-copy"]

@@ -391,7 +391,7 @@ def stored_records(out: Path, submissions: Sequence[Submission], prints: dict[st
     """The earlier records in ``out`` that may stand for their hand-ins now (:func:`reusable`), and a line saying
     what happens. Read before anything is written into ``out``."""
     from helpers.teacher import reports
-    from helpers.teacher.submissions import read_notebook
+    from helpers.teacher.submissions import peek_notebook
 
     total = len(submissions)
     if regrade:
@@ -407,11 +407,13 @@ def stored_records(out: Path, submissions: Sequence[Submission], prints: dict[st
         stored = reports.stored(out, submission.notebook)
         if stored is None or reusable(stored, submission, prints[submission.notebook], sandbox.kind, again):
             continue
-        if plan.manifest is not None and not {p.code for p in stored.problems} & {"not-a-file", "invalid-notebook"}:
+        unread = {"not-a-file", "invalid-notebook", "too-large"}
+        notebook = peek_notebook(submission.data) if plan.manifest is not None else None  # no nbformat check
+        if notebook is not None and not {p.code for p in stored.problems} & unread:
             from helpers.teacher.grading import COPY_PROBLEMS, copy_problems
 
             kept = [problem for problem in stored.problems if problem.code not in COPY_PROBLEMS]
-            stored.problems = copy_problems(read_notebook(submission.data), submission.learner, plan) + kept
+            stored.problems = copy_problems(notebook, submission.learner, plan) + kept
         taken.append(stored)
     if not taken:
         return [], f"grading {total} notebooks"
@@ -459,18 +461,18 @@ def merge_main(args: argparse.Namespace) -> int:
 
 
 def read_ahead(submissions: Sequence[Submission]) -> tuple[str, list[str]]:
-    """Each hand-in parsed once before any run: what its unknown exercise ids call for (:func:`unknown_message`),
-    and the hand-ins from a release with --roster (their numbers are the learner's own)."""
+    """Each hand-in's JSON read before any run (not validated; not at all over the caps): what its unknown
+    exercise ids call for (:func:`unknown_message`), and the hand-ins from a release with --roster (their numbers
+    are the learner's own)."""
     from helpers.exercises import REGISTRY
-    from helpers.teacher.submissions import checked_ids, read_notebook
+    from helpers.teacher.submissions import checked_ids, peek_notebook
 
     found: dict[str, list[str]] = {}
     personal = []
     for submission in submissions:
-        try:
-            notebook = read_notebook(submission.data)
-        except ValueError:
-            continue  # graded as invalid-notebook
+        notebook = None if submission.too_large else peek_notebook(submission.data)
+        if notebook is None:
+            continue  # graded as invalid-notebook or too-large
         if notebook.metadata.get("helpers", {}).get("per_learner"):
             personal.append(submission.notebook)
         for exercise_id in checked_ids(notebook):

@@ -7,7 +7,8 @@ it runs: :func:`start` (steps 1 and 2, and the kernel's launch) and
 :func:`finish` (the rest; the timeout starts at the first cell), or
 :func:`discard` for a notebook started and never run (a Ctrl-C). Step by step:
 
-1. parse the bytes read before grading began (a broken file: ``invalid-notebook``);
+1. parse the bytes read before grading began (a broken file: ``invalid-notebook``;
+   one over the caps of :mod:`helpers.teacher.submissions`, never parsed: ``too-large``);
 2. make the notebook's folder ``n<N>/`` in the grader's private session folder:
    ``work/`` (the kernel's working directory, with a copy of the notebook) and
    what the kernel needs; a cgroup of its own where the machine allows it
@@ -148,12 +149,19 @@ def start(submission: Submission, settings: Settings, number: int) -> Started:
         result.problems.append(Problem("not-a-file", submission.refused))
         state.done = True
         return state
+    if submission.too_large:
+        result.problems.append(Problem("too-large", f"{submission.too_large}: not run"))
+        state.done = True
+        return state
+    warned: list[str] = []
     try:
-        state.notebook = read_notebook(submission.data)
+        state.notebook = read_notebook(submission.data, warned)
     except ValueError as error:
         result.problems.append(Problem("invalid-notebook", str(error)))
         state.done = True
         return state
+    if warned:
+        result.problems.append(Problem("nbformat-warning", "; ".join(warned)[:300]))
     state.lessons = lessons_of(state.notebook, submission.notebook)
     result.lesson = ", ".join(state.lessons)
     result.problems += copy_problems(state.notebook, submission.learner, settings.plan)

@@ -21,6 +21,8 @@ from pathlib import Path
 PROBLEMS = {
     "not-a-file": "the hand-in is a link, a device or a pipe, not a notebook file: it was not read",
     "invalid-notebook": "the file is not a notebook the grader can read",
+    "too-large": "the file is over the grader's cap on size or on cells: it was not run",
+    "nbformat-warning": "nbformat warned about the file (a repaired duplicate cell id, ...): graded all the same",
     "raised": "a cell stopped with an error (the cells after it still ran)",
     "cpu-time": "the notebook's processes used more CPU time than the limit (an endless loop?) and it was stopped",
     "load-timeout": "the grader stopped the notebook at its wall-clock safety net before it had used its CPU time "
