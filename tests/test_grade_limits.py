@@ -197,3 +197,30 @@ def test_a_rerun_compares_digests_and_never_validates_a_stored_hand_in(tmp_path,
                                      False, plan)
     assert [record.learner for record in taken] == ["ann"]
     assert [problem.code for problem in taken[0].problems] == ["released-copy"]
+
+
+WRITER = ("import os\nchunk = b'\\x01' * (8 * 1024**2)\nfor number in range(10_000):\n"
+          "    with open(os.path.join({where}, f'f{{number}}'), 'wb') as handle:\n        handle.write(chunk)")
+
+
+@pytest.mark.parametrize("sandbox", ["bwrap", "none"])
+def test_a_notebook_that_writes_past_its_disk_budget_is_disk_limit(tmp_path, sandbox):
+    from helpers.teacher.sandbox import find_sandbox
+
+    if sandbox == "bwrap" and find_sandbox("auto").bwrap is None:
+        pytest.skip("bubblewrap does not work here")
+    write_class(tmp_path / "submissions", {
+        "folder": [IMPORT, f"check('explain-rr-mean', {RIGHT!r})", WRITER.format(where="'.'")],
+        "tmp": [IMPORT, f"check('explain-rr-mean', {RIGHT!r})", WRITER.format(where="'/tmp'" if sandbox == "bwrap"
+                                                                                  else "os.environ['TMPDIR']")],
+        "home": [IMPORT, f"check('explain-rr-mean', {RIGHT!r})", WRITER.format(where="os.path.expanduser('~')")],
+    })
+    done = grade(tmp_path / "submissions", tmp_path / "out", "--disk", "64", "--timeout", "60", "--sandbox", sandbox,
+                 "--jobs", "2")
+    assert "disk: 64 MB for its folder and /tmp together" in done.stdout
+    found = records(tmp_path / "out")
+    for learner in ("folder", "tmp", "home"):
+        said = problems(found[learner])
+        assert "disk-limit" in said and "64 MB" in said["disk-limit"], (learner, said)
+        assert not {"cpu-time", "load-timeout"} & set(said), (learner, said)
+        assert points(found[learner]) == 1.0

@@ -4,7 +4,7 @@ Usage::
 
     python -m helpers.grade SUBMISSIONS --out DIR [--assignment MANIFEST] [--timeout 60] [--wall-timeout S]
                             [--jobs 1]
-                            [--memory 4096] [--sandbox auto|bwrap|none] [--limits auto|cgroup|process]
+                            [--memory 4096] [--disk 1024] [--sandbox auto|bwrap|none] [--limits auto|cgroup|process]
                             [--exercises FILE] [--points FILE] [--expect IDS_OR_LESSONS] [--secret FILE]
                             [--shard K/N] [--regrade | --regrade-grader-side] [--keep]
     python -m helpers.grade --merge OUT SHARD [SHARD ...] [--exercises FILE]
@@ -167,6 +167,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--jobs", type=int, default=1, help="notebooks graded at the same time (1)")
     parser.add_argument("--memory", type=int, default=4096,
                         help="MB for one notebook: its processes and /tmp together with cgroups, else each process")
+    parser.add_argument("--disk", type=int, default=1024, metavar="MB",
+                        help="MB one notebook may write into its folder and /tmp together (1024): disk-limit past it")
     parser.add_argument("--sandbox", choices=("auto", "bwrap", "none"), default="auto",
                         help="auto: bubblewrap when it works here; bwrap: insist on it; none: no sandbox")
     parser.add_argument("--limits", choices=("auto", "cgroup", "process"), default="auto",
@@ -219,6 +221,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         parser.error(f"--wall-timeout must be at least --timeout ({args.timeout:g} s), got {args.wall_timeout:g}")
     if args.regrade and args.regrade_grader_side:
         parser.error("--regrade grades everything again; leave out --regrade-grader-side")
+    if args.disk < 16:
+        parser.error(f"--disk must be at least 16 (MB), got {args.disk}")
     if args.jobs < 1 or args.memory < 256:
         parser.error("--jobs must be at least 1 and --memory at least 256 (MB)")
     if args.shard is not None:
@@ -327,7 +331,8 @@ def _grade(args, plan, key, sandbox, limits, submissions, unmatched, session: Pa
         store.mark_unsandboxed()
     settings = grading.Settings(
         sandbox=sandbox, key=key, session=session, course=course, timeout=args.timeout, memory_mb=args.memory,
-        wall_timeout=args.wall_timeout, watch=watch, keep=args.keep, concurrent=args.jobs > 1, plan=plan, limits=limits,
+        wall_timeout=args.wall_timeout, disk_mb=args.disk, watch=watch, keep=args.keep, concurrent=args.jobs > 1,
+        plan=plan, limits=limits,
     )
 
     def done(number: int, result) -> None:
@@ -369,7 +374,8 @@ def time_limits(args: argparse.Namespace) -> str:
 
     net = wall_net(args.timeout, args.wall_timeout)
     return (f"time: {args.timeout:g} s of CPU time per notebook, all its processes together (waiting for a core "
-            f"does not count); a wall-clock safety net of {net:g} s")
+            f"does not count); a wall-clock safety net of {net:g} s; disk: {args.disk} MB for its folder and /tmp "
+            "together")
 
 
 def warn_grader_side(results) -> None:

@@ -93,6 +93,7 @@ class Settings:
     timeout: float = 60.0  # CPU seconds of all the notebook's processes
     memory_mb: int = 4096
     wall_timeout: float | None = None  # the wall-clock safety net; None: wall_net(timeout)
+    disk_mb: int = 1024  # what the notebook may write into its folder and /tmp together
     watch: sb.OutsideWatch | None = None
     keep: bool = False
     plan: Plan = field(default_factory=Plan)
@@ -287,7 +288,8 @@ def _run_and_judge(state: Started, settings: Settings) -> None:
     sources = [cell.source if cell.cell_type == "code" else "" for cell in state.notebook.cells]  # type: ignore[attr-defined]
     also = None if settings.sandbox.bwrap else (lambda: sb.marked_processes(marker))  # bwrap keeps its orphans
     net = wall_net(settings.timeout, settings.wall_timeout)
-    budget = Budget(settings.timeout, net, cpu_meter(state.group, kernel.process.pid, also))
+    budget = Budget(settings.timeout, net, cpu_meter(state.group, kernel.process.pid, also),
+                    settings.disk_mb * 1024**2, sb.disk_meter(settings.sandbox, state.root, kernel.process.pid))
     run: Run | None = None
     try:
         run = run_notebook(sources, finish_code, kernel, budget, before_kill)
@@ -364,7 +366,7 @@ def run_stopped(run: Run | None) -> bool:
 
 def run_problems(run: Run, settings: Settings, out_of_memory: bool) -> list[Problem]:
     """The problems of how the run went: cell errors, time, a dead kernel, memory, output, the last cell."""
-    problems = cell_errors(run, settings.memory_mb)
+    problems = cell_errors(run, settings.memory_mb, settings.disk_mb)
     words = f" ({run.last_words()})" if run.last_words() else ""
     if out_of_memory:
         said = (f"the notebook's processes and its /tmp together went past {settings.memory_mb} MB: the system "
@@ -382,6 +384,9 @@ def run_problems(run: Run, settings: Settings, out_of_memory: bool) -> list[Prob
             f"still running after {net:g} s of wall-clock time, having used only "
             f"{run.cpu_seconds:g} s of its {settings.timeout:g} s of CPU time: the machine was too busy, or the "
             "notebook waits (a sleep, input): the grader's side; the next run grades it again")))
+    elif run.ended == "disk-limit":
+        problems.append(Problem("disk-limit", f"its folder and /tmp together held over {settings.disk_mb} MB "
+                                "(or too many files): stopped"))
     elif run.ended == "died" and not out_of_memory:
         problems.append(Problem("kernel-died", f"the kernel died{words}"))
     elif run.ended == "too-much-output":
@@ -394,12 +399,20 @@ def run_problems(run: Run, settings: Settings, out_of_memory: bool) -> list[Prob
     return problems
 
 
-def cell_errors(run: Run, memory_mb: int) -> list[Problem]:
-    """'raised' naming the first cell that raised and how many did; 'memory-limit' for a MemoryError."""
+DISK_FULL = ("No space left on device", "File too large", "Disk quota exceeded")
+
+
+def cell_errors(run: Run, memory_mb: int, disk_mb: int = 1024) -> list[Problem]:
+    """'raised' naming the first cell that raised and how many did; 'memory-limit' for a MemoryError,
+    'disk-limit' for a file system that was full (the sandbox's /tmp) or a file over the size cap."""
     problems = []
     memory = [error.cell for error in run.errors if error.name == "MemoryError"]
     if memory:
         problems.append(Problem("memory-limit", f"cell {memory[0]} ran out of memory (the limit is {memory_mb} MB)"))
+    disk = [error.cell for error in run.errors if any(words in error.text for words in DISK_FULL)]
+    if disk:
+        problems.append(Problem("disk-limit", f"cell {disk[0]} could not write: its /tmp or a file reached the cap "
+                                f"(the disk budget is {disk_mb} MB)"))
     if run.errors:
         first = run.errors[0]
         more = f" ({len(run.errors)} cells raised)" if len(run.errors) > 1 else ""

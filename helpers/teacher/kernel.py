@@ -52,17 +52,20 @@ STDERR_TAIL = 4096
 MAX_OUTPUT_BYTES = 64 * 1024**2  # everything a notebook prints, plots and raises (lessons stay far below)
 MAX_MESSAGE_BYTES = 16 * 1024**2
 START_SECONDS = 60.0
-CPU_CHECK_SECONDS = 0.25  # how often the notebook's CPU account is read while a cell runs
+CPU_CHECK_SECONDS = 0.25  # how often the notebook's CPU account and disk are read while a cell runs
 
 
 @dataclass
 class Budget:
     """What one notebook may take: ``cpu_seconds`` of CPU in all its processes (``used()`` says how many so
-    far), within ``wall_seconds`` of wall-clock time at most (the safety net)."""
+    far), within ``wall_seconds`` of wall-clock time at most (the safety net), and ``disk_bytes`` written into
+    its folder and /tmp together (``written(budget)`` says how many, or more than the budget)."""
 
     cpu_seconds: float
     wall_seconds: float
     used: Callable[[], float] = lambda: 0.0
+    disk_bytes: int = 0  # 0: not checked
+    written: Callable[[int], int] = lambda budget: 0
     started_cpu: float = 0.0
     started_wall: float = 0.0
     wall_deadline: float = float("inf")
@@ -81,11 +84,14 @@ class Budget:
         return self.spent
 
     def check(self, now: float) -> None:
-        """Raise Stopped('cpu-time') past the CPU budget, Stopped('load-timeout') past the wall-clock net."""
+        """Raise Stopped('cpu-time') past the CPU budget, Stopped('disk-limit') past the disk budget,
+        Stopped('load-timeout') past the wall-clock net."""
         if now - self.checked >= CPU_CHECK_SECONDS or now > self.wall_deadline:
             self.checked = now
             if self.cpu() > self.cpu_seconds:
                 raise Stopped("cpu-time")
+            if self.disk_bytes and self.written(self.disk_bytes) > self.disk_bytes:
+                raise Stopped("disk-limit")
         if now > self.wall_deadline:
             raise Stopped("load-timeout")
 
@@ -189,7 +195,7 @@ class Run:
     """What running a notebook gave: cell errors, how it ended, the check log, the last cell's result."""
 
     errors: list[CellError] = field(default_factory=list)
-    ended: str = "done"  # done, cpu-time, load-timeout, died, too-much-output, no-start
+    ended: str = "done"  # done, cpu-time, load-timeout, disk-limit, died, too-much-output, no-start
     detail: str = ""
     log: bytes = b""
     log_overflow: bool = False

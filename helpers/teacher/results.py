@@ -29,6 +29,7 @@ PROBLEMS = {
                     "(a busy machine, or a notebook that waits): the grader's side; the next run grades it again",
     "timeout": "the notebook ran past the time limit and was stopped (an earlier grader's wall-clock limit)",
     "memory-limit": "the notebook asked for more memory than the limit (a cell, or its processes and /tmp together)",
+    "disk-limit": "the notebook wrote more into its folder and /tmp than the limit, and was stopped",
     "too-much-output": "the notebook printed or showed more than the grader takes in, and was stopped",
     "kernel-died": "the Python kernel running the notebook died",
     "no-checks": "no exercise cell recorded an answer",

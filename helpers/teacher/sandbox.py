@@ -28,7 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -292,6 +292,51 @@ def kill_processes(pids: Iterable[int]) -> None:
             os.kill(pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
+
+
+# --- what a notebook wrote: its folder and its /tmp -----------------------------------------------
+
+MOST_FILES = 20_000  # files in a notebook's folder the grader sizes; past it the folder counts as over its budget
+
+
+def folder_bytes(folder: Path, budget: int) -> int:
+    """The bytes of the files under ``folder`` (not following links); past ``budget`` bytes or :data:`MOST_FILES`
+    files it stops counting and returns more than ``budget``."""
+    total = files = 0
+    for current, _, names in os.walk(folder):
+        for name in names:
+            files += 1
+            try:
+                total += os.lstat(os.path.join(current, name)).st_blocks * 512
+            except OSError:
+                continue
+            if total > budget or files > MOST_FILES:
+                return budget + 1
+    return total
+
+
+def sandbox_tmp_bytes(pid: int) -> int:
+    """The bytes used in the /tmp of the bubblewrap sandbox started as ``pid`` (0 when it cannot be seen)."""
+    import psutil
+
+    try:
+        inside = [child.pid for child in psutil.Process(pid).children()]
+    except psutil.Error:
+        return 0
+    for child in inside:
+        try:
+            found = os.statvfs(f"/proc/{child}/root{SANDBOX_TMP}")
+        except OSError:
+            continue
+        return (found.f_blocks - found.f_bfree) * found.f_frsize
+    return 0
+
+
+def disk_meter(sandbox: Sandbox, root: Path, pid: int) -> Callable[[int], int]:
+    """A function of a budget (bytes) giving the bytes the notebook wrote so far: its folder and /tmp together."""
+    if sandbox.bwrap:
+        return lambda budget: folder_bytes(root, budget) + sandbox_tmp_bytes(pid)
+    return lambda budget: folder_bytes(root, budget)  # without bwrap its HOME and TMPDIR are in its folder
 
 
 # --- files outside the notebook's folder ------------------------------------------------------
