@@ -224,3 +224,50 @@ def test_a_notebook_that_writes_past_its_disk_budget_is_disk_limit(tmp_path, san
         assert "disk-limit" in said and "64 MB" in said["disk-limit"], (learner, said)
         assert not {"cpu-time", "load-timeout"} & set(said), (learner, said)
         assert points(found[learner]) == 1.0
+
+
+def test_ctrl_c_stops_at_once_and_keeps_what_was_graded(tmp_path):
+    import signal
+    import time
+
+    from tests.processes import alive, descendants
+
+    learners = {"a": [IMPORT, f"check('explain-rr-mean', {RIGHT!r})"]}
+    learners |= {f"loop{n}": [IMPORT, f"check('explain-rr-mean', {RIGHT!r})", "while True:\n    pass"]
+                 for n in range(3)}
+    write_class(tmp_path / "submissions", learners)
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "helpers.grade", str(tmp_path / "submissions"), "--out", str(out),
+               "--timeout", "600", "--jobs", "2"]
+    grader = subprocess.Popen(command, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 300
+    while not list((out / "results").glob("a__*.json")) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    while len([pid for pid in descendants(grader.pid) if "ipykernel" in _command(pid)]) < 2 \
+            and time.monotonic() < deadline:
+        time.sleep(0.2)  # two loops are running, a third kernel started ahead
+    time.sleep(1)
+    family = descendants(grader.pid)
+    sent = time.monotonic()
+    grader.send_signal(signal.SIGINT)
+    _, err = grader.communicate(timeout=120)
+    print(f"stopped {time.monotonic() - sent:.1f} s after Ctrl-C")  # no assertion on time: the machine is shared
+    assert grader.returncode == 130, err
+    assert "interrupted: 1 of 4 notebooks graded" in err and "Traceback" not in err
+    kept = records(out)
+    assert list(kept) == ["a"] and points(kept["a"]) == 1.0
+    rows = (out / "gradebook.csv").read_text(encoding="utf-8-sig").splitlines()
+    assert len(rows) == 2 and rows[1].startswith("a,") and rows[0].split(",").index("total") == 5
+    assert rows[1].split(",")[5] == "1"
+    deadline = time.monotonic() + 30
+    while [pid for pid in family if alive(pid)] and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not [pid for pid in family if alive(pid)], "no notebook's process outlives the grader"
+
+
+def _command(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""

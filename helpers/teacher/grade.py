@@ -349,16 +349,18 @@ def _grade(args, plan, key, sandbox, limits, submissions, unmatched, session: Pa
         run_all(to_grade, settings, args.jobs, done, grader, stop,
                 numbers=[numbers[s.notebook] for s in to_grade], total=len(submissions))
         cut_short = stop.is_set()
-        store.mark_changed(submissions)
         if not sandbox.bwrap:
             store.mark_unsandboxed()
-        elif tainted and not cut_short:  # every hand-in graded again, in the sandbox: the records are the grader's
-            (args.out / "results" / reports.UNSANDBOXED).unlink(missing_ok=True)
-        if cut_short:
+        if cut_short:  # stop at once: the records are saved; the tables and pages of the new ones are quick
+            store.flush()
             interrupted = f"interrupted: {len(store.results)} of {len(submissions)} notebooks graded"
-            store.finish(said, interrupted)
-            print(f"\n{interrupted}; written to {args.out} (run the same command again to go on)", file=sys.stderr)
+            print(f"\n{interrupted}; records, gradebooks and feedback written to {args.out} (the class report "
+                  "when a run completes: run the same command again to go on)", file=sys.stderr)
             return 130
+        store.mark_changed(submissions)  # a hand-in changed while graded: its record says so (interrupted: its
+        # new bytes are graded by the next run anyway, their fingerprint differs)
+        if tainted and sandbox.bwrap:  # every hand-in graded again, in the sandbox: the records are the grader's
+            (args.out / "results" / reports.UNSANDBOXED).unlink(missing_ok=True)
         store.finish(said)
         if shard is not None:
             shard.complete = True
