@@ -271,3 +271,38 @@ def _command(pid: int) -> str:
         return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
     except OSError:
         return ""
+
+
+PROBES = {  # what a notebook can read of its own sandbox, each raised as its cell's error (the record keeps it)
+    "cmdline-1": "open('/proc/1/cmdline', 'rb').read().replace(b'\\0', b' ').decode()",
+    "cmdline-self": "open('/proc/self/cmdline', 'rb').read().replace(b'\\0', b' ').decode()",
+    "parent": "open(f'/proc/{os.getppid()}/cmdline', 'rb').read().replace(b'\\0', b' ').decode()",
+    "environment": "' '.join(f'{k}={v}' for k, v in os.environ.items() if k != 'PATH')",
+    "folders": "' '.join([os.getcwd(), helpers.__file__, *sys.path])",
+}
+
+
+def test_no_path_of_the_graders_temporary_folder_reaches_the_kernels_command_line_or_environment(tmp_path):
+    from helpers.teacher.sandbox import find_sandbox
+
+    if find_sandbox("auto").bwrap is None:
+        pytest.skip("bubblewrap does not work here")
+    write_class(tmp_path / "submissions", {  # one learner per probe: a record keeps its first error
+        name: [IMPORT, "import os, sys, helpers", f"raise RuntimeError('{name}: ' + {code})"]
+        for name, code in PROBES.items()})
+    temporary = tmp_path / "grader-temp"  # the grader's TMPDIR: its session folder is made in it
+    temporary.mkdir()
+    command = [sys.executable, "-m", "helpers.grade", str(tmp_path / "submissions"), "--out", str(tmp_path / "out"),
+               "--sandbox", "bwrap", "--jobs", "2"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(temporary)})
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = records(tmp_path / "out")
+    said = {name: problems(found[name])["raised"] for name in PROBES}
+    for name, text in said.items():
+        assert f"RuntimeError: {name}: " in text, (name, text)
+        assert str(temporary) not in text and "/hg-" not in text, (name, text)
+        assert str(tmp_path) not in text, (name, text)
+    assert "bwrap --args " in said["cmdline-1"] and "--bind" not in said["cmdline-1"], said["cmdline-1"]
+    assert "-f /notebook/kernel.json" in said["cmdline-self"]
+    assert "PYTHONPATH=/opt/course" in said["environment"] and "/opt/course/helpers/" in said["folders"]

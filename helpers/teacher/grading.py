@@ -175,7 +175,7 @@ def start(submission: Submission, settings: Settings, number: int) -> Started:
             state.root, work, settings.course, settings.limits.launcher(settings.memory_mb, state.group),
             tmp_megabytes(settings.limits, settings.memory_mb),
         )
-        state.kernel = start_kernel(state.root, work, prefix, env)
+        state.kernel = start_kernel(state.root, work, prefix, env, settings.sandbox.inside(state.root, state.root))
     except Exception as error:  # that notebook's grader-error, when its turn comes
         state.failed = f"its kernel could not be started: {type(error).__name__}: {error}"
     state.seconds = time.monotonic() - began
@@ -267,7 +267,7 @@ def _run_and_judge(state: Started, settings: Settings) -> None:
     learner, result, marker, kernel = state.submission.learner, state.result, state.marker, state.kernel
     key = settings.plan.key(settings.key, learner)
     only = settings.plan.exercises(learner)
-    connection = str(state.root / "kernel.json")
+    connection = str(settings.sandbox.inside(state.root, state.root / "kernel.json"))  # in the kernel's command
     problems: list[Problem] = []
     # taken now, not when the kernel started: until its first cell only the kernel's own start ran
     before = settings.watch.snapshot() if settings.watch else {}
@@ -461,12 +461,12 @@ def kernel_environment(root: Path, marker: str, course: Path, sandbox: sb.Sandbo
         "LANG": "C.UTF-8",
         "HOME": str(sandbox.home(root)),
         "TMPDIR": str(sandbox.temporary(root)),
-        "IPYTHONDIR": str(root / "ipython"),
-        "MPLCONFIGDIR": str(root / "matplotlib"),
-        "JUPYTER_CONFIG_DIR": str(root / "jupyter"),
-        "JUPYTER_DATA_DIR": str(root / "jupyter"),
+        "IPYTHONDIR": str(sandbox.inside(root, root / "ipython")),
+        "MPLCONFIGDIR": str(sandbox.inside(root, root / "matplotlib")),
+        "JUPYTER_CONFIG_DIR": str(sandbox.inside(root, root / "jupyter")),
+        "JUPYTER_DATA_DIR": str(sandbox.inside(root, root / "jupyter")),
         "JUPYTER_PLATFORM_DIRS": "1",
-        "PYTHONPATH": str(course),
+        "PYTHONPATH": str(sandbox.course(course)),
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYDEVD_DISABLE_FILE_VALIDATION": "1",
         "OPENBLAS_NUM_THREADS": "1",

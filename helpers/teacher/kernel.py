@@ -251,19 +251,33 @@ class KernelProcess:
             pass
 
 
-def start_kernel(root: Path, work: Path, prefix: Sequence[str], env: dict[str, str]) -> KernelProcess:
-    """Start ``prefix`` + ipykernel with local sockets in ``root`` and the two pipes; return at once."""
+def start_kernel(root: Path, work: Path, prefix: Sequence[str], env: dict[str, str], seen_as: Path | None = None,
+                 ) -> KernelProcess:
+    """Start ``prefix`` + ipykernel with local sockets in ``root`` and the two pipes; return at once.
+
+    ``seen_as``: ``root`` as the kernel sees it (in the sandbox), for its connection file and command line;
+    bwrap's options go through a file descriptor (:func:`helpers.teacher.sandbox.by_descriptor`).
+    """
+    from helpers.teacher.sandbox import by_descriptor
+
+    inside = seen_as or root
     key = secrets.token_hex(32).encode()
-    _, info = write_connection_file(str(root / "kernel.json"), ip=str(root / "k"), key=key, transport="ipc")
+    _, info = write_connection_file(str(root / "kernel.json"), ip=str(inside / "k"), key=key, transport="ipc")
     log, stderr = Drain(MAX_LOG_BYTES), Drain(STDERR_TAIL, tail=True)
-    command = [*prefix, sys.executable, "-m", "ipykernel_launcher", "-f", str(root / "kernel.json")]
-    process = subprocess.Popen(
-        command, cwd=work, env={**env, "HELPERS_CHECK_FD": str(log.writer)}, stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL, stderr=stderr.writer, pass_fds=(log.writer,), start_new_session=True,
-    )
+    command, options = by_descriptor([*prefix, sys.executable, "-m", "ipykernel_launcher", "-f",
+                                      str(inside / "kernel.json")])
+    try:
+        process = subprocess.Popen(
+            command, cwd=work, env={**env, "HELPERS_CHECK_FD": str(log.writer)}, stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=stderr.writer, start_new_session=True,
+            pass_fds=(log.writer, *([] if options is None else [options])),
+        )
+    finally:
+        if options is not None:
+            os.close(options)
     log.start()
     stderr.start()
-    return KernelProcess(process, dict(info), log, stderr)
+    return KernelProcess(process, {**info, "ip": str(root / "k")}, log, stderr)  # the same sockets, seen from here
 
 
 class Client:
