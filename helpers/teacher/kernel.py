@@ -52,7 +52,8 @@ STDERR_TAIL = 4096
 MAX_OUTPUT_BYTES = 64 * 1024**2  # everything a notebook prints, plots and raises (lessons stay far below)
 MAX_MESSAGE_BYTES = 16 * 1024**2
 START_SECONDS = 60.0
-CPU_CHECK_SECONDS = 0.25  # how often the notebook's CPU account and disk are read while a cell runs
+CPU_CHECK_SECONDS = 0.5  # how often the notebook's CPU account is read while a cell runs
+DISK_CHECK_SECONDS = 1.0  # how often what it wrote is sized
 
 
 @dataclass
@@ -70,11 +71,12 @@ class Budget:
     started_wall: float = 0.0
     wall_deadline: float = float("inf")
     checked: float = 0.0
+    sized: float = 0.0
     spent: float = 0.0
 
     def start(self) -> None:
         """The budget starts now (the first cell): what the kernel's start took is not counted."""
-        self.started_wall = self.checked = time.monotonic()
+        self.started_wall = self.checked = self.sized = time.monotonic()
         self.wall_deadline = self.started_wall + self.wall_seconds
         self.started_cpu = self.used()
 
@@ -90,7 +92,9 @@ class Budget:
             self.checked = now
             if self.cpu() > self.cpu_seconds:
                 raise Stopped("cpu-time")
-            if self.disk_bytes and self.written(self.disk_bytes) > self.disk_bytes:
+        if self.disk_bytes and now - self.sized >= DISK_CHECK_SECONDS:
+            self.sized = now
+            if self.written(self.disk_bytes) > self.disk_bytes:
                 raise Stopped("disk-limit")
         if now > self.wall_deadline:
             raise Stopped("load-timeout")

@@ -345,28 +345,39 @@ def folder_bytes(folder: Path, budget: int) -> int:
     return total
 
 
-def sandbox_tmp_bytes(pid: int) -> int:
-    """The bytes used in the /tmp of the bubblewrap sandbox started as ``pid`` (0 when it cannot be seen)."""
+def sandbox_inside(pid: int) -> int | None:
+    """The first process of the bubblewrap sandbox started as ``pid`` (its root is the sandbox's), or None."""
     import psutil
 
     try:
-        inside = [child.pid for child in psutil.Process(pid).children()]
+        return next((child.pid for child in psutil.Process(pid).children()), None)
     except psutil.Error:
+        return None
+
+
+def sandbox_tmp_bytes(inside: int | None) -> int:
+    """The bytes used in the /tmp of the sandbox whose process is ``inside`` (0 when it cannot be seen)."""
+    if inside is None:
         return 0
-    for child in inside:
-        try:
-            found = os.statvfs(f"/proc/{child}/root{SANDBOX_TMP}")
-        except OSError:
-            continue
-        return (found.f_blocks - found.f_bfree) * found.f_frsize
-    return 0
+    try:
+        found = os.statvfs(f"/proc/{inside}/root{SANDBOX_TMP}")
+    except OSError:
+        return 0
+    return (found.f_blocks - found.f_bfree) * found.f_frsize
 
 
 def disk_meter(sandbox: Sandbox, root: Path, pid: int) -> Callable[[int], int]:
     """A function of a budget (bytes) giving the bytes the notebook wrote so far: its folder and /tmp together."""
-    if sandbox.bwrap:
-        return lambda budget: folder_bytes(root, budget) + sandbox_tmp_bytes(pid)
-    return lambda budget: folder_bytes(root, budget)  # without bwrap its HOME and TMPDIR are in its folder
+    if not sandbox.bwrap:
+        return lambda budget: folder_bytes(root, budget)  # without bwrap its HOME and TMPDIR are in its folder
+    inside: list[int | None] = [None]
+
+    def written(budget: int) -> int:
+        if inside[0] is None:
+            inside[0] = sandbox_inside(pid)
+        return folder_bytes(root, budget) + sandbox_tmp_bytes(inside[0])
+
+    return written
 
 
 # --- files outside the notebook's folder ------------------------------------------------------
