@@ -38,7 +38,7 @@ import shutil
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -199,9 +199,31 @@ def finish(state: Started, settings: Settings) -> NotebookResult:
             discard(state, settings)
     if not judged and not result.answers:  # it could not run, or the grader failed: out of its lesson's points
         _out_of_the_lesson(result, state.submission, settings)
+    redact_session(result, settings.session)
     result.seconds = round(state.seconds + time.monotonic() - began, 2)
     result.graded_at = datetime.now(UTC).isoformat(timespec="seconds")
     return result
+
+
+SESSION_SHOWN = "<the grader's folder>"
+
+
+def redact_session(result: NotebookResult, session: Path) -> None:
+    """The grader's temporary folder written as :data:`SESSION_SHOWN` in every text of a record.
+
+    A sandboxed kernel's /proc/self/mountinfo still names the folders its /notebook and /opt/course are mounted
+    from; an error, an answer or a process's command line that quotes them reaches no page with the path.
+    """
+    paths = sorted({str(session), os.path.realpath(session)}, key=len, reverse=True)
+
+    def plain(text: str) -> str:
+        for path in paths:
+            text = text.replace(path, SESSION_SHOWN)
+        return text
+
+    result.problems = [Problem(problem.code, plain(problem.message)) for problem in result.problems]
+    result.answers = [replace(answer, answer=plain(answer.answer), message=plain(answer.message))
+                      for answer in result.answers]
 
 
 def discard(state: Started, settings: Settings) -> None:
