@@ -56,22 +56,68 @@ def points(record: dict) -> float:
     return sum(answer["points"] for answer in record["answers"])
 
 
-def test_a_busy_loop_is_cpu_time_and_the_time_line_says_what_is_counted(tmp_path):
-    write_class(tmp_path / "submissions", {
-        "looper": [IMPORT, f"check('explain-rr-mean', {RIGHT!r})", "while True:\n    pass"],
-        "forker": [IMPORT, f"check('explain-rr-mean', {RIGHT!r})",  # the CPU of its children counts too
-                   "import subprocess, sys\nsubprocess.run([sys.executable, '-c', 'while True: pass'])"],
+BOMB = ("blocks = []\nwhile True:\n    try:\n        blocks.append(b'\\x01' * (32 * 1024**2))\n"
+        "    except MemoryError:\n        pass")
+WRITER = ("import os\nchunk = b'\\x01' * (8 * 1024**2)\nfor number in range(10_000):\n"
+          "    with open(os.path.join({where}, f'f{{number}}'), 'wb') as handle:\n        handle.write(chunk)")
+
+
+@pytest.fixture(scope="module", params=["bwrap", "none"])
+def breakers(request, tmp_path_factory):
+    """Notebooks that break each limit, graded once in bubblewrap (with cgroups where the machine has them) and
+    once without a sandbox and with per-process limits."""
+    from helpers.teacher.sandbox import find_sandbox
+
+    mode = request.param
+    if mode == "bwrap" and find_sandbox("auto").bwrap is None:
+        pytest.skip("bubblewrap does not work here")
+    base = tmp_path_factory.mktemp(f"breakers-{mode}")
+    answered = [IMPORT, f"check('explain-rr-mean', {RIGHT!r})"]
+    write_class(base / "submissions", {
+        "looper": [*answered, "while True:\n    pass"],
+        "forker": [*answered, "import subprocess, sys\nsubprocess.run([sys.executable, '-c', 'while True: pass'])"],
+        "bomber": [*answered, BOMB],  # takes memory to the limit, then holds there and spins
+        "folder": [*answered, WRITER.format(where="'.'")],
+        "tmp": [*answered, WRITER.format(where="'/tmp'" if mode == "bwrap" else "os.environ['TMPDIR']")],
+        "home": [*answered, WRITER.format(where="os.path.expanduser('~')")],
     })
-    done = grade(tmp_path / "submissions", tmp_path / "out", "--timeout", "2", "--jobs", "2")
-    assert "time: 2 s of CPU time per notebook, all its processes together" in done.stdout
-    assert "a wall-clock safety net of 600 s" in done.stdout
-    found = records(tmp_path / "out")
+    limits = ("--limits", "auto") if mode == "bwrap" else ("--limits", "process")
+    done = grade(base / "submissions", base / "out", "--sandbox", mode, *limits, "--timeout", "3", "--memory", "1536",
+                 "--disk", "64", "--jobs", "2")
+    return {"run": done, "records": records(base / "out")}
+
+
+def test_the_time_line_says_what_is_counted(breakers):
+    said = breakers["run"].stdout
+    assert "time: 3 s of CPU time per notebook, all its processes together" in said
+    assert "a wall-clock safety net of 600 s; disk: 64 MB for its folder and /tmp together" in said
+    assert "WARNING" not in said
+
+
+def test_a_busy_loop_is_cpu_time_its_childrens_cpu_included(breakers):
     for learner in ("looper", "forker"):
-        said = problems(found[learner])
-        assert "cpu-time" in said and "timeout" not in said and "load-timeout" not in said, (learner, said)
-        assert "over 2 s of CPU time" in said["cpu-time"]
-        assert points(found[learner]) == 1.0, "what it answered before the loop counts"
-    assert "WARNING" not in done.stdout
+        record = breakers["records"][learner]
+        said = problems(record)
+        assert "cpu-time" in said and not {"timeout", "load-timeout"} & set(said), (learner, said)
+        assert "over 3 s of CPU time" in said["cpu-time"]
+        assert points(record) == 1.0, "what it answered before the loop counts"
+
+
+def test_a_memory_bomb_is_memory_limit_never_a_time_limit(breakers):
+    record = breakers["records"]["bomber"]
+    said = problems(record)
+    assert "memory-limit" in said and "1536 MB" in said["memory-limit"], said
+    assert not {"timeout", "cpu-time", "load-timeout"} & set(said), said
+    assert points(record) == 1.0
+
+
+def test_a_notebook_that_writes_past_its_disk_budget_is_disk_limit(breakers):
+    for learner in ("folder", "tmp", "home"):
+        record = breakers["records"][learner]
+        said = problems(record)
+        assert "disk-limit" in said and "64 MB" in said["disk-limit"], (learner, said)
+        assert not {"cpu-time", "load-timeout"} & set(said), (learner, said)
+        assert points(record) == 1.0
 
 
 def test_a_notebook_that_only_waits_meets_the_net_as_load_timeout_and_is_graded_again(tmp_path):
@@ -111,21 +157,6 @@ def test_rerunning_only_the_grader_sides_records_needs_no_other_flag(tmp_path):
     assert grader.reusable(stored, submission, "f1", "bwrap", grader.MAYBE_GRADER_SIDE) != ""
     stored.problems = [Problem("cpu-time", "x")]
     assert grader.reusable(stored, submission, "f1", "bwrap", grader.MAYBE_GRADER_SIDE) == "", "the notebook's own"
-
-
-BOMB = ("blocks = []\nwhile True:\n    try:\n        blocks.append(b'\\x01' * (32 * 1024**2))\n"
-        "    except MemoryError:\n        pass")
-
-
-@pytest.mark.parametrize("kind", ["auto", "process"])
-def test_a_memory_bomb_is_memory_limit_never_a_time_limit(tmp_path, kind):
-    # it takes memory until the limit, then holds there and spins: stopped for time, reported for its memory
-    write_class(tmp_path / "submissions", {"bomber": [IMPORT, f"check('explain-rr-mean', {RIGHT!r})", BOMB]})
-    grade(tmp_path / "submissions", tmp_path / "out", "--timeout", "3", "--memory", "1536", "--limits", kind)
-    said = problems(records(tmp_path / "out")["bomber"])
-    assert "memory-limit" in said and "1536 MB" in said["memory-limit"], said
-    assert not {"timeout", "cpu-time", "load-timeout"} & set(said), said
-    assert points(records(tmp_path / "out")["bomber"]) == 1.0
 
 
 def many_cells(path: Path, count: int) -> None:
@@ -197,33 +228,6 @@ def test_a_rerun_compares_digests_and_never_validates_a_stored_hand_in(tmp_path,
                                      False, plan)
     assert [record.learner for record in taken] == ["ann"]
     assert [problem.code for problem in taken[0].problems] == ["released-copy"]
-
-
-WRITER = ("import os\nchunk = b'\\x01' * (8 * 1024**2)\nfor number in range(10_000):\n"
-          "    with open(os.path.join({where}, f'f{{number}}'), 'wb') as handle:\n        handle.write(chunk)")
-
-
-@pytest.mark.parametrize("sandbox", ["bwrap", "none"])
-def test_a_notebook_that_writes_past_its_disk_budget_is_disk_limit(tmp_path, sandbox):
-    from helpers.teacher.sandbox import find_sandbox
-
-    if sandbox == "bwrap" and find_sandbox("auto").bwrap is None:
-        pytest.skip("bubblewrap does not work here")
-    write_class(tmp_path / "submissions", {
-        "folder": [IMPORT, f"check('explain-rr-mean', {RIGHT!r})", WRITER.format(where="'.'")],
-        "tmp": [IMPORT, f"check('explain-rr-mean', {RIGHT!r})", WRITER.format(where="'/tmp'" if sandbox == "bwrap"
-                                                                                  else "os.environ['TMPDIR']")],
-        "home": [IMPORT, f"check('explain-rr-mean', {RIGHT!r})", WRITER.format(where="os.path.expanduser('~')")],
-    })
-    done = grade(tmp_path / "submissions", tmp_path / "out", "--disk", "64", "--timeout", "60", "--sandbox", sandbox,
-                 "--jobs", "2")
-    assert "disk: 64 MB for its folder and /tmp together" in done.stdout
-    found = records(tmp_path / "out")
-    for learner in ("folder", "tmp", "home"):
-        said = problems(found[learner])
-        assert "disk-limit" in said and "64 MB" in said["disk-limit"], (learner, said)
-        assert not {"cpu-time", "load-timeout"} & set(said), (learner, said)
-        assert points(found[learner]) == 1.0
 
 
 def test_ctrl_c_stops_at_once_and_keeps_what_was_graded(tmp_path):
