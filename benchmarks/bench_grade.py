@@ -199,10 +199,10 @@ def timed_grader(steps: Steps) -> Iterator[None]:
     cells: dict[str, int] = {}
 
     def start_kernel(original):
-        def timed(root, work, prefix, env):
+        def timed(root, work, prefix, env, *more):
             marker["now"] = env.get(sb.MARKER_ENV, "")
             with steps.timing("kernel start: process launched"):
-                return original(root, work, prefix, env)
+                return original(root, work, prefix, env, *more)
         return timed
 
     def connect(original):

@@ -563,7 +563,7 @@ def test_breaking_notebooks_keep_what_they_answered(attacks):
         assert codes(attacks, broken) == "invalid-notebook" and rows[broken]["total"] == "0"
         assert float(rows[broken]["out_of"]) == len(LESSON_01), "out of the lesson's points, never 0 of 0"
     assert "raised" in codes(attacks, "raising") and rows["raising"]["total"] == "2"
-    assert "timeout" in codes(attacks, "endless") and rows["endless"]["total"] == "1"
+    assert "cpu-time" in codes(attacks, "endless") and rows["endless"]["total"] == "1"
     assert rows["endless"]["new-hit-rate-at-2"] == "0"
 
 
@@ -628,7 +628,7 @@ def test_ctrl_c_keeps_what_was_graded(tmp_path):
     assert "interrupted: 1 of 2 notebooks graded" in err
     rows = {row["learner"]: row for row in read_csv(out / "gradebook.csv")}
     assert list(rows) == ["a"] and rows["a"]["total"] == "1"
-    assert "interrupted: 1 of 2" in (out / "class-report.html").read_text()
+    assert not (out / "class-report.html").exists(), "written when a run completes; Ctrl-C stops at once"
     time.sleep(1)
     assert family and not [pid for pid in family if alive(pid)]
 

@@ -399,7 +399,7 @@ def test_nothing_written_after_the_last_cell_began_counts(graded):
 
 def test_the_deadline_covers_the_run_on_the_hidden_cases(graded):
     said = problems(graded, "pam")
-    assert "timeout" in said and graded["gradebook"]["pam"]["mrr-function"] == "0"
+    assert "cpu-time" in said and graded["gradebook"]["pam"]["mrr-function"] == "0"
     assert graded["gradebook"]["pam"]["new-hit-rate-at-2"] == "1"
 
 

@@ -147,10 +147,10 @@ def test_on_a_pseudo_terminal_the_grader_shows_a_bar_with_count_rate_and_time_le
     assert {int(match["total"]) for match in found} == {8}
     assert "[1/8]" not in text, "no plain line on a terminal when nothing went wrong"
     middle = next(match for match in found if int(match["n"]) >= 4)  # drawn at most every 0.2 s
-    per_notebook = 0.4 / jobs
+    # The bar's own figures agree with each other (how fast the machine went is not asserted: it is shared)
     rate = float(middle["rate"])
+    assert rate > 0, middle.group(0)
     rate_seconds = rate if middle["unit"] == "s/notebook" else 1 / rate
-    assert per_notebook * 0.8 <= rate_seconds <= per_notebook * 6, (middle.group(0), per_notebook)
     to_go = 8 - int(middle["n"])
     assert abs(seconds(middle["left"]) - to_go * rate_seconds) <= 1.5, middle.group(0)  # the rest at that rate
     assert text.rstrip().endswith("summary: done")

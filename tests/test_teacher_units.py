@@ -486,7 +486,15 @@ def test_the_kernel_command_carries_the_limits_and_an_allow_list(tmp_path):
     assert "--dir /tmp/home" in text, "the kernel's HOME is in the capped /tmp"
     unsized = sandbox.Sandbox("/usr/bin/bwrap", sized_tmp=False).command_prefix(tmp_path, tmp_path, course, [], 256)
     assert "--size" not in unsized and "--tmpfs" in unsized, "an older bwrap without --size still runs"
-    assert f"--ro-bind {course} {course}" in text and f"--bind {tmp_path} {tmp_path}" in text and wrapped[-1] == "--"
+    assert f"--ro-bind {course} /opt/course" in text and f"--bind {tmp_path} /notebook" in text, "neutral names"
+    assert wrapped[-1] == "--"
+    moved, descriptor = sandbox.by_descriptor([*wrapped, "python"])
+    try:
+        assert moved == [*launcher, "/usr/bin/bwrap", "--args", str(descriptor), "--", "python"]
+        assert os.pread(descriptor, 1 << 20, 0).split(b"\0")[:-1] == [word.encode() for word in wrapped[
+            len(launcher) + 1 : -1]], "every option through the descriptor, none on the command line"
+    finally:
+        os.close(descriptor)
     binds = [wrapped[i + 1] for i, word in enumerate(wrapped) if word in ("--ro-bind", "--bind")]
     for path in binds:
         assert not Path(path).resolve() == Path.home().resolve(), "never the whole home"

@@ -2,10 +2,11 @@
 
 Usage::
 
-    python -m helpers.grade SUBMISSIONS --out DIR [--assignment MANIFEST] [--timeout 60] [--jobs 1]
-                            [--memory 4096] [--sandbox auto|bwrap|none] [--limits auto|cgroup|process]
+    python -m helpers.grade SUBMISSIONS --out DIR [--assignment MANIFEST] [--timeout 60] [--wall-timeout S]
+                            [--jobs 1]
+                            [--memory 4096] [--disk 1024] [--sandbox auto|bwrap|none] [--limits auto|cgroup|process]
                             [--exercises FILE] [--points FILE] [--expect IDS_OR_LESSONS] [--secret FILE]
-                            [--shard K/N] [--regrade] [--keep]
+                            [--shard K/N] [--regrade | --regrade-grader-side] [--keep]
     python -m helpers.grade --merge OUT SHARD [SHARD ...] [--exercises FILE]
 
 ``SUBMISSIONS`` holds ``<learner>/<notebook>.ipynb`` (or ``<learner>.ipynb``).
@@ -19,8 +20,15 @@ on Ctrl-C), the gradebooks, ``answers.csv``, ``feedback/`` and
 
 A rerun into the same ``DIR`` grades only the hand-ins that are new or changed
 (or whose learner's entry, the answer key, helpers or the settings changed:
-:mod:`helpers.teacher.fingerprint`), takes the other records as they are, and
-rebuilds every file from all of them; ``--regrade`` grades everything again.
+:mod:`helpers.teacher.fingerprint`), and those whose record holds a problem
+of the grader's side (``grader-error``, ``load-timeout``), takes the other
+records as they are, and rebuilds every file from all of them; ``--regrade``
+grades everything again, ``--regrade-grader-side`` also the ``timeout``
+records of graders that counted wall-clock time.
+
+``--timeout`` is CPU seconds of all a notebook's processes (a busy machine
+does not spend it: :mod:`helpers.teacher.limits`); ``--wall-timeout`` is the
+wall-clock safety net (default ten times ``--timeout``, at least 600 s).
 ``--shard K/N`` grades a fixed 1/N of the class (by learner id) into ``DIR``;
 ``--merge`` builds one output from the shards' folders
 (:mod:`helpers.teacher.shards`). See :mod:`helpers.teacher.grading` for how one
@@ -44,7 +52,7 @@ from typing import TYPE_CHECKING, Any
 from helpers.teacher import sandbox as sb
 from helpers.teacher.names import shown
 from helpers.teacher.progress import Progress
-from helpers.teacher.results import NotebookResult
+from helpers.teacher.results import GRADER_SIDE, MAYBE_GRADER_SIDE, NotebookResult
 
 if TYPE_CHECKING:
     from helpers.teacher.submissions import Submission
@@ -158,10 +166,18 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("submissions", type=Path, nargs="?",
                         help="folder of <learner>/<notebook>.ipynb or <learner>.ipynb")
     parser.add_argument("--out", type=Path, help="folder for the results (new, empty, or an earlier run's: resumed)")
-    parser.add_argument("--timeout", type=float, default=60, help="seconds for all cells of one notebook (60)")
+    parser.add_argument("--timeout", type=float, default=60,
+                        help="CPU seconds for all cells of one notebook, all its processes together (60); time "
+                             "waiting for a core on a busy machine does not count")
+    parser.add_argument("--wall-timeout", type=float, metavar="SECONDS",
+                        help="wall-clock safety net for one notebook (default: 10 x --timeout, at least 600): "
+                             "stops sleeps and hangs; stopped there with CPU time left is a grader-side "
+                             "load-timeout, graded again by the next run")
     parser.add_argument("--jobs", type=int, default=1, help="notebooks graded at the same time (1)")
     parser.add_argument("--memory", type=int, default=4096,
                         help="MB for one notebook: its processes and /tmp together with cgroups, else each process")
+    parser.add_argument("--disk", type=int, default=1024, metavar="MB",
+                        help="MB one notebook may write into its folder and /tmp together (1024): disk-limit past it")
     parser.add_argument("--sandbox", choices=("auto", "bwrap", "none"), default="auto",
                         help="auto: bubblewrap when it works here; bwrap: insist on it; none: no sandbox")
     parser.add_argument("--limits", choices=("auto", "cgroup", "process"), default="auto",
@@ -191,6 +207,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--accept-missing", action="store_true",
                         help="drop the records of learners graded before whose hand-ins are gone (else they are "
                              "kept as graded then, flagged hand-in-gone)")
+    parser.add_argument("--regrade-grader-side", action="store_true",
+                        help="grade again only the records whose problem is the grader's or the machine's "
+                             "(grader-error, load-timeout, an earlier grader's wall-clock timeout), and what is new")
     parser.add_argument("--shard", metavar="K/N",
                         help="grade only shard K of N (0 <= K < N) of the learners, by id, into --out (a cluster)")
     parser.add_argument("--merge", nargs="+", type=Path, metavar=("OUT", "SHARD"),
@@ -226,6 +245,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
             parser.error(shown(error))
     if not args.timeout > 0:
         parser.error(f"--timeout must be above 0 seconds, got {args.timeout:g}")
+    if args.wall_timeout is not None and not args.wall_timeout >= args.timeout:
+        parser.error(f"--wall-timeout must be at least --timeout ({args.timeout:g} s), got {args.wall_timeout:g}")
+    if args.regrade and args.regrade_grader_side:
+        parser.error("--regrade grades everything again; leave out --regrade-grader-side")
+    if args.disk < 16:
+        parser.error(f"--disk must be at least 16 (MB), got {args.disk}")
     if args.jobs < 1 or args.memory < 256:
         parser.error("--jobs must be at least 1 and --memory at least 256 (MB)")
     if args.shard is not None:
@@ -315,7 +340,8 @@ def _grade(args, plan, key, sandbox, limits, submissions, unmatched, session: Pa
     run_settings = fingerprint.run_settings(args.timeout, args.memory, sandbox.kind, limits.kind)
     prints = {s.notebook: fingerprint.notebook_fingerprint(s.sha256, plan.learner_digest(s.learner), version,
                                                            run_settings) for s in submissions}
-    stored, why = stored_records(args.out, submissions, prints, sandbox, args.regrade, plan)
+    stored, why = stored_records(args.out, submissions, prints, sandbox, args.regrade, plan,
+                                 MAYBE_GRADER_SIDE if args.regrade_grader_side else GRADER_SIDE)
     taken = {record.notebook for record in stored}
     to_grade = [s for s in submissions if s.notebook not in taken]
     unknown, personal = read_ahead(to_grade)
@@ -327,7 +353,7 @@ def _grade(args, plan, key, sandbox, limits, submissions, unmatched, session: Pa
               "pass the course secret of their release with --secret FILE (or its manifest with --assignment FILE)",
               file=sys.stderr)
         return 2
-    said = [sandbox.describe(), limits.describe(args.memory)]
+    said = [sandbox.describe(), limits.describe(args.memory), time_limits(args)]
     print("\n".join(said), flush=True)
     for name in unmatched:
         print(f"not graded: {shown(name)} (no learner of the assignment's roster has this id)", flush=True)
@@ -357,7 +383,8 @@ def _grade(args, plan, key, sandbox, limits, submissions, unmatched, session: Pa
         store.mark_unsandboxed()
     settings = grading.Settings(
         sandbox=sandbox, key=key, session=session, course=course, timeout=args.timeout, memory_mb=args.memory,
-        watch=watch, keep=args.keep, concurrent=args.jobs > 1, plan=plan, limits=limits,
+        wall_timeout=args.wall_timeout, disk_mb=args.disk, watch=watch, keep=args.keep, concurrent=args.jobs > 1,
+        plan=plan, limits=limits,
     )
 
     def done(number: int, result) -> None:
@@ -374,31 +401,57 @@ def _grade(args, plan, key, sandbox, limits, submissions, unmatched, session: Pa
         run_all(to_grade, settings, args.jobs, done, grader, stop,
                 numbers=[numbers[s.notebook] for s in to_grade], total=len(submissions))
         cut_short = stop.is_set()
-        store.mark_changed(submissions)
         if not sandbox.bwrap:
             store.mark_unsandboxed()
-        elif tainted and not cut_short:  # every hand-in graded again, in the sandbox: the records are the grader's
-            (args.out / "results" / reports.UNSANDBOXED).unlink(missing_ok=True)
-        if cut_short:
+        if cut_short:  # stop at once: the records are saved; the tables and pages of the new ones are quick
+            store.flush()
             interrupted = f"interrupted: {len(store.results)} of {len(submissions)} notebooks graded"
-            store.finish(said, interrupted)
-            print(f"\n{interrupted}; written to {shown(args.out)} (run the same command again to go on)",
-                  file=sys.stderr)
+            print(f"\n{interrupted}; records, gradebooks and feedback written to {shown(args.out)} (the "
+                  "class report when a run completes: run the same command again to go on)", file=sys.stderr)
             return 130
+        store.mark_changed(submissions)  # a hand-in changed while graded: its record says so (interrupted: its
+        # new bytes are graded by the next run anyway, their fingerprint differs)
+        if tainted and sandbox.bwrap:  # every hand-in graded again, in the sandbox: the records are the grader's
+            (args.out / "results" / reports.UNSANDBOXED).unlink(missing_ok=True)
         store.finish(said)
         if shard is not None:
             shard.complete = True
             shard.write(args.out)
     print(store.summary(len(stored)) + (", shard.json" if shard is not None else ""))
+    warn_grader_side(store.results.values())
     return 0
 
 
+def time_limits(args: argparse.Namespace) -> str:
+    """One line: what --timeout counts and the wall-clock safety net."""
+    from helpers.teacher.grading import wall_net
+
+    net = wall_net(args.timeout, args.wall_timeout)
+    return (f"time: {args.timeout:g} s of CPU time per notebook, all its processes together (waiting for a core "
+            f"does not count); a wall-clock safety net of {net:g} s; disk: {args.disk} MB for its folder and /tmp "
+            "together")
+
+
+def warn_grader_side(results) -> None:
+    """Say loudly which records the grader's side spoiled (load-timeout, grader-error): the next run regrades them."""
+    spoiled = sorted(result.notebook for result in results if set(result.codes) & set(GRADER_SIDE))
+    if not spoiled:
+        return
+    named = ", ".join(spoiled[:5]) + (f" and {len(spoiled) - 5} more" if len(spoiled) > 5 else "")
+    text = (f"WARNING: {len(spoiled)} notebook(s) were not graded fairly, on the grader's side (load-timeout: the "
+            f"machine was too busy or the notebook waited; grader-error): {named}. Their points may be too low: "
+            "run the same command again to grade them again")
+    print(text, flush=True)
+    if not sys.stdout.isatty():
+        print(text, file=sys.stderr, flush=True)
+
+
 def stored_records(out: Path, submissions: Sequence[Submission], prints: dict[str, str], sandbox: sb.Sandbox,
-                   regrade: bool, plan) -> tuple[list[NotebookResult], str]:
+                   regrade: bool, plan, again: Sequence[str] = ()) -> tuple[list[NotebookResult], str]:
     """The earlier records in ``out`` that may stand for their hand-ins now (:func:`reusable`), and a line saying
     what happens. Read before anything is written into ``out``."""
     from helpers.teacher import reports
-    from helpers.teacher.submissions import read_notebook
+    from helpers.teacher.submissions import peek_notebook
 
     total = len(submissions)
     if regrade:
@@ -412,13 +465,15 @@ def stored_records(out: Path, submissions: Sequence[Submission], prints: dict[st
     taken = []
     for submission in submissions:
         stored = reports.stored(out, submission.notebook)
-        if stored is None or reusable(stored, submission, prints[submission.notebook], sandbox.kind):
+        if stored is None or reusable(stored, submission, prints[submission.notebook], sandbox.kind, again):
             continue
-        if plan.manifest is not None and not {p.code for p in stored.problems} & {"not-a-file", "invalid-notebook"}:
+        unread = {"not-a-file", "invalid-notebook", "too-large"}
+        notebook = peek_notebook(submission.data) if plan.manifest is not None else None  # no nbformat check
+        if notebook is not None and not {p.code for p in stored.problems} & unread:
             from helpers.teacher.grading import COPY_PROBLEMS, copy_problems
 
             kept = [problem for problem in stored.problems if problem.code not in COPY_PROBLEMS]
-            stored.problems = copy_problems(read_notebook(submission.data), submission.learner, plan) + kept
+            stored.problems = copy_problems(notebook, submission.learner, plan) + kept
         taken.append(stored)
     if not taken:
         return [], f"grading {total} notebooks"
@@ -426,12 +481,14 @@ def stored_records(out: Path, submissions: Sequence[Submission], prints: dict[st
                    f"records stand; grading {total - len(taken)}")
 
 
-def reusable(stored: NotebookResult, submission: Submission, fingerprint: str, sandbox: str) -> str:
+def reusable(stored: NotebookResult, submission: Submission, fingerprint: str, sandbox: str,
+             again: Sequence[str] = GRADER_SIDE) -> str:
     """'' when an earlier record may stand for this hand-in now, else why not.
 
     Only a record made for the same fingerprint (:mod:`helpers.teacher.fingerprint`: the same bytes, the same
-    learner's entry, key version and settings), in the same sandbox, with no grader-error and no change of the
-    file while it was graded. The records live in --out, which no sandboxed notebook sees.
+    learner's entry, key version and settings), in the same sandbox, with no problem of the grader's side
+    (``again``: grader-error, load-timeout) and no change of the file while it was graded. The records live in
+    --out, which no sandboxed notebook sees.
     """
     if stored.learner != submission.learner or stored.notebook != submission.notebook:
         return "another hand-in's record"
@@ -440,8 +497,8 @@ def reusable(stored: NotebookResult, submission: Submission, fingerprint: str, s
     if stored.sandbox != sandbox:
         return "graded in another sandbox"
     codes = set(stored.codes)
-    if "grader-error" in codes or "submission-changed" in codes:
-        return "the grader failed on it, or the file changed while it was graded"
+    if codes & {*again, "submission-changed"}:
+        return "the grader's side spoiled it, or the file changed while it was graded"
     if "hand-in-gone" in codes:
         return "kept while its hand-in was gone"
     return ""
@@ -473,18 +530,18 @@ def merge_main(args: argparse.Namespace) -> int:
 
 
 def read_ahead(submissions: Sequence[Submission]) -> tuple[str, list[str]]:
-    """Each hand-in parsed once before any run: what its unknown exercise ids call for (:func:`unknown_message`),
-    and the hand-ins from a release with --roster (their numbers are the learner's own)."""
+    """Each hand-in's JSON read before any run (not validated; not at all over the caps): what its unknown
+    exercise ids call for (:func:`unknown_message`), and the hand-ins from a release with --roster (their numbers
+    are the learner's own)."""
     from helpers.exercises import REGISTRY
-    from helpers.teacher.submissions import checked_ids, read_notebook
+    from helpers.teacher.submissions import checked_ids, peek_notebook
 
     found: dict[str, list[str]] = {}
     personal = []
     for submission in submissions:
-        try:
-            notebook = read_notebook(submission.data)
-        except ValueError:
-            continue  # graded as invalid-notebook
+        notebook = None if submission.too_large else peek_notebook(submission.data)
+        if notebook is None:
+            continue  # graded as invalid-notebook or too-large
         if notebook.metadata.get("helpers", {}).get("per_learner"):
             personal.append(submission.notebook)
         for exercise_id in checked_ids(notebook):

@@ -7,14 +7,17 @@ it runs: :func:`start` (steps 1 and 2, and the kernel's launch) and
 :func:`finish` (the rest; the timeout starts at the first cell), or
 :func:`discard` for a notebook started and never run (a Ctrl-C). Step by step:
 
-1. parse the bytes read before grading began (a broken file: ``invalid-notebook``);
+1. parse the bytes read before grading began (a broken file: ``invalid-notebook``;
+   one over the caps of :mod:`helpers.teacher.submissions`, never parsed: ``too-large``);
 2. make the notebook's folder ``n<N>/`` in the grader's private session folder:
    ``work/`` (the kernel's working directory, with a copy of the notebook) and
    what the kernel needs; a cgroup of its own where the machine allows it
    (:mod:`helpers.teacher.limits`);
 3. start the kernel in the sandbox, on the run's keyless course (helpers
    without :mod:`helpers.exercises.lessons`, with the questions; the data), and
-   run every cell, errors included, with one deadline of ``timeout`` seconds;
+   run every cell, errors included, within ``timeout`` CPU seconds of all the
+   notebook's processes and a wall-clock safety net of ``wall_timeout``
+   seconds (:class:`helpers.teacher.kernel.Budget`);
    then the grader's last cell sends the hidden inputs of the function
    exercises this notebook is graded on and gave a function for, and the
    kernel answers with what the learner's functions return on them
@@ -35,15 +38,15 @@ import shutil
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 from helpers.exercises import REGISTRY
 from helpers.teacher import sandbox as sb
 from helpers.teacher.judging import AnswerKey, checked_ids, judge_notebook, unanswered
-from helpers.teacher.kernel import KernelProcess, Run, run_notebook, start_kernel
-from helpers.teacher.limits import Limits, NotebookGroup, find_limits, tmp_megabytes
+from helpers.teacher.kernel import Budget, KernelProcess, Run, run_notebook, start_kernel
+from helpers.teacher.limits import Limits, NotebookGroup, cpu_meter, find_limits, tmp_megabytes, tree_largest_bytes
 from helpers.teacher.logbook import LogReading, read_log_bytes
 from helpers.teacher.manifest import notebook_digest, text_digest
 from helpers.teacher.names import shown
@@ -88,8 +91,10 @@ class Settings:
     key: AnswerKey
     session: Path
     course: Path
-    timeout: float = 60.0
+    timeout: float = 60.0  # CPU seconds of all the notebook's processes
     memory_mb: int = 4096
+    wall_timeout: float | None = None  # the wall-clock safety net; None: wall_net(timeout)
+    disk_mb: int = 1024  # what the notebook may write into its folder and /tmp together
     watch: sb.OutsideWatch | None = None
     keep: bool = False
     plan: Plan = field(default_factory=Plan)
@@ -146,12 +151,19 @@ def start(submission: Submission, settings: Settings, number: int) -> Started:
         result.problems.append(Problem("not-a-file", submission.refused))
         state.done = True
         return state
+    if submission.too_large:
+        result.problems.append(Problem("too-large", f"{submission.too_large}: not run"))
+        state.done = True
+        return state
+    warned: list[str] = []
     try:
-        state.notebook = read_notebook(submission.data)
+        state.notebook = read_notebook(submission.data, warned)
     except ValueError as error:
         result.problems.append(Problem("invalid-notebook", str(error)))
         state.done = True
         return state
+    if warned:
+        result.problems.append(Problem("nbformat-warning", "; ".join(warned)[:300]))
     state.lessons = lessons_of(state.notebook, submission.notebook)
     result.lesson = ", ".join(state.lessons)
     result.problems += copy_problems(state.notebook, submission.learner, settings.plan)
@@ -164,7 +176,7 @@ def start(submission: Submission, settings: Settings, number: int) -> Started:
             state.root, work, settings.course, settings.limits.launcher(settings.memory_mb, state.group),
             tmp_megabytes(settings.limits, settings.memory_mb),
         )
-        state.kernel = start_kernel(state.root, work, prefix, env)
+        state.kernel = start_kernel(state.root, work, prefix, env, settings.sandbox.inside(state.root, state.root))
     except Exception as error:  # that notebook's grader-error, when its turn comes
         state.failed = f"its kernel could not be started: {type(error).__name__}: {error}"
     state.seconds = time.monotonic() - began
@@ -188,9 +200,31 @@ def finish(state: Started, settings: Settings) -> NotebookResult:
             discard(state, settings)
     if not judged and not result.answers:  # it could not run, or the grader failed: out of its lesson's points
         _out_of_the_lesson(result, state.submission, settings)
+    redact_session(result, settings.session)
     result.seconds = round(state.seconds + time.monotonic() - began, 2)
     result.graded_at = datetime.now(UTC).isoformat(timespec="seconds")
     return result
+
+
+SESSION_SHOWN = "<the grader's folder>"
+
+
+def redact_session(result: NotebookResult, session: Path) -> None:
+    """The grader's temporary folder written as :data:`SESSION_SHOWN` in every text of a record.
+
+    A sandboxed kernel's /proc/self/mountinfo still names the folders its /notebook and /opt/course are mounted
+    from; an error, an answer or a process's command line that quotes them reaches no page with the path.
+    """
+    paths = sorted({str(session), os.path.realpath(session)}, key=len, reverse=True)
+
+    def plain(text: str) -> str:
+        for path in paths:
+            text = text.replace(path, SESSION_SHOWN)
+        return text
+
+    result.problems = [Problem(problem.code, plain(problem.message)) for problem in result.problems]
+    result.answers = [replace(answer, answer=plain(answer.answer), message=plain(answer.message))
+                      for answer in result.answers]
 
 
 def discard(state: Started, settings: Settings) -> None:
@@ -260,7 +294,7 @@ def _run_and_judge(state: Started, settings: Settings) -> None:
     learner, result, marker, kernel = state.submission.learner, state.result, state.marker, state.kernel
     key = settings.plan.key(settings.key, learner)
     only = settings.plan.exercises(learner)
-    connection = str(state.root / "kernel.json")
+    connection = str(settings.sandbox.inside(state.root, state.root / "kernel.json"))  # in the kernel's command
     problems: list[Problem] = []
     # taken now, not when the kernel started: until its first cell only the kernel's own start ran
     before = settings.watch.snapshot() if settings.watch else {}
@@ -272,15 +306,28 @@ def _run_and_judge(state: Started, settings: Settings) -> None:
         inputs = key.hidden_inputs(wanted)
         return FINISH.format(inputs=repr(inputs)) if inputs else None
 
+    largest = [0]  # the largest address space of its processes when it stopped (at the limit: memory was why)
+
     def before_kill() -> None:
+        largest[0] = tree_largest_bytes(kernel.process.pid)
         problems.extend(stop_leftovers(marker, connection, before_shutdown=True))
 
     sources = [cell.source if cell.cell_type == "code" else "" for cell in state.notebook.cells]  # type: ignore[attr-defined]
+    also = None if settings.sandbox.bwrap else (lambda: sb.marked_processes(marker))  # bwrap keeps its orphans
+    net = wall_net(settings.timeout, settings.wall_timeout)
+    budget = Budget(settings.timeout, net, cpu_meter(state.group, kernel.process.pid, also),
+                    settings.disk_mb * 1024**2, sb.disk_meter(settings.sandbox, state.root, kernel.process.pid))
+    run: Run | None = None
     try:
-        run = run_notebook(sources, finish_code, kernel, settings.timeout, before_kill)
+        run = run_notebook(sources, finish_code, kernel, budget, before_kill)
         problems += stop_leftovers(marker, connection, before_shutdown=False)
     finally:
         out_of_memory = state.group.out_of_memory() if state.group else False
+        at_limit = largest[0] >= 0.9 * settings.memory_mb * 1024**2
+        if run_stopped(run) and (at_limit or (state.group is not None and state.group.at_memory_limit())):
+            out_of_memory = True  # stopped while its memory stood at the limit: the memory is why
+        if run is not None and run.ended == "died" and "MemoryError" in run.last_words():
+            out_of_memory = True
         if state.group:
             state.group.remove()
             state.group = None
@@ -334,16 +381,39 @@ def outside_assignment(events: list[dict], only: dict[str, float] | None) -> lis
     return [Problem("not-in-assignment", f"answers for {shown} were ignored: not part of this assignment")]
 
 
+def wall_net(timeout: float, wall_timeout: float | None = None) -> float:
+    """The wall-clock safety net: ``wall_timeout``, else ten times the CPU budget and at least 10 minutes."""
+    return wall_timeout if wall_timeout is not None else max(10 * timeout, 600.0)
+
+
+def run_stopped(run: Run | None) -> bool:
+    """True when the notebook was stopped for time (its memory may have been the cause)."""
+    return run is not None and run.ended in ("cpu-time", "load-timeout")
+
+
 def run_problems(run: Run, settings: Settings, out_of_memory: bool) -> list[Problem]:
-    """The problems of how the run went: cell errors, timeout, a dead kernel, memory, output, the last cell."""
-    problems = cell_errors(run, settings.memory_mb)
+    """The problems of how the run went: cell errors, time, a dead kernel, memory, output, the last cell."""
+    problems = cell_errors(run, settings.memory_mb, settings.disk_mb)
     words = f" ({run.last_words()})" if run.last_words() else ""
     if out_of_memory:
         said = (f"the notebook's processes and its /tmp together went past {settings.memory_mb} MB: the system "
                 "stopped a process" + (" (the kernel: the notebook ended there)" if run.ended == "died" else ""))
+        if run_stopped(run):
+            said = (f"the notebook's processes and its /tmp together reached {settings.memory_mb} MB and it was "
+                    "stopped there")
         problems.append(Problem("memory-limit", said))
-    if run.ended == "timeout":
-        problems.append(Problem("timeout", f"still running after {settings.timeout:g} s: stopped"))
+    if run.ended == "cpu-time" and not out_of_memory:
+        problems.append(Problem("cpu-time", f"its processes used over {settings.timeout:g} s of CPU time (an "
+                                f"endless loop?): stopped after {run.wall_seconds:g} s"))
+    elif run.ended == "load-timeout" and not out_of_memory:
+        net = wall_net(settings.timeout, settings.wall_timeout)
+        problems.append(Problem("load-timeout", (
+            f"still running after {net:g} s of wall-clock time, having used only "
+            f"{run.cpu_seconds:g} s of its {settings.timeout:g} s of CPU time: the machine was too busy, or the "
+            "notebook waits (a sleep, input): the grader's side; the next run grades it again")))
+    elif run.ended == "disk-limit":
+        problems.append(Problem("disk-limit", f"its folder and /tmp together held over {settings.disk_mb} MB "
+                                "(or too many files): stopped"))
     elif run.ended == "died" and not out_of_memory:
         problems.append(Problem("kernel-died", f"the kernel died{words}"))
     elif run.ended == "too-much-output":
@@ -356,12 +426,20 @@ def run_problems(run: Run, settings: Settings, out_of_memory: bool) -> list[Prob
     return problems
 
 
-def cell_errors(run: Run, memory_mb: int) -> list[Problem]:
-    """'raised' naming the first cell that raised and how many did; 'memory-limit' for a MemoryError."""
+DISK_FULL = ("No space left on device", "File too large", "Disk quota exceeded")
+
+
+def cell_errors(run: Run, memory_mb: int, disk_mb: int = 1024) -> list[Problem]:
+    """'raised' naming the first cell that raised and how many did; 'memory-limit' for a MemoryError,
+    'disk-limit' for a file system that was full (the sandbox's /tmp) or a file over the size cap."""
     problems = []
     memory = [error.cell for error in run.errors if error.name == "MemoryError"]
     if memory:
         problems.append(Problem("memory-limit", f"cell {memory[0]} ran out of memory (the limit is {memory_mb} MB)"))
+    disk = [error.cell for error in run.errors if any(words in error.text for words in DISK_FULL)]
+    if disk:
+        problems.append(Problem("disk-limit", f"cell {disk[0]} could not write: its /tmp or a file reached the cap "
+                                f"(the disk budget is {disk_mb} MB)"))
     if run.errors:
         first = run.errors[0]
         more = f" ({len(run.errors)} cells raised)" if len(run.errors) > 1 else ""
@@ -410,12 +488,12 @@ def kernel_environment(root: Path, marker: str, course: Path, sandbox: sb.Sandbo
         "LANG": "C.UTF-8",
         "HOME": str(sandbox.home(root)),
         "TMPDIR": str(sandbox.temporary(root)),
-        "IPYTHONDIR": str(root / "ipython"),
-        "MPLCONFIGDIR": str(root / "matplotlib"),
-        "JUPYTER_CONFIG_DIR": str(root / "jupyter"),
-        "JUPYTER_DATA_DIR": str(root / "jupyter"),
+        "IPYTHONDIR": str(sandbox.inside(root, root / "ipython")),
+        "MPLCONFIGDIR": str(sandbox.inside(root, root / "matplotlib")),
+        "JUPYTER_CONFIG_DIR": str(sandbox.inside(root, root / "jupyter")),
+        "JUPYTER_DATA_DIR": str(sandbox.inside(root, root / "jupyter")),
         "JUPYTER_PLATFORM_DIRS": "1",
-        "PYTHONPATH": str(course),
+        "PYTHONPATH": str(sandbox.course(course)),
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYDEVD_DISABLE_FILE_VALIDATION": "1",
         "OPENBLAS_NUM_THREADS": "1",

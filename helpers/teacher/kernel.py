@@ -18,7 +18,11 @@ folder. What comes back:
   notebook replaces later leads nowhere.
 
 :func:`run_notebook` runs every code cell, then asks ``finish`` for the last
-cell's code (it sees the check log up to then), with one deadline for all of it.
+cell's code (it sees the check log up to then), within one :class:`Budget` for
+all of it: CPU seconds of all the notebook's processes (``cpu-time`` when spent),
+and a much longer wall-clock safety net for a notebook that waits (a sleep, a
+hang) or a machine too busy to run it (``load-timeout``: the grader's side, not
+the notebook's, when the CPU budget was not spent).
 """
 
 from __future__ import annotations
@@ -48,6 +52,56 @@ STDERR_TAIL = 4096
 MAX_OUTPUT_BYTES = 64 * 1024**2  # everything a notebook prints, plots and raises (lessons stay far below)
 MAX_MESSAGE_BYTES = 16 * 1024**2
 START_SECONDS = 60.0
+CPU_CHECK_SECONDS = 0.5  # how often the notebook's CPU account is read while a cell runs
+DISK_CHECK_SECONDS = 1.0  # how often what it wrote is sized
+
+
+@dataclass
+class Budget:
+    """What one notebook may take: ``cpu_seconds`` of CPU in all its processes (``used()`` says how many so
+    far), within ``wall_seconds`` of wall-clock time at most (the safety net), and ``disk_bytes`` written into
+    its folder and /tmp together (``written(budget)`` says how many, or more than the budget)."""
+
+    cpu_seconds: float
+    wall_seconds: float
+    used: Callable[[], float] = lambda: 0.0
+    disk_bytes: int = 0  # 0: not checked
+    written: Callable[[int], int] = lambda budget: 0
+    started_cpu: float = 0.0
+    started_wall: float = 0.0
+    wall_deadline: float = float("inf")
+    checked: float = 0.0
+    sized: float = 0.0
+    spent: float = 0.0
+
+    def start(self) -> None:
+        """The budget starts now (the first cell): what the kernel's start took is not counted."""
+        self.started_wall = self.checked = self.sized = time.monotonic()
+        self.wall_deadline = self.started_wall + self.wall_seconds
+        self.started_cpu = self.used()
+
+    def cpu(self) -> float:
+        """CPU seconds the notebook used since :meth:`start`."""
+        self.spent = max(self.spent, self.used() - self.started_cpu)
+        return self.spent
+
+    def check(self, now: float) -> None:
+        """Raise Stopped('cpu-time') past the CPU budget, Stopped('disk-limit') past the disk budget,
+        Stopped('load-timeout') past the wall-clock net."""
+        if now - self.checked >= CPU_CHECK_SECONDS or now > self.wall_deadline:
+            self.checked = now
+            if self.cpu() > self.cpu_seconds:
+                raise Stopped("cpu-time")
+        if self.disk_bytes and now - self.sized >= DISK_CHECK_SECONDS:
+            self.sized = now
+            if self.written(self.disk_bytes) > self.disk_bytes:
+                raise Stopped("disk-limit")
+        if now > self.wall_deadline:
+            raise Stopped("load-timeout")
+
+    def wall(self) -> float:
+        """Wall-clock seconds since :meth:`start`."""
+        return time.monotonic() - self.started_wall if self.started_wall else 0.0
 
 
 class Drain:
@@ -145,7 +199,7 @@ class Run:
     """What running a notebook gave: cell errors, how it ended, the check log, the last cell's result."""
 
     errors: list[CellError] = field(default_factory=list)
-    ended: str = "done"  # done, timeout, died, too-much-output, no-start
+    ended: str = "done"  # done, cpu-time, load-timeout, disk-limit, died, too-much-output, no-start
     detail: str = ""
     log: bytes = b""
     log_overflow: bool = False
@@ -153,6 +207,8 @@ class Run:
     finish_error: str = ""
     stderr: bytes = b""
     output_bytes: int = 0
+    cpu_seconds: float = 0.0  # CPU the notebook's processes used, from its first cell on
+    wall_seconds: float = 0.0
 
     def last_words(self) -> str:
         """The kernel's last line on stderr, short (for a kernel that died or did not start)."""
@@ -199,19 +255,33 @@ class KernelProcess:
             pass
 
 
-def start_kernel(root: Path, work: Path, prefix: Sequence[str], env: dict[str, str]) -> KernelProcess:
-    """Start ``prefix`` + ipykernel with local sockets in ``root`` and the two pipes; return at once."""
+def start_kernel(root: Path, work: Path, prefix: Sequence[str], env: dict[str, str], seen_as: Path | None = None,
+                 ) -> KernelProcess:
+    """Start ``prefix`` + ipykernel with local sockets in ``root`` and the two pipes; return at once.
+
+    ``seen_as``: ``root`` as the kernel sees it (in the sandbox), for its connection file and command line;
+    bwrap's options go through a file descriptor (:func:`helpers.teacher.sandbox.by_descriptor`).
+    """
+    from helpers.teacher.sandbox import by_descriptor
+
+    inside = seen_as or root
     key = secrets.token_hex(32).encode()
-    _, info = write_connection_file(str(root / "kernel.json"), ip=str(root / "k"), key=key, transport="ipc")
+    _, info = write_connection_file(str(root / "kernel.json"), ip=str(inside / "k"), key=key, transport="ipc")
     log, stderr = Drain(MAX_LOG_BYTES), Drain(STDERR_TAIL, tail=True)
-    command = [*prefix, sys.executable, "-m", "ipykernel_launcher", "-f", str(root / "kernel.json")]
-    process = subprocess.Popen(
-        command, cwd=work, env={**env, "HELPERS_CHECK_FD": str(log.writer)}, stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL, stderr=stderr.writer, pass_fds=(log.writer,), start_new_session=True,
-    )
+    command, options = by_descriptor([*prefix, sys.executable, "-m", "ipykernel_launcher", "-f",
+                                      str(inside / "kernel.json")])
+    try:
+        process = subprocess.Popen(
+            command, cwd=work, env={**env, "HELPERS_CHECK_FD": str(log.writer)}, stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=stderr.writer, start_new_session=True,
+            pass_fds=(log.writer, *([] if options is None else [options])),
+        )
+    finally:
+        if options is not None:
+            os.close(options)
     log.start()
     stderr.start()
-    return KernelProcess(process, dict(info), log, stderr)
+    return KernelProcess(process, {**info, "ip": str(root / "k")}, log, stderr)  # the same sockets, seen from here
 
 
 class Client:
@@ -311,7 +381,7 @@ def _handshake(client: Client, deadline: float, need_iopub: bool) -> None:
             heard |= channel == "iopub"
 
 
-def execute(client: Client, code: str, deadline: float, number: int, run: Run) -> dict | None:
+def execute(client: Client, code: str, budget: Budget, number: int, run: Run) -> dict | None:
     """Run one cell; note its error in ``run``; its execute_result's data (None without one). Raises Stopped."""
     msg_id = client.send("execute_request", {
         "code": code, "silent": False, "store_history": True, "user_expressions": {}, "allow_stdin": False,
@@ -323,11 +393,10 @@ def execute(client: Client, code: str, deadline: float, number: int, run: Run) -
     errors = len(run.errors)
     while not (replied and idle):
         now = time.monotonic()
-        if now > deadline:
-            raise Stopped("timeout")
+        budget.check(now)
         if after_reply is not None and now > after_reply:
             break  # the reply came; a status message lost on the way is not waited for
-        for channel, message in client.poll(min(0.5, deadline - now)):
+        for channel, message in client.poll(max(0.0, min(CPU_CHECK_SECONDS, budget.wall_deadline - now))):
             if message.get("parent_header", {}).get("msg_id") != msg_id:
                 continue
             kind, content = message["msg_type"], message.get("content", {})
@@ -347,28 +416,28 @@ def execute(client: Client, code: str, deadline: float, number: int, run: Run) -
 
 
 def run_notebook(
-    cells: Sequence[str], finish: Callable[[bytes], str | None], kernel: KernelProcess, timeout: float,
+    cells: Sequence[str], finish: Callable[[bytes], str | None], kernel: KernelProcess, budget: Budget,
     stop_leftovers: Callable[[], None],
 ) -> Run:
     """Run each code cell (``cells``: their sources, '' for a markdown cell), then the grader's last cell.
 
     ``finish`` gets the check log as it stood when the learner's cells were
-    done and gives the last cell's code (or None: nothing to run). One deadline,
-    ``timeout`` seconds after the kernel answered, covers everything.
+    done and gives the last cell's code (or None: nothing to run). One
+    ``budget``, started when the kernel answered, covers everything.
     """
     run = Run()
     client = None
     try:
         client = connect(kernel, time.monotonic() + START_SECONDS)
-        deadline = time.monotonic() + timeout
+        budget.start()
         for number, source in enumerate(cells, start=1):
             if source.strip():
-                execute(client, source, deadline, number, run)
+                execute(client, source, budget, number, run)
         run.log = kernel.log.mark()
         code = finish(run.log)
         if code:
             before = len(run.errors)
-            run.finish_result = execute(client, code, deadline, len(cells) + 1, run)
+            run.finish_result = execute(client, code, budget, len(cells) + 1, run)
             finishing = run.errors[before:]
             del run.errors[before:]
             run.finish_error = f"{finishing[0].name}: {finishing[0].text}" if finishing else ""
@@ -379,6 +448,7 @@ def run_notebook(
     finally:
         if client is not None:
             run.output_bytes = client.received
+            run.cpu_seconds, run.wall_seconds = round(budget.cpu(), 2), round(budget.wall(), 2)
         stop_leftovers()
         kernel.kill()
         if client is not None:

@@ -1,4 +1,4 @@
-"""How much one graded notebook may take: memory (its processes and its /tmp together), processes, output.
+"""How much one graded notebook may take: CPU time, memory (its processes and its /tmp together), processes.
 
 Where the machine allows it each notebook runs in a cgroup of its own
 (:func:`find_limits`): cgroup v2 with the ``memory`` and ``pids`` controllers
@@ -15,6 +15,13 @@ process count is capped by ``RLIMIT_NPROC``, which Linux does not apply to root.
 
 Both ways each process's address space is capped (a single allocation past
 ``--memory`` is a ``MemoryError`` in its cell) and so is the size of one file.
+
+``--timeout`` is CPU time: the seconds all the notebook's processes ran on a
+core (:func:`cpu_meter`). A group's own account counts them where the machine
+keeps one (cgroup v2's ``cpu.stat``, cgroup v1's ``cpuacct``); otherwise the
+process tree under the kernel is summed, each process with the children it
+reaped (psutil). Time spent waiting for a core on a busy machine is not
+counted, so load never turns a right notebook into ``cpu-time``.
 """
 
 from __future__ import annotations
@@ -23,8 +30,11 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+import psutil
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 CGROUP_TASKS = 256  # processes and threads of one notebook (a kernel runs about 10 threads)
@@ -139,6 +149,32 @@ class NotebookGroup:
         counts = dict(line.split() for line in lines if len(line.split()) == 2)
         return int(counts.get("oom_kill", "0")) > 0
 
+    def cpu_seconds(self) -> float | None:
+        """CPU seconds all the group's processes used (the dead ones included); None without an account."""
+        try:
+            if self.limits.kind == "cgroup v2":
+                lines = (self.folders["memory"] / "cpu.stat").read_text().splitlines()
+                counts = dict(line.split() for line in lines if len(line.split()) == 2)
+                return int(counts["usage_usec"]) / 1e6
+            if "cpuacct" in self.folders:
+                return int((self.folders["cpuacct"] / "cpuacct.usage").read_text()) / 1e9
+        except (OSError, KeyError, ValueError):
+            pass
+        return None
+
+    def at_memory_limit(self) -> bool:
+        """True when the notebook's memory reached the limit (the system had to reclaim or kill to stay under)."""
+        if self.out_of_memory():
+            return True
+        try:
+            if self.limits.kind == "cgroup v2":
+                lines = (self.folders["memory"] / "memory.events").read_text().splitlines()
+                counts = dict(line.split() for line in lines if len(line.split()) == 2)
+                return int(counts.get("max", "0")) > 0
+            return int((self.folders["memory"] / "memory.failcnt").read_text()) > 0
+        except (OSError, ValueError):
+            return False
+
     def pids(self) -> list[int]:
         found: set[int] = set()
         for path in self.procs_files():
@@ -170,6 +206,47 @@ class NotebookGroup:
                     break
                 except OSError:  # still busy for a moment after its last process died
                     time.sleep(0.05)
+
+
+def tree_cpu_seconds(pid: int, also: Callable[[], list[int]] | None = None) -> float:
+    """CPU seconds of a process and all its descendants, each with the children it reaped (and ``also()``'s)."""
+    try:
+        root = psutil.Process(pid)
+        pids = {root.pid, *(child.pid for child in root.children(recursive=True))}
+    except psutil.Error:
+        return 0.0
+    total = 0.0
+    for each in sorted(pids | set(also() if also else [])):
+        try:
+            times = psutil.Process(each).cpu_times()
+        except psutil.Error:  # gone since: its time is in its parent's account once reaped
+            continue
+        total += times.user + times.system + times.children_user + times.children_system
+    return total
+
+
+def tree_largest_bytes(pid: int) -> int:
+    """The largest address space of a process in the tree under ``pid`` (what RLIMIT_AS caps each one at)."""
+    try:
+        root = psutil.Process(pid)
+        processes = [root, *root.children(recursive=True)]
+    except psutil.Error:
+        return 0
+    largest = 0
+    for process in processes:
+        try:
+            largest = max(largest, process.memory_info().vms)
+        except psutil.Error:
+            continue
+    return largest
+
+
+def cpu_meter(group: NotebookGroup | None, pid: int, also: Callable[[], list[int]] | None = None,
+              ) -> Callable[[], float]:
+    """A function giving the CPU seconds a notebook used so far: its group's account, else its process tree."""
+    if group is not None and group.cpu_seconds() is not None:
+        return lambda: group.cpu_seconds() or 0.0
+    return lambda: tree_cpu_seconds(pid, also)
 
 
 def _write(path: Path, text: str, optional: bool = False) -> None:
@@ -248,7 +325,7 @@ def _cgroup_v2(root: Path) -> tuple[Limits | None, str]:
 def _cgroup_v1(root: Path) -> tuple[Limits | None, str]:
     """The v1 memory and pids hierarchies, when the grader may make groups below its own."""
     own = own_groups()
-    parents = []
+    parents: list[tuple[str, Path]] = []
     for controller in ("memory", "pids"):
         folder = root / controller
         if controller not in own or not (folder / "cgroup.procs").is_file():
@@ -257,6 +334,11 @@ def _cgroup_v1(root: Path) -> tuple[Limits | None, str]:
         if not os.access(parent, os.W_OK):
             return None, f"no cgroup of its own may be made (cgroup v1 {controller} is not writable)"
         parents.append((controller, parent))
+    accounts = root / "cpuacct"  # optional: where it may not be used the process tree is summed
+    if "cpuacct" in own and (accounts / "cpuacct.usage").is_file():
+        parent = accounts / own["cpuacct"].lstrip("/")
+        if os.access(parent, os.W_OK):
+            parents.append(("cpuacct", parent))
     return Limits("cgroup v1", tuple(parents)), ""
 
 

@@ -21,9 +21,15 @@ from pathlib import Path
 PROBLEMS = {
     "not-a-file": "the hand-in is a link, a device or a pipe, not a notebook file: it was not read",
     "invalid-notebook": "the file is not a notebook the grader can read",
+    "too-large": "the file is over the grader's cap on size or on cells: it was not run",
+    "nbformat-warning": "nbformat warned about the file (a repaired duplicate cell id, ...): graded all the same",
     "raised": "a cell stopped with an error (the cells after it still ran)",
-    "timeout": "the notebook ran past the time limit and was stopped",
+    "cpu-time": "the notebook's processes used more CPU time than the limit (an endless loop?) and it was stopped",
+    "load-timeout": "the grader stopped the notebook at its wall-clock safety net before it had used its CPU time "
+                    "(a busy machine, or a notebook that waits): the grader's side; the next run grades it again",
+    "timeout": "the notebook ran past the time limit and was stopped (an earlier grader's wall-clock limit)",
     "memory-limit": "the notebook asked for more memory than the limit (a cell, or its processes and /tmp together)",
+    "disk-limit": "the notebook wrote more into its folder and /tmp than the limit, and was stopped",
     "too-much-output": "the notebook printed or showed more than the grader takes in, and was stopped",
     "kernel-died": "the Python kernel running the notebook died",
     "no-checks": "no exercise cell recorded an answer",
@@ -43,6 +49,10 @@ PROBLEMS = {
                  "until one is chosen",
     "grader-error": "the grader itself failed on this notebook",
 }
+# Problems that are the grader's or the machine's, not the notebook's: a plain rerun grades these records again
+GRADER_SIDE = ("grader-error", "load-timeout")
+# Also graded again with --regrade-grader-side: the wall-clock timeouts of graders before the CPU budget
+MAYBE_GRADER_SIDE = (*GRADER_SIDE, "timeout")
 
 
 @dataclass(frozen=True)

@@ -28,13 +28,17 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 MARKER_ENV = "HELPERS_GRADED_RUN"  # every process a graded notebook starts inherits it
 SANDBOX_TMP = Path("/tmp")  # inside bubblewrap: a tmpfs of a capped size, the kernel's TMPDIR and HOME
+# Inside bubblewrap the notebook's folder and the keyless course are mounted at these neutral names, so the
+# grader's temporary folder is in none of the kernel's paths, its command line or its environment
+SANDBOX_ROOT = Path("/notebook")
+SANDBOX_COURSE = Path("/opt/course")
 
 
 @dataclass(frozen=True)
@@ -68,6 +72,14 @@ class Sandbox:
             return launcher
         return launcher + bwrap_arguments(self.bwrap, root, work, course, tmp_mb if self.sized_tmp else None)
 
+    def inside(self, root: Path, path: Path) -> Path:
+        """A path of the notebook's folder ``root`` (or ``root`` itself) as its kernel sees it."""
+        return SANDBOX_ROOT / path.relative_to(root) if self.bwrap else path
+
+    def course(self, course: Path) -> Path:
+        """The keyless course as the kernel sees it."""
+        return SANDBOX_COURSE if self.bwrap else course
+
     def home(self, root: Path) -> Path:
         """The kernel's HOME: in the sandbox's capped /tmp with bwrap, else in the notebook's folder."""
         return SANDBOX_TMP / "home" if self.bwrap else root / "home"
@@ -90,8 +102,11 @@ def bwrap_arguments(bwrap: str, root: Path, work: Path, course: Path, tmp_mb: in
     lives: a Python in your home brings no other file of your home) with every
     ``helpers`` an install put there hidden under an empty folder
     (:func:`hidden_helpers`: it holds the answer key), and the keyless
-    ``course`` (helpers and data). A fresh /dev and /proc, and a fresh /tmp of
-    ``tmp_mb`` MB (None: no cap) holding the kernel's HOME.
+    ``course`` (helpers and data) at :data:`SANDBOX_COURSE`. A fresh /dev and
+    /proc, and a fresh /tmp of ``tmp_mb`` MB (None: no cap) holding the
+    kernel's HOME. ``root``, the only writable folder, is at :data:`SANDBOX_ROOT`.
+    The kernel is started with these options passed through a file descriptor
+    (:func:`by_descriptor`), so its command line holds none of them.
     """
     arguments = [bwrap, "--unshare-all", "--cap-drop", "ALL", "--die-with-parent", "--new-session"]
     for name in SYSTEM_FOLDERS:
@@ -114,11 +129,26 @@ def bwrap_arguments(bwrap: str, root: Path, work: Path, course: Path, tmp_mb: in
         arguments += ["--ro-bind", str(folder), str(folder)]
     for hidden in hidden_helpers(folders):  # an installed helpers holds the answer key: an empty folder there
         arguments += ["--tmpfs", str(hidden)]
-    arguments += ["--ro-bind", str(course), str(course), "--bind", str(root), str(root)]
+    arguments += ["--ro-bind", str(course), str(SANDBOX_COURSE), "--bind", str(root), str(SANDBOX_ROOT)]
     # JPY_PARENT_PID: inside its own process namespace the kernel's parent is pid 1, which ipykernel
     # would take for "my parent died"; --die-with-parent does that job instead.
-    arguments += ["--unsetenv", "JPY_PARENT_PID", "--chdir", str(work), "--"]
+    arguments += ["--unsetenv", "JPY_PARENT_PID", "--chdir", str(SANDBOX_ROOT / work.relative_to(root)), "--"]
     return arguments
+
+
+def by_descriptor(command: list[str]) -> tuple[list[str], int | None]:
+    """The command with bwrap's options moved into a file read through ``bwrap --args FD``; and that FD (to pass
+    to the child, then close), or None when the command has no bwrap. What a kernel reads in ``/proc/1/cmdline``
+    is then ``bwrap --args FD`` and its own command."""
+    found = next((i for i, word in enumerate(command) if Path(word).name == "bwrap"), None)
+    if found is None or "--" not in command[found:]:
+        return command, None
+    end = command.index("--", found)
+    data = b"".join(word.encode() + b"\0" for word in command[found + 1 : end])
+    descriptor = os.memfd_create("bwrap-arguments", 0)
+    os.write(descriptor, data)
+    os.lseek(descriptor, 0, os.SEEK_SET)
+    return [*command[: found + 1], "--args", str(descriptor), *command[end:]], descriptor
 
 
 def made_up_etc(root: Path) -> list[str]:
@@ -292,6 +322,62 @@ def kill_processes(pids: Iterable[int]) -> None:
             os.kill(pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
+
+
+# --- what a notebook wrote: its folder and its /tmp -----------------------------------------------
+
+MOST_FILES = 20_000  # files in a notebook's folder the grader sizes; past it the folder counts as over its budget
+
+
+def folder_bytes(folder: Path, budget: int) -> int:
+    """The bytes of the files under ``folder`` (not following links); past ``budget`` bytes or :data:`MOST_FILES`
+    files it stops counting and returns more than ``budget``."""
+    total = files = 0
+    for current, _, names in os.walk(folder):
+        for name in names:
+            files += 1
+            try:
+                total += os.lstat(os.path.join(current, name)).st_blocks * 512
+            except OSError:
+                continue
+            if total > budget or files > MOST_FILES:
+                return budget + 1
+    return total
+
+
+def sandbox_inside(pid: int) -> int | None:
+    """The first process of the bubblewrap sandbox started as ``pid`` (its root is the sandbox's), or None."""
+    import psutil
+
+    try:
+        return next((child.pid for child in psutil.Process(pid).children()), None)
+    except psutil.Error:
+        return None
+
+
+def sandbox_tmp_bytes(inside: int | None) -> int:
+    """The bytes used in the /tmp of the sandbox whose process is ``inside`` (0 when it cannot be seen)."""
+    if inside is None:
+        return 0
+    try:
+        found = os.statvfs(f"/proc/{inside}/root{SANDBOX_TMP}")
+    except OSError:
+        return 0
+    return (found.f_blocks - found.f_bfree) * found.f_frsize
+
+
+def disk_meter(sandbox: Sandbox, root: Path, pid: int) -> Callable[[int], int]:
+    """A function of a budget (bytes) giving the bytes the notebook wrote so far: its folder and /tmp together."""
+    if not sandbox.bwrap:
+        return lambda budget: folder_bytes(root, budget)  # without bwrap its HOME and TMPDIR are in its folder
+    inside: list[int | None] = [None]
+
+    def written(budget: int) -> int:
+        if inside[0] is None:
+            inside[0] = sandbox_inside(pid)
+        return folder_bytes(root, budget) + sandbox_tmp_bytes(inside[0])
+
+    return written
 
 
 # --- files outside the notebook's folder ------------------------------------------------------

@@ -9,13 +9,17 @@ cannot change what that neighbour is graded on.
 
 The folder is not trusted: a symbolic link (to a file or a folder), a device or
 a pipe is never followed nor read; it becomes a hand-in with the problem
-``not-a-file``, named in the report. The learner is exactly the folder's or the
+``not-a-file``, named in the report. A hand-in is sized before it is parsed:
+over :data:`MAX_HAND_IN_BYTES` (its size, before a byte is read) or
+:data:`MAX_CELLS` cells (counted in its bytes, without nbformat) it is
+``too-large`` and never parsed (:func:`too_large`). The learner is exactly the folder's or the
 file's name, as on the roster (compared in Unicode NFC).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import stat
@@ -31,6 +35,8 @@ from helpers.exercises import REGISTRY
 if TYPE_CHECKING:  # nbformat itself is imported when first needed: it takes seconds (jsonschema)
     from nbformat import NotebookNode
 
+MAX_HAND_IN_BYTES = 50 * 1024**2  # a lesson's notebook is well under 1 MB
+MAX_CELLS = 5000  # a lesson has about 60
 CHECK_CALL = re.compile(r"""\bcheck(?:_function)?\(\s*["']([a-z0-9-]+)["']""")
 LESSON_IN_NAME = re.compile(r"^(\d{2})(?:[_\- .]|$)")
 
@@ -44,10 +50,12 @@ class Submission:
     notebook: str
     data: bytes
     refused: str = ""  # why the file was not read (a link, a device, a pipe), or ''
+    too_large: str = ""  # why the file is over a cap and is not parsed, or ''
+    digest: str = ""  # the SHA-256 of a file too large to be kept (its data is then b'')
 
     @property
     def sha256(self) -> str:
-        return hashlib.sha256(self.data).hexdigest()
+        return self.digest or hashlib.sha256(self.data).hexdigest()
 
 
 def find_notebooks(folder: Path) -> list[Path]:
@@ -98,8 +106,48 @@ def read_submissions(folder: Path) -> list[Submission]:
         if refused:
             found.append(Submission(path, learner_of(relative), relative.as_posix(), b"", refused))
             continue
-        found.append(Submission(path, learner_of(relative), relative.as_posix(), read_plain(path)))
+        found.append(read_hand_in(path, learner_of(relative), relative.as_posix()))
     return found
+
+
+def read_hand_in(path: Path, learner: str, notebook: str) -> Submission:
+    """A plain file's hand-in, sized first: over :data:`MAX_HAND_IN_BYTES` only its digest is taken."""
+    try:
+        handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return Submission(path, learner, notebook, b"")
+    with os.fdopen(handle, "rb") as file:
+        status = os.fstat(file.fileno())
+        if not stat.S_ISREG(status.st_mode):
+            return Submission(path, learner, notebook, b"")
+        if status.st_size > MAX_HAND_IN_BYTES:
+            digest = hashlib.sha256()
+            while chunk := file.read(1024**2):
+                digest.update(chunk)
+            said = f"{status.st_size / 1024**2:.0f} MB: over the grader's cap of {MAX_HAND_IN_BYTES // 1024**2} MB"
+            return Submission(path, learner, notebook, b"", too_large=said, digest=digest.hexdigest())
+        data = file.read()
+    return Submission(path, learner, notebook, data, too_large=too_large(data))
+
+
+def too_large(data: bytes) -> str:
+    """'' for a hand-in within the caps, else why not: over :data:`MAX_HAND_IN_BYTES`, or :data:`MAX_CELLS` cells.
+
+    Cells are counted without nbformat: a cell's ``"cell_type"`` key can only be written so in JSON (a quote
+    inside a string is escaped), so the count of those bytes bounds the number of cells; only past the cap is
+    the JSON read (not validated) to count them exactly.
+    """
+    if len(data) > MAX_HAND_IN_BYTES:
+        return f"{len(data) / 1024**2:.0f} MB: over the grader's cap of {MAX_HAND_IN_BYTES // 1024**2} MB"
+    if data.count(b'"cell_type"') <= MAX_CELLS:
+        return ""
+    try:
+        cells = json.loads(data).get("cells")
+    except (ValueError, AttributeError, RecursionError):
+        return ""  # not a notebook: invalid-notebook when it is parsed
+    if isinstance(cells, list) and len(cells) > MAX_CELLS:
+        return f"{len(cells):,} cells: over the grader's cap of {MAX_CELLS:,}"
+    return ""
 
 
 def _folders_between(folder: Path, path: Path) -> list[Path]:
@@ -109,22 +157,24 @@ def _folders_between(folder: Path, path: Path) -> list[Path]:
 
 
 def read_plain(path: Path) -> bytes:
-    """The bytes of a plain file, opened without following a link (a file swapped for one since is refused)."""
+    """The bytes of a plain file, opened without following a link (a file swapped for one since is refused);
+    b'' past :data:`MAX_HAND_IN_BYTES`, unread (as :func:`read_hand_in` keeps such a hand-in)."""
     try:
         handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
         return b""
     with os.fdopen(handle, "rb") as file:
-        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+        status = os.fstat(file.fileno())
+        if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_HAND_IN_BYTES:
             return b""
         return file.read()
 
 
-def read_notebook(data: bytes, notes: list[str] | None = None) -> NotebookNode:
+def read_notebook(data: bytes, warned: list[str] | None = None) -> NotebookNode:
     """Parse and validate notebook bytes; ValueError with a readable reason.
 
-    nbformat's warnings about the hand-in (duplicate cell ids, which it renumbers; cells without ids) never reach
-    the teacher's terminal: they are appended to ``notes`` (for the hand-in's record), or dropped.
+    nbformat's warnings about the file (a duplicate cell id it repaired, ...) go into ``warned``, never to the
+    teacher's terminal.
     """
     import nbformat
     from nbformat.warnings import MissingIDFieldWarning
@@ -134,17 +184,40 @@ def read_notebook(data: bytes, notes: list[str] | None = None) -> NotebookNode:
     except UnicodeDecodeError as error:
         raise ValueError(f"the file is not UTF-8 text ({error.reason})") from None
     try:
-        with warnings.catch_warnings(record=True) as said:
+        with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            warnings.simplefilter("ignore", MissingIDFieldWarning)  # nbformat's warning about its own future
+            # cells without ids (a hand-edited or older notebook): nbformat adds them; its warning is about its
+            # own future, not the hand-in
+            warnings.simplefilter("ignore", MissingIDFieldWarning)
             notebook = nbformat.reads(text, as_version=4)
             nbformat.validate(notebook)
-        if notes is not None:
-            notes += list(dict.fromkeys(str(warning.message) for warning in said))
     except Exception as error:  # nbformat raises several unrelated types for a broken file
         reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise ValueError(f"not a valid notebook: {reason[:200]}") from None
+    if warned is not None:
+        warned += list(dict.fromkeys(str(warning.message)[:200] for warning in caught))
     return notebook
+
+
+def peek_notebook(data: bytes) -> NotebookNode | None:
+    """The notebook's JSON as attribute-access nodes, not converted nor validated (None when it is not one):
+    enough for its metadata and cell sources, without nbformat's checks (a rerun, the read ahead)."""
+    from nbformat import from_dict
+
+    try:
+        found = json.loads(data)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(found, dict) or not isinstance(found.get("cells"), list):
+        return None
+    if not all(isinstance(cell, dict) for cell in found["cells"]) or not isinstance(found.get("metadata", {}), dict):
+        return None
+    found.setdefault("metadata", {})
+    for cell in found["cells"]:
+        source = cell.get("source", "")
+        cell["source"] = "".join(source) if isinstance(source, list) else str(source)
+        cell.setdefault("cell_type", "")
+    return from_dict(found)
 
 
 def checked_ids(notebook: NotebookNode) -> list[str]:
