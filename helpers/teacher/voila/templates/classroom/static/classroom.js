@@ -204,7 +204,8 @@
   // moment the page opens they move through the page's sections: the control, "Predict, then reveal", each step of
   // the lesson, a screen at a time through a long one. They never change a control's value, even the one that has
   // the focus (a slider takes PageDown as a big step): the arrow keys still move a focused slider, list or box.
-  // n deals new numbers and r reveals (predict, then reveal); a legend beside "About this example" says so.
+  // Home and End go to the page's top and end (never a focused control's first or last value).
+  // n deals new numbers and r reveals (predict, then reveal); ? shows the legend of the keys.
   function scroller() {
     return document.querySelector('#rendered_cells');
   }
@@ -266,6 +267,7 @@
       cover = document.createElement('div');
       cover.className = 'classroom-blank';
       cover.setAttribute('aria-hidden', 'true');
+      cover.hidden = true; // made hidden, so that the first press shows it
       cover.addEventListener('click', function () { blank(false); });
       document.body.appendChild(cover);
     }
@@ -336,12 +338,22 @@
     var handled = true;
     if (key === 'PageDown' || key === 'PageUp') {
       move(key === 'PageDown' ? 1 : -1);
+    } else if (key === 'Home' || key === 'End') {
+      // the page's top or end, whatever has the focus (a slider or a list would take them as its first or last value)
+      var box = scroller();
+      if (box) {
+        box.scrollTop = key === 'Home' ? 0 : box.scrollHeight;
+      }
     } else if (/^Arrow(Down|Right|Up|Left)$/.test(key) && !adjusts) {
       move(key === 'ArrowDown' || key === 'ArrowRight' ? 1 : -1);
     } else if ((key === 'b' || key === 'B' || key === '.') && !typing) {
       blank();
     } else if (key === 'Escape' && document.querySelector('.classroom-blank:not([hidden])')) {
       blank(false);
+    } else if (key === '?' && !typing) {
+      legendShown();
+    } else if (key === 'Escape' && document.querySelector('.classroom-keys:not([hidden])')) {
+      legendShown(false);
     } else if ((key === 'n' || key === 'N') && !typing) {
       press('.classroom-reveal .reveal-deal');
     } else if ((key === 'r' || key === 'R') && !typing) {
@@ -355,37 +367,64 @@
     }
   }
 
-  // the legend of the keys, beside "About this example" (n and r only where there is something to deal)
-  function legend() {
-    var holder = arranged.about;
-    var dealing = String(document.querySelector('.classroom-reveal .reveal-deal') !== null);
-    var line = holder && holder.querySelector('.classroom-keys');
-    if (!holder || (line && line.getAttribute('data-dealing') === dealing)) {
+  // The legend of the keys is one key away: ? shows and hides it (a panel at the screen's foot, over the page), and
+  // the title's line says so. n and r are in it only where there is something to deal.
+  function legendShown(on) {
+    var panel = document.querySelector('.classroom-keys');
+    if (panel) {
+      panel.hidden = on === undefined ? !panel.hidden : !on;
+    }
+  }
+
+  function hint() {
+    var title = document.querySelector('#rendered_cells .classroom-title .jp-RenderedMarkdown');
+    if (!title || title.querySelector('.classroom-hint')) {
       return;
     }
-    if (line) {
-      line.remove(); // "Predict, then reveal" has come since: n and r join the legend
+    var line = document.createElement('p');
+    line.className = 'classroom-hint';
+    var kbd = document.createElement('kbd');
+    kbd.textContent = '?';
+    line.appendChild(kbd);
+    line.appendChild(document.createTextNode(' keys'));
+    title.appendChild(line);
+  }
+
+  function legend() {
+    hint();
+    var dealing = String(document.querySelector('.classroom-reveal .reveal-deal') !== null);
+    var panel = document.querySelector('.classroom-keys');
+    if (panel && panel.getAttribute('data-dealing') === dealing) {
+      return;
     }
-    var keys = [['PgDn', 'PgUp', 'next, back'], ['b', 'blank screen']];
+    var shown = panel !== null && !panel.hidden;
+    if (panel) {
+      panel.remove(); // "Predict, then reveal" has come since: n and r join the legend
+    }
+    var keys = [['PgDn', 'PgUp', 'next, back'], ['Home', 'End', 'top, end'], ['b', 'blank screen'],
+      ['?', 'these keys']];
     if (dealing === 'true') {
-      keys.splice(1, 0, ['n', 'new numbers'], ['r', 'reveal']);
+      keys.splice(2, 0, ['n', 'new numbers'], ['r', 'reveal']);
     }
-    line = document.createElement('p');
-    line.className = 'classroom-keys';
-    line.setAttribute('data-dealing', dealing);
-    line.appendChild(document.createTextNode('Keys: '));
+    panel = document.createElement('p');
+    panel.className = 'classroom-keys';
+    panel.setAttribute('data-dealing', dealing);
+    panel.setAttribute('role', 'note');
+    panel.hidden = !shown;
+    panel.appendChild(document.createTextNode('Keys: '));
     keys.forEach(function (entry, number) {
       if (number) {
-        line.appendChild(document.createTextNode(' · '));
+        panel.appendChild(document.createTextNode(' · '));
       }
       entry.slice(0, -1).forEach(function (name, at) {
         var kbd = document.createElement('kbd');
         kbd.textContent = name;
-        line.appendChild(kbd);
-        line.appendChild(document.createTextNode(at + 2 < entry.length ? ' ' : ' ' + entry[entry.length - 1]));
+        panel.appendChild(kbd);
+        panel.appendChild(document.createTextNode(at + 2 < entry.length ? ' ' : ' ' + entry[entry.length - 1]));
       });
     });
-    holder.appendChild(line);
+    panel.addEventListener('click', function () { legendShown(false); });
+    document.body.appendChild(panel);
   }
 
   // The first screen is arranged at the next frame after each change; the rest (names, links, wide outputs, the
