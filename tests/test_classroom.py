@@ -516,3 +516,23 @@ def test_two_views_started_together_on_one_port_print_one_link(tmp_path):
             if process.poll() is None:
                 os.killpg(process.pid, signal.SIGTERM)
                 process.wait(60)
+
+
+def test_a_message_to_a_page_closed_abruptly_is_no_traceback_and_other_errors_still_are(caplog):
+    """A kernel's message sent to a tab closed meanwhile fails with WebSocketClosedError in a task nobody awaits:
+    the teacher's terminal showed "Task exception was never retrieved". Other unhandled errors are still reported."""
+    from tornado.websocket import WebSocketClosedError
+
+    loop = asyncio.new_event_loop()
+    try:
+        classroom.quiet_closed_pages(loop)
+        classroom.quiet_closed_pages(loop)  # once is enough: a second call keeps the same handler
+        with caplog.at_level("ERROR", logger="asyncio"):
+            loop.call_exception_handler(
+                {"message": "Task exception was never retrieved", "exception": WebSocketClosedError()}
+            )
+            assert caplog.records == []
+            loop.call_exception_handler({"message": "Task exception was never retrieved", "exception": KeyError("x")})
+        assert [record.getMessage() for record in caplog.records] == ["Task exception was never retrieved"]
+    finally:
+        loop.close()
