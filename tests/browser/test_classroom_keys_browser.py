@@ -6,6 +6,8 @@ arrow keys still move it; ``?`` shows and hides the legend of the keys, and the 
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -107,3 +109,35 @@ def test_question_mark_shows_and_hides_the_legend_and_the_first_screen_says_so(p
     page.keyboard.press("?")
     page.keyboard.press("Escape")
     expect(legend).to_be_hidden()
+
+
+def test_a_page_whose_kernel_does_not_answer_says_so_and_recovers(lesson_01, browser):
+    """The lab's kernel connection never made (issue 43 saw a reload stay empty in its place): the page says
+    "Starting the lab…", tries again by itself once, then says the lab did not start and offers "Try again", which
+    brings the lab once the connection works."""
+    context = browser.new_context(viewport=VIEWPORT)
+    context.add_init_script("window.classroomLabWait = 4")  # seconds before giving up (60 in the room)
+    page = context.new_page()
+    blocked = {"on": True, "pages": 0}
+
+    def kernel_socket(socket):
+        if blocked["on"]:
+            blocked["pages"] += 1  # held open, never answered: the widgets wait for their kernel
+        else:
+            socket.connect_to_server()
+
+    page.route_web_socket(re.compile(r"/api/kernels/"), kernel_socket)
+    try:
+        page.goto(lesson_01.page(""), wait_until="commit")
+        status = page.locator(".classroom-status")
+        expect(status.first).to_be_visible(timeout=90_000)
+        expect(status.first).to_contain_text("The lab did not start", timeout=120_000)
+        assert blocked["pages"] >= 2  # the page tried again by itself once before saying so
+        expect(page.locator(f"{SLIDER} .noUi-handle")).to_have_count(0)
+        blocked["on"] = False
+        page.get_by_role("button", name="Try again").first.click()
+        expect(page.locator(f"{SLIDER} .noUi-handle")).to_be_visible(timeout=90_000)
+        expect(page.locator(".classroom-status")).to_have_count(0, timeout=10_000)
+    finally:
+        page.close(run_before_unload=True)
+        context.close()

@@ -427,6 +427,80 @@
     document.body.appendChild(panel);
   }
 
+  // A control whose output has come but is not drawn (its kernel connection not made yet, or lost) is never a silent
+  // gap: "Starting the lab…" stands in its place, and past LAB_WAIT seconds an error with "Try again", which reloads
+  // the page (a new kernel connection; the old kernel is ended as the page unloads). The first time, the page tries
+  // again by itself. window.classroomLabWait (seconds) shortens the wait for a test.
+  var LAB_WAIT = 60;
+  var RETRIED = 'classroom-lab-retried';
+  var waitingSince = {};
+  // a cell whose widget output has come (its script, or Voila's "Loading widget..." in its place) but is not drawn
+  function undrawn() {
+    return [].filter.call(document.querySelectorAll('#rendered_cells [cell-index]'), function (cell) {
+      if (cell.classList.contains('classroom-hidden')
+        || cell.querySelector('.jp-OutputArea-output .jupyter-widgets, .jp-OutputArea-output .widget-container')) {
+        return false;
+      }
+      return [].some.call(cell.querySelectorAll('script[type="application/vnd.voila.cell-output+json"]'),
+        function (script) { return script.textContent.indexOf('application/vnd.jupyter.widget-view+json') >= 0; })
+        || [].some.call(cell.querySelectorAll('.jp-OutputArea-output'),
+          function (output) { return /^Loading widget/.test(text(output)); });
+    });
+  }
+  function retry() {
+    try {
+      window.sessionStorage.setItem(RETRIED, '1');
+    } catch (error) { /* no storage: the button still reloads */ }
+    window.location.reload();
+  }
+  function watchLab() {
+    var wait = (window.classroomLabWait || LAB_WAIT) * 1000;
+    var waiting = undrawn();
+    document.querySelectorAll('.classroom-status').forEach(function (status) {
+      if (waiting.indexOf(status.closest('[cell-index]')) < 0) {
+        status.remove(); // drawn since
+      }
+    });
+    if (!waiting.length && document.querySelector('#rendered_cells .jupyter-widgets')) {
+      try {
+        window.sessionStorage.removeItem(RETRIED);
+      } catch (error) { /* nothing kept */ }
+    }
+    waiting.forEach(function (cell) {
+      var key = cell.getAttribute('cell-index');
+      waitingSince[key] = waitingSince[key] || Date.now();
+      var status = cell.querySelector('.classroom-status');
+      if (!status) {
+        status = document.createElement('div');
+        status.className = 'classroom-status';
+        status.setAttribute('role', 'status');
+        cell.insertBefore(status, cell.firstChild);
+      }
+      var late = Date.now() - waitingSince[key] > wait;
+      if (late && status.getAttribute('data-state') !== 'failed') {
+        var retried = false;
+        try {
+          retried = window.sessionStorage.getItem(RETRIED) === '1';
+        } catch (error) { /* never retried by itself */ }
+        if (!retried) {
+          retry();
+          return;
+        }
+        status.setAttribute('data-state', 'failed');
+        status.textContent = 'The lab did not start (no connection to its kernel). ';
+        var button = document.createElement('button');
+        button.type = 'button';
+        button.className = 'classroom-retry';
+        button.textContent = 'Try again';
+        button.addEventListener('click', retry);
+        status.appendChild(button);
+      } else if (!late && !status.hasAttribute('data-state')) {
+        status.setAttribute('data-state', 'starting');
+        status.textContent = 'Starting the lab…';
+      }
+    });
+  }
+
   // The first screen is arranged at the next frame after each change; the rest (names, links, wide outputs, the
   // legend), which reads the layout of the whole page, once the page has been quiet for a moment, so that it
   // does not make the browser lay the page out again at every frame while the widgets are being drawn.
@@ -460,5 +534,6 @@
   document.addEventListener('DOMContentLoaded', function () {
     new MutationObserver(soon).observe(document.body, { childList: true, subtree: true, characterData: true });
     soon();
+    window.setInterval(watchLab, 1000);
   });
 })();
