@@ -1,6 +1,7 @@
 """How fast the classroom view is usable, and what its kernels cost: the README's classroom command in Chromium.
 
-Run: ``.venv/bin/python benchmarks/bench_classroom.py [--lesson 05] [--loads 5] [--reloads 10] [--laptop-only ROUNDS]``
+Run: ``.venv/bin/python benchmarks/bench_classroom.py [--lesson 05] [--loads 5] [--reloads 10] [--laptop-only ROUNDS]
+[--busy 2]``
 
 Starts ``python -m helpers.teacher.classroom <lesson>`` on a free port and
 drives Debian's Chromium (/usr/bin/chromium) with Playwright at 1280x720.
@@ -22,6 +23,10 @@ widgets from it. Measured:
   ``--reloads`` reloads of it, each a second after the last was usable, while
   the pool is still heating its kernels (the teacher who starts the view and
   reloads at once);
+- **the same, with two busy processes beside it**: the lecturer's laptop
+  case again with ``--busy`` processes (default 2) each spinning a core at
+  normal priority for the whole run (a video call and a browser tab left
+  playing on the teacher's laptop);
 - **reloads 1 s apart, the pool full**: ``--reloads`` reloads of one page, each
   a second after the last was usable, starting with the pool full and quiet,
   without waiting for it to refill; the kernel processes and their resident
@@ -62,7 +67,8 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -330,6 +336,18 @@ def kernels_started() -> str:
     return "kernels forked (classroom-forked)" if FORKED_KERNELS else "kernels started the usual way (no entry point)"
 
 
+@contextmanager
+def busy_processes(count: int) -> Iterator[list[subprocess.Popen]]:
+    """``count`` processes that each keep a core busy (pure Python, normal priority) until the block ends."""
+    spinning = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+    try:
+        yield spinning
+    finally:
+        for process in spinning:
+            process.kill()
+            process.wait()
+
+
 def lecturers_laptop(browser, lesson: str, cull: int, control: tuple[str, str], reloads: int):
     """A new server, its page opened as soon as the port answers, then ``reloads`` reloads 1 s apart at once: the
     seconds to the first usable page and to each reload's."""
@@ -366,6 +384,7 @@ def main(argv=None) -> int:
         "--laptop-only", type=int, default=0, metavar="ROUNDS",
         help="only the lecturer's laptop case, ROUNDS times, each a new server (default: every case, once)",
     )  # fmt: skip
+    parser.add_argument("--busy", type=int, default=2, help="busy processes beside the laptop case (default 2)")
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
@@ -377,11 +396,19 @@ def main(argv=None) -> int:
                 lecturers_laptop(browser, args.lesson, args.cull, (numbers, first_input), args.reloads)
                 for _ in range(args.laptop_only)
             ]
+            with busy_processes(args.busy):
+                busy_runs = [
+                    lecturers_laptop(browser, args.lesson, args.cull, (numbers, first_input), args.reloads)
+                    for _ in range(args.laptop_only)
+                ]
             browser.close()
         print(f"classroom view of lesson {args.lesson}, 1280x720, {kernels_started()}, "
               f"load average {os.getloadavg()[0]:.2f} at the end")  # fmt: skip
         print(f"  {'cold start':<27} {summary([first for first, _ in runs])}")
         print(f"  {'laptop: reloads from start':<27} {summary([s for _, seconds in runs for s in seconds])}")
+        busy = f"{args.busy} busy beside it"
+        print(f"  {'cold start, ' + busy:<27} {summary([first for first, _ in busy_runs])}")
+        print(f"  {'laptop, ' + busy:<27} {summary([s for _, seconds in busy_runs for s in seconds])}")
         return 0
     results: dict[str, list[float]] = {
         "laptop: reloads from start": [], "warm, new browser": [], "warm, reload": [], "first click": [],
@@ -462,6 +489,10 @@ def main(argv=None) -> int:
             classroom.stop()
         for _ in range(args.colds - 1):
             results["cold start"].append(cold_start(browser, args.lesson, args.cull, (numbers, first_input)))
+        with busy_processes(args.busy):
+            results[f"laptop, {args.busy} busy beside it"] = lecturers_laptop(
+                browser, args.lesson, args.cull, (numbers, first_input), args.reloads
+            )[1]
         browser.close()
     print(f"classroom view of lesson {args.lesson}, 1280x720, {kernels_started()}, "
           f"load average {os.getloadavg()[0]:.2f} at the end")  # fmt: skip

@@ -15,6 +15,7 @@ import sys
 import time
 from datetime import timedelta
 from importlib import import_module
+from pathlib import Path
 from types import SimpleNamespace
 
 import nbformat
@@ -46,6 +47,9 @@ def test_a_lesson_is_found_by_its_number_or_path():
     assert lesson_path(LESSONS[0]) == LESSONS[0]
     with pytest.raises(ValueError, match="no lesson '42': choose one of 00, 01"):
         lesson_path("42")
+    for nothing in ("", "  "):  # not lesson 00
+        with pytest.raises(ValueError, match="no lesson given: choose one of 00, 01"):
+            lesson_path(nothing)
 
 
 def test_an_untagged_cell_is_a_lesson_cell():
@@ -184,6 +188,10 @@ def test_voila_runs_the_copy_with_the_classroom_template_a_preheated_kernel_and_
     assert "--VoilaConfiguration.resources=classroom_scale=1.25" in scaled  # --scale reaches the page
     assert options["Voila.port_retries"] == "0"  # never another port than the link printed
     assert options["NotebookNotary.data_dir"] == str(classroom.notary_folder(tmp_path / "05_metrics_lab.ipynb"))
+    # the kernels' connection files in the copy's folder, which the command removes (not the system's temporary one)
+    assert options["Voila.connection_dir_root"] == str(tmp_path)
+    assert options["theme"] == "light"
+    assert "--theme=dark" in voila_command(tmp_path / "05_metrics_lab.ipynb", 8866, 120, False, theme="dark")
 
 
 def test_a_machine_without_a_browser_opens_none_and_voila_has_nothing_to_warn_about(monkeypatch):
@@ -241,6 +249,8 @@ def test_the_template_shows_cells_by_role_and_sizes_type_for_a_room():
     "arguments, message",
     [
         (["42"], "no lesson"),
+        ([""], "no lesson given"),
+        (["05", "--theme", "blue"], "theme must be light or dark"),
         (["05", "--port", "0"], "port"),
         (["05", "--cull", "5"], "cull"),
         (["05", "--scale", "0"], "scale"),
@@ -409,3 +419,120 @@ def test_the_classroom_text_never_points_at_hidden_code(number):
         cell.source for cell in copy.cells if cell.cell_type == "markdown" and role_of(cell) in ("lesson", "classroom")
     ]
     assert [match.group(0) for source in shown for match in POINTS_AT_CODE.finditer(source)] == []
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("moment", ["Classroom view of", "Voilà is running"], ids=["link-printed", "voila-running"])
+def test_ctrl_c_at_any_moment_is_clean_and_leaves_nothing_in_the_temporary_folder(moment, tmp_path):
+    """Ctrl-C as the view starts: no traceback ("Kernel does not exist" from a kernel still starting), status 0, and
+    nothing left in the system's temporary folder (Voila's connection files included)."""
+    import shutil
+    import tempfile
+
+    from tests.browser import servers
+
+    temporary = Path(tempfile.mkdtemp(prefix="c43", dir="/tmp"))  # short: the kernels' sockets are named in it
+    log = tmp_path / "classroom.log"
+    env = {**servers.isolated_env(tmp_path / "home"), "TMPDIR": str(temporary)}
+    command = [sys.executable, "-m", "helpers.teacher.classroom", "00", f"--port={servers.free_port()}",
+               "--no-browser", "--pool=2"]  # fmt: skip
+    try:
+        with log.open("w") as out:
+            process = subprocess.Popen(
+                command, cwd=classroom.NOTEBOOKS.parent, env=env, stdout=out, stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )  # fmt: skip
+        try:
+            deadline = time.monotonic() + 120
+            while moment not in log.read_text(errors="replace") and time.monotonic() < deadline:
+                assert process.poll() is None, log.read_text(errors="replace")
+                time.sleep(0.02)
+            assert moment in log.read_text(errors="replace")
+            os.killpg(process.pid, signal.SIGINT)  # as a terminal does: the whole foreground group
+            assert process.wait(60) == 0
+        finally:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait(10)
+        said = log.read_text(errors="replace")
+        assert "Traceback" not in said and "Kernel does not exist" not in said, said[-3000:]
+        assert sorted(path.name for path in temporary.iterdir()) == []
+    finally:
+        shutil.rmtree(temporary, ignore_errors=True)
+
+
+def test_a_port_claimed_by_another_classroom_view_is_an_error_before_any_link(capsys):
+    """Two views started at the same moment on one port both find it free: the second finds the first's claim."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    first = classroom.claim_port(port)
+    assert first is not None
+    try:
+        if sys.platform.startswith("linux"):
+            assert classroom.claim_port(port) is None
+        assert classroom.main(["03", "--port", str(port), "--no-browser"]) == 2
+    finally:
+        first.close()
+    said = capsys.readouterr()
+    assert f"port {port} is in use" in said.err and "http://" not in said.out
+    again = classroom.claim_port(port)  # let go of with its socket
+    assert again is not None
+    again.close()
+
+
+@pytest.mark.notebook
+def test_two_views_started_together_on_one_port_print_one_link(tmp_path):
+    """Lessons 00 and 03 started at the same moment on one port: one serves its link, the other says the port is
+    in use and prints no link (before the claim, both printed theirs and one Voila answered both)."""
+    from tests.browser import servers
+
+    port = servers.free_port()
+    env = servers.isolated_env(tmp_path / "home")
+    started = {}
+    for lesson in ("00", "03"):
+        command = [sys.executable, "-m", "helpers.teacher.classroom", lesson, f"--port={port}", "--no-browser"]
+        with (tmp_path / f"{lesson}.out").open("w") as out, (tmp_path / f"{lesson}.err").open("w") as err:
+            started[lesson] = subprocess.Popen(
+                [*command, "--pool=1"],
+                cwd=classroom.NOTEBOOKS.parent, env=env, stdout=out, stderr=err, start_new_session=True,
+            )  # fmt: skip
+    try:
+        refused = []
+        deadline = time.monotonic() + 60
+        while not refused and time.monotonic() < deadline:
+            refused = [lesson for lesson, process in started.items() if process.poll() is not None]
+            time.sleep(0.1)
+        assert len(refused) == 1, "neither refused the port"
+        assert started[refused[0]].wait() == 2
+        out, err = ((tmp_path / f"{refused[0]}.{stream}").read_text() for stream in ("out", "err"))
+        assert f"port {port} is in use" in err and "http://" not in out
+        (serving,) = set(started) - set(refused)
+        assert started[serving].poll() is None
+    finally:
+        for process in started.values():
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGTERM)
+                process.wait(60)
+
+
+def test_a_message_to_a_page_closed_abruptly_is_no_traceback_and_other_errors_still_are(caplog):
+    """A kernel's message sent to a tab closed meanwhile fails with WebSocketClosedError in a task nobody awaits:
+    the teacher's terminal showed "Task exception was never retrieved". Other unhandled errors are still reported."""
+    from tornado.websocket import WebSocketClosedError
+
+    loop = asyncio.new_event_loop()
+    try:
+        classroom.quiet_closed_pages(loop)
+        classroom.quiet_closed_pages(loop)  # once is enough: a second call keeps the same handler
+        with caplog.at_level("ERROR", logger="asyncio"):
+            loop.call_exception_handler(
+                {"message": "Task exception was never retrieved", "exception": WebSocketClosedError()}
+            )
+            assert caplog.records == []
+            loop.call_exception_handler({"message": "Task exception was never retrieved", "exception": KeyError("x")})
+        assert [record.getMessage() for record in caplog.records] == ["Task exception was never retrieved"]
+    finally:
+        loop.close()

@@ -2,7 +2,7 @@
 
 Usage (from the repository root)::
 
-    python -m helpers.teacher.classroom 05 [--port 8866] [--scale 1.25] [--no-browser]
+    python -m helpers.teacher.classroom 05 [--port 8866] [--scale 1.25] [--theme dark] [--no-browser]
 
 The command copies the lesson into a temporary folder without its
 ``exercise`` and ``solution`` cells (they never run, so nothing gives an
@@ -32,6 +32,7 @@ import sys
 import tempfile
 import time
 import webbrowser
+from collections.abc import Callable
 from datetime import datetime
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -80,6 +81,8 @@ POOL_SIZE = default_pool_size()
 
 def lesson_path(lesson: str | Path) -> Path:
     """The notebook of a lesson given as '05', '5' or a path."""
+    if not str(lesson).strip():
+        raise ValueError(f"no lesson given: choose one of {', '.join(known_lessons())}, or give a notebook path")
     path = Path(lesson)
     if path.suffix == ".ipynb":
         if not path.is_file():
@@ -88,9 +91,13 @@ def lesson_path(lesson: str | Path) -> Path:
     prefix = str(lesson).zfill(2)
     found = sorted(NOTEBOOKS.glob(f"{prefix}_*.ipynb"))
     if len(found) != 1:
-        known = ", ".join(p.name[:2] for p in sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")))
-        raise ValueError(f"no lesson {lesson!r}: choose one of {known}, or give a notebook path")
+        raise ValueError(f"no lesson {lesson!r}: choose one of {', '.join(known_lessons())}, or give a notebook path")
     return found[0]
+
+
+def known_lessons() -> list[str]:
+    """The lessons' numbers: '00', '01', ..."""
+    return [path.name[:2] for path in sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))]
 
 
 # run first, unseen: the lesson's matplotlib figures at twice their pixels, crisp on a projector, their text
@@ -132,6 +139,7 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         super().__init__(**kwargs)
         self._taken_at: dict[str, datetime] = {}
         self._starting: asyncio.Lock | None = None
+        self._stopping = False
         if self.config.KernelProvisionerFactory.get("default_provisioner_name") == FORKED_PROVISIONER:
             from helpers.teacher.forked_kernels import Zygote
 
@@ -151,6 +159,9 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         priority (HEAT_NICENESS): the pages opened while it heats, Voila serving
         them and their browsers, get the processors first.
         """
+        quiet_closed_pages(asyncio.get_running_loop())
+        if self._stopping:
+            raise RuntimeError("the classroom is stopping: no new kernel")
         if (kwargs.get("env") or {}).get("VOILA_PREHEAT") != "True":
             return await super().start_kernel(*args, **kwargs)  # a page's own kernel (the pool was empty): at once
         if self._starting is None:
@@ -159,6 +170,8 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
             others = bool(self._kernels)
             if others:
                 await self._until_quiet()
+            if self._stopping:  # the stop came while this kernel waited its turn
+                raise RuntimeError("the classroom is stopping: no new kernel")
             kernel_id = await super().start_kernel(*args, **kwargs)
             if others:  # the first kernel is the one the first page waits for: it heats at full speed
                 _lower_priority(_kernel_pid(self._kernels.get(kernel_id)), HEAT_NICENESS)
@@ -191,11 +204,49 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         heating) closes its sockets before its code has finished, then prints a
         traceback when it fails to send the reply. Nothing in a classroom
         kernel needs a graceful goodbye, so each is killed, idle or not.
+
+        A stop right after Voila starts finds the first kernel still starting:
+        Jupyter lists it among the kernels to end but does not know it yet, and
+        fails ("Kernel does not exist"). Here no kernel starts once the stop has
+        begun, a kernel being started is waited for (``STARTING_GRACE`` seconds
+        at most) and then killed with the others, and a kernel that has gone
+        meanwhile is no error.
         """
-        await super().shutdown_all(now=True)
+        self._stopping = True
+        starting = [task for kernel_id, task in self._pending_kernels.items() if kernel_id not in self._kernels]
+        if starting:
+            await asyncio.wait(starting, timeout=STARTING_GRACE)
+        ending = [AsyncMappingKernelManager.shutdown_kernel(self, kernel, now=True) for kernel in list(self._kernels)]
+        await asyncio.gather(*ending, return_exceptions=True)
         from helpers.teacher.forked_kernels import Zygote
 
         Zygote.stop()
+
+
+STARTING_GRACE = 20  # seconds a stop waits for a kernel that is being started, before killing it with the others
+
+
+def quiet_closed_pages(loop: asyncio.AbstractEventLoop) -> None:
+    """Say nothing when a page closed abruptly leaves a message to it unsent.
+
+    Jupyter Server sends a kernel's messages to a page without waiting for the
+    sending to finish; when the page has gone meanwhile (a tab closed, a laptop
+    put to sleep), the failed send is printed as "Task exception was never
+    retrieved ... WebSocketClosedError", a traceback in the teacher's terminal
+    about nothing to act on. Every other unhandled error is reported as before.
+    """
+    if getattr(loop.get_exception_handler(), "classroom", False):
+        return
+    from tornado.iostream import StreamClosedError
+    from tornado.websocket import WebSocketClosedError
+
+    def handler(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        if isinstance(context.get("exception"), (WebSocketClosedError, StreamClosedError)):
+            return
+        loop.default_exception_handler(context)
+
+    handler.classroom = True  # type: ignore[attr-defined]
+    loop.set_exception_handler(handler)
 
 
 def _kernel_pid(kernel: Any) -> int | None:
@@ -246,8 +297,17 @@ FORKED_KERNELS = (
 )
 
 
+THEMES = ("light", "dark")
+
+
 def voila_command(
-    notebook: Path, port: int, cull_seconds: int, open_browser: bool, scale: float = 1.0, pool: int = POOL_SIZE
+    notebook: Path,
+    port: int,
+    cull_seconds: int,
+    open_browser: bool,
+    scale: float = 1.0,
+    pool: int = POOL_SIZE,
+    theme: str = "light",
 ) -> list[str]:
     """The Voilà command line of the classroom view (the notary's files beside the notebook: see :func:`trusted`)."""
     command = [
@@ -257,9 +317,14 @@ def voila_command(
         "--template=classroom", "--strip_sources=True", "--show_tracebacks=False",
         # the room's scale, the page's default (the page Voila opens has no ?scale= on its URL)
         f"--VoilaConfiguration.resources=classroom_scale={scale:g}",
+        # light (dark text on white) or dark (light text on near-black): a page's ?theme= chooses for itself
+        f"--theme={theme}",
         # the copy is signed (trusted) by a notary of its own, so Voila does not warn that it is not trusted and
         # writes no signing key into the teacher's home
         f"--NotebookNotary.data_dir={notary_folder(notebook)}",
+        # the kernels' connection files (and their sockets) in the copy's folder too, which the command removes
+        # whatever happens: Voila leaves its own folder in the system's temporary folder when stopped as it starts
+        f"--Voila.connection_dir_root={notebook.parent}",
         # a kernel is started and the lesson run before anyone asks: the page is usable at once
         "--preheat_kernel=True", f"--VoilaConfiguration.default_pool_size={pool}",
         "--VoilaConfiguration.multi_kernel_manager_class=helpers.teacher.classroom.ClassroomKernelManager",
@@ -312,6 +377,26 @@ def port_taken(port: int) -> bool:
     return False
 
 
+def claim_port(port: int) -> socket.socket | None:
+    """Claim the port for this classroom view while it runs: None if another classroom view has claimed it.
+
+    Two views started at the same moment on one port would both find it free
+    and print their links; one Voila would then serve both links. The claim is
+    a local socket of Linux's abstract namespace, named after the port: no file
+    to leave behind, and let go of when the process ends, however it ends.
+    Elsewhere every claim succeeds (the check that the port is free remains).
+    """
+    claim = socket.socket(socket.AF_UNIX) if sys.platform.startswith("linux") else None
+    if claim is None:
+        return socket.socket()  # nothing to hold: a placeholder the caller closes
+    try:
+        claim.bind(f"\0helpers.teacher.classroom port {port}")
+    except OSError:
+        claim.close()
+        return None
+    return claim
+
+
 def classroom_environment() -> dict[str, str]:
     """The environment of Voilà: the classroom template on JUPYTER_PATH, inline plots."""
     env = dict(os.environ)
@@ -328,6 +413,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("lesson", help="the lesson, e.g. 05 (or a notebook path)")
     parser.add_argument("--port", type=int, default=8866, help="the port to serve on (default 8866)")
     parser.add_argument("--scale", type=float, default=1.0, help="text size factor for the room (default 1)")
+    parser.add_argument(
+        "--theme", default="light", help="light (dark text on white, the default) or dark (light text on black)"
+    )
     parser.add_argument(
         "--pool",
         type=int,
@@ -347,10 +435,15 @@ def main(argv: list[str] | None = None) -> int:
         scale = check_number(args.scale, "scale", above=0)
         cull = check_whole(args.cull, "cull", minimum=10)
         pool = check_whole(args.pool, "pool", minimum=1)
+        if args.theme not in THEMES:
+            raise ValueError(f"theme must be light or dark, not {args.theme!r}")
     except (TypeError, ValueError) as error:
         print(f"error: {shown(error)}", file=sys.stderr)
         return 2
-    if port_taken(port):
+    claim = claim_port(port)
+    if claim is None or port_taken(port):
+        if claim is not None:
+            claim.close()
         print(
             f"error: port {port} is in use (another classroom view?): stop it, or choose another port with --port",
             file=sys.stderr,
@@ -361,37 +454,53 @@ def main(argv: list[str] | None = None) -> int:
         copy = folder / path.name
         nbformat.write(classroom_notebook(path), copy)
         trusted(copy)
-        print(f"Classroom view of {shown(path.name)}: http://127.0.0.1:{port}/?scale={scale:g}  (Ctrl-C to stop)",
-              flush=True)
-        # Voila in a session of its own: a Ctrl-C in the terminal reaches this process only, which stops Voila
-        # once, cleanly (a second signal to Voila would interrupt its shutdown and leave kernels behind)
-        process = subprocess.Popen(
-            voila_command(copy, port, cull, not args.no_browser and browser_found(), scale, pool),
-            cwd=folder, env=classroom_environment(), start_new_session=True,
-        )  # fmt: skip
-        return serve_until_stopped(process)
+        command = voila_command(copy, port, cull, not args.no_browser and browser_found(), scale, pool, args.theme)
+
+        def start() -> subprocess.Popen:
+            link = f"http://127.0.0.1:{port}/?scale={scale:g}"
+            print(f"Classroom view of {shown(path.name)}: {link}  (Ctrl-C to stop)", flush=True)
+            # Voila in a session of its own: a Ctrl-C in the terminal reaches this process only, which stops Voila
+            # once, cleanly (a second signal to Voila would interrupt its shutdown and leave kernels behind)
+            return subprocess.Popen(command, cwd=folder, env=classroom_environment(), start_new_session=True)
+
+        return serve_until_stopped(start)
+    except KeyboardInterrupt:  # Ctrl-C while the copy was being made: nothing runs yet
+        return 0
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+        claim.close()
 
 
-def serve_until_stopped(process: subprocess.Popen, grace: float = 30) -> int:
-    """Wait for Voila; on Ctrl-C or SIGTERM stop it once and end its kernels: 0 for a stop asked for.
+def serve_until_stopped(start: Callable[[], subprocess.Popen], grace: float = 30) -> int:
+    """Start Voila (``start``) and wait for it; on Ctrl-C or SIGTERM stop it once and end its kernels: 0 for a stop
+    asked for.
 
     Voila stops on SIGTERM the way it does on Ctrl-C: it shuts its kernels down, then exits. Any kernel still
     running after that (or after ``grace`` seconds) is ended by its process id. Further signals while Voila
-    shuts down are ignored, so a second Ctrl-C cannot cut the shutdown short.
+    shuts down are ignored, so a second Ctrl-C cannot cut the shutdown short. The signals are caught before Voila
+    starts: a Ctrl-C as the link is printed stops Voila as soon as it has started.
     """
     kernels: dict[int, str] = {}
     stopping: list[float] = []  # when the stop was asked for
+    started: list[subprocess.Popen] = []
+    told: list[bool] = []  # Voila has been told to stop
+
+    def tell() -> None:
+        if started and stopping and not told:
+            told.append(True)
+            kernels.update(kernel_processes(started[0].pid))
+            started[0].send_signal(signal.SIGTERM)
 
     def stop(_signum: int, _frame: object) -> None:
         if not stopping:
             stopping.append(time.monotonic())
-            kernels.update(kernel_processes(process.pid))
-            process.send_signal(signal.SIGTERM)
+            tell()
 
     previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
+        started.append(start())
+        process = started[0]
+        tell()  # a stop asked for while Voila was starting
         while True:
             try:
                 returncode = process.wait(timeout=0.5)

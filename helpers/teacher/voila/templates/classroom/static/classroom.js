@@ -204,7 +204,8 @@
   // moment the page opens they move through the page's sections: the control, "Predict, then reveal", each step of
   // the lesson, a screen at a time through a long one. They never change a control's value, even the one that has
   // the focus (a slider takes PageDown as a big step): the arrow keys still move a focused slider, list or box.
-  // n deals new numbers and r reveals (predict, then reveal); a legend beside "About this example" says so.
+  // Home and End go to the page's top and end (never a focused control's first or last value).
+  // n deals new numbers and r reveals (predict, then reveal); ? shows the legend of the keys.
   function scroller() {
     return document.querySelector('#rendered_cells');
   }
@@ -266,6 +267,7 @@
       cover = document.createElement('div');
       cover.className = 'classroom-blank';
       cover.setAttribute('aria-hidden', 'true');
+      cover.hidden = true; // made hidden, so that the first press shows it
       cover.addEventListener('click', function () { blank(false); });
       document.body.appendChild(cover);
     }
@@ -336,12 +338,22 @@
     var handled = true;
     if (key === 'PageDown' || key === 'PageUp') {
       move(key === 'PageDown' ? 1 : -1);
+    } else if (key === 'Home' || key === 'End') {
+      // the page's top or end, whatever has the focus (a slider or a list would take them as its first or last value)
+      var box = scroller();
+      if (box) {
+        box.scrollTop = key === 'Home' ? 0 : box.scrollHeight;
+      }
     } else if (/^Arrow(Down|Right|Up|Left)$/.test(key) && !adjusts) {
       move(key === 'ArrowDown' || key === 'ArrowRight' ? 1 : -1);
     } else if ((key === 'b' || key === 'B' || key === '.') && !typing) {
       blank();
     } else if (key === 'Escape' && document.querySelector('.classroom-blank:not([hidden])')) {
       blank(false);
+    } else if (key === '?' && !typing) {
+      legendShown();
+    } else if (key === 'Escape' && document.querySelector('.classroom-keys:not([hidden])')) {
+      legendShown(false);
     } else if ((key === 'n' || key === 'N') && !typing) {
       press('.classroom-reveal .reveal-deal');
     } else if ((key === 'r' || key === 'R') && !typing) {
@@ -355,37 +367,138 @@
     }
   }
 
-  // the legend of the keys, beside "About this example" (n and r only where there is something to deal)
-  function legend() {
-    var holder = arranged.about;
-    var dealing = String(document.querySelector('.classroom-reveal .reveal-deal') !== null);
-    var line = holder && holder.querySelector('.classroom-keys');
-    if (!holder || (line && line.getAttribute('data-dealing') === dealing)) {
+  // The legend of the keys is one key away: ? shows and hides it (a panel at the screen's foot, over the page), and
+  // the title's line says so. n and r are in it only where there is something to deal.
+  function legendShown(on) {
+    var panel = document.querySelector('.classroom-keys');
+    if (panel) {
+      panel.hidden = on === undefined ? !panel.hidden : !on;
+    }
+  }
+
+  function hint() {
+    var title = document.querySelector('#rendered_cells .classroom-title .jp-RenderedMarkdown');
+    if (!title || title.querySelector('.classroom-hint')) {
       return;
     }
-    if (line) {
-      line.remove(); // "Predict, then reveal" has come since: n and r join the legend
+    var line = document.createElement('p');
+    line.className = 'classroom-hint';
+    var kbd = document.createElement('kbd');
+    kbd.textContent = '?';
+    line.appendChild(kbd);
+    line.appendChild(document.createTextNode(' keys'));
+    title.appendChild(line);
+  }
+
+  function legend() {
+    hint();
+    var dealing = String(document.querySelector('.classroom-reveal .reveal-deal') !== null);
+    var panel = document.querySelector('.classroom-keys');
+    if (panel && panel.getAttribute('data-dealing') === dealing) {
+      return;
     }
-    var keys = [['PgDn', 'PgUp', 'next, back'], ['b', 'blank screen']];
+    var shown = panel !== null && !panel.hidden;
+    if (panel) {
+      panel.remove(); // "Predict, then reveal" has come since: n and r join the legend
+    }
+    var keys = [['PgDn', 'PgUp', 'next, back'], ['Home', 'End', 'top, end'], ['b', 'blank screen'],
+      ['?', 'these keys']];
     if (dealing === 'true') {
-      keys.splice(1, 0, ['n', 'new numbers'], ['r', 'reveal']);
+      keys.splice(2, 0, ['n', 'new numbers'], ['r', 'reveal']);
     }
-    line = document.createElement('p');
-    line.className = 'classroom-keys';
-    line.setAttribute('data-dealing', dealing);
-    line.appendChild(document.createTextNode('Keys: '));
+    panel = document.createElement('p');
+    panel.className = 'classroom-keys';
+    panel.setAttribute('data-dealing', dealing);
+    panel.setAttribute('role', 'note');
+    panel.hidden = !shown;
+    panel.appendChild(document.createTextNode('Keys: '));
     keys.forEach(function (entry, number) {
       if (number) {
-        line.appendChild(document.createTextNode(' · '));
+        panel.appendChild(document.createTextNode(' · '));
       }
       entry.slice(0, -1).forEach(function (name, at) {
         var kbd = document.createElement('kbd');
         kbd.textContent = name;
-        line.appendChild(kbd);
-        line.appendChild(document.createTextNode(at + 2 < entry.length ? ' ' : ' ' + entry[entry.length - 1]));
+        panel.appendChild(kbd);
+        panel.appendChild(document.createTextNode(at + 2 < entry.length ? ' ' : ' ' + entry[entry.length - 1]));
       });
     });
-    holder.appendChild(line);
+    panel.addEventListener('click', function () { legendShown(false); });
+    document.body.appendChild(panel);
+  }
+
+  // A control whose output has come but is not drawn (its kernel connection not made yet, or lost) is never a silent
+  // gap: "Starting the lab…" stands in its place, and past LAB_WAIT seconds an error with "Try again", which reloads
+  // the page (a new kernel connection; the old kernel is ended as the page unloads). The first time, the page tries
+  // again by itself. window.classroomLabWait (seconds) shortens the wait for a test.
+  var LAB_WAIT = 60;
+  var RETRIED = 'classroom-lab-retried';
+  var waitingSince = {};
+  // a cell whose widget output has come (its script, or Voila's "Loading widget..." in its place) but is not drawn
+  function undrawn() {
+    return [].filter.call(document.querySelectorAll('#rendered_cells [cell-index]'), function (cell) {
+      if (cell.classList.contains('classroom-hidden')
+        || cell.querySelector('.jp-OutputArea-output .jupyter-widgets, .jp-OutputArea-output .widget-container')) {
+        return false;
+      }
+      return [].some.call(cell.querySelectorAll('script[type="application/vnd.voila.cell-output+json"]'),
+        function (script) { return script.textContent.indexOf('application/vnd.jupyter.widget-view+json') >= 0; })
+        || [].some.call(cell.querySelectorAll('.jp-OutputArea-output'),
+          function (output) { return /^Loading widget/.test(text(output)); });
+    });
+  }
+  function retry() {
+    try {
+      window.sessionStorage.setItem(RETRIED, '1');
+    } catch (error) { /* no storage: the button still reloads */ }
+    window.location.reload();
+  }
+  function watchLab() {
+    var wait = (window.classroomLabWait || LAB_WAIT) * 1000;
+    var waiting = undrawn();
+    document.querySelectorAll('.classroom-status').forEach(function (status) {
+      if (waiting.indexOf(status.closest('[cell-index]')) < 0) {
+        status.remove(); // drawn since
+      }
+    });
+    if (!waiting.length && document.querySelector('#rendered_cells .jupyter-widgets')) {
+      try {
+        window.sessionStorage.removeItem(RETRIED);
+      } catch (error) { /* nothing kept */ }
+    }
+    waiting.forEach(function (cell) {
+      var key = cell.getAttribute('cell-index');
+      waitingSince[key] = waitingSince[key] || Date.now();
+      var status = cell.querySelector('.classroom-status');
+      if (!status) {
+        status = document.createElement('div');
+        status.className = 'classroom-status';
+        status.setAttribute('role', 'status');
+        cell.insertBefore(status, cell.firstChild);
+      }
+      var late = Date.now() - waitingSince[key] > wait;
+      if (late && status.getAttribute('data-state') !== 'failed') {
+        var retried = false;
+        try {
+          retried = window.sessionStorage.getItem(RETRIED) === '1';
+        } catch (error) { /* never retried by itself */ }
+        if (!retried) {
+          retry();
+          return;
+        }
+        status.setAttribute('data-state', 'failed');
+        status.textContent = 'The lab did not start (no connection to its kernel). ';
+        var button = document.createElement('button');
+        button.type = 'button';
+        button.className = 'classroom-retry';
+        button.textContent = 'Try again';
+        button.addEventListener('click', retry);
+        status.appendChild(button);
+      } else if (!late && !status.hasAttribute('data-state')) {
+        status.setAttribute('data-state', 'starting');
+        status.textContent = 'Starting the lab…';
+      }
+    });
   }
 
   // The first screen is arranged at the next frame after each change; the rest (names, links, wide outputs, the
@@ -421,5 +534,6 @@
   document.addEventListener('DOMContentLoaded', function () {
     new MutationObserver(soon).observe(document.body, { childList: true, subtree: true, characterData: true });
     soon();
+    window.setInterval(watchLab, 1000);
   });
 })();
