@@ -120,6 +120,18 @@ def _rounded_early(reciprocals: Sequence[float]) -> list[Slip]:
     return [(("rounded-early",), sum(round(r, places) for r in reciprocals) / len(reciprocals)) for places in (2, 3)]
 
 
+def _rounded_sum(terms: Sequence[float], divisor: float) -> list[Slip]:
+    """A sum over a divisor with the terms rounded first, or the sum itself rounded first, to 2 and to 3 decimals.
+
+    (1 + 0.67) / 5 = 0.334 for (1 + 2/3) / 5 = 0.3333: a learner's column of rounded terms, then the last step.
+    """
+    if not terms or not divisor:
+        return []
+    early = [sum(round(term, places) for term in terms) / divisor for places in (2, 3)]
+    early += [round(sum(terms), places) / divisor for places in (2, 3)]
+    return [(("rounded-early",), value) for value in early]
+
+
 def _shifted_cutoffs(k: int | None) -> list[int]:
     return [] if k is None else [cut for cut in (k - 1, k + 1) if cut >= 1]
 
@@ -402,6 +414,7 @@ def worked_mean_ndcg(
     ]
     if k is not None:
         slips.append((("ignored-cutoff",), _mean(m.ndcg(g, None, ideal=j, gain=gain) for g, j in queries)))
+    slips += _rounded_sum(scores, len(scores))
     return Worked(value, steps, tuple(slips), "mean-ndcg", dict(queries=queries, k=k, gain=gain))
 
 
@@ -524,6 +537,10 @@ def worked_average_precision(
             for cut in _shifted_cutoffs(k)
         ]
         slips.append((("precision-for-ap",), m.precision_at_k(ranked, relevant, k)))
+    hits = _hits(ranked, relevant, k)
+    precisions = [number / rank for number, rank in enumerate(hits, start=1)]
+    r = len(set(relevant))
+    slips += _rounded_sum(precisions, r if denominator == "R" or k is None else min(k, r))
     return Worked(
         value, tuple(_ap_steps(ranked, relevant, k, denominator)), tuple(slips),
         "ap", dict(ranked=ranked, relevant=relevant, k=k, denominator=denominator),
@@ -565,6 +582,7 @@ def worked_mean_average_precision(
         code = "ap-min-k-r" if denominator == "R" else "ap-r-for-min-k-r"
         slips.append(((code,), _mean(m.average_precision(r, rel, k, other) for r, rel in queries)))
         slips.append((("ignored-cutoff",), _mean(m.average_precision(r, rel) for r, rel in queries)))
+    slips += _rounded_sum(scores, len(scores))
     return Worked(value, steps, tuple(slips), "map", dict(queries=queries, k=k, denominator=denominator))
 
 
