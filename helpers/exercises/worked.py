@@ -67,12 +67,23 @@ def worked_difference(first: Worked, second: Worked, steps: Sequence[str], label
         (("a-minus-b",), -value),
         *((("rounded-early",), round(first.value, places) - round(second.value, places)) for places in (3, 4)),
         *_shared_slips(first, second),
+        *_one_side_slips(first, second),
     ]
     sides = {"first": (first.topic, first.inputs), "second": (second.topic, second.inputs)}
     return Worked(value, tuple(steps), tuple(slips), "difference", sides)
 
 
-NOT_SHARED = {"undefined-as-zero", "rounded-early", "before-the-change", "lab-earlier-state"}
+NOT_SHARED = {"undefined-as-zero", "before-the-change", "lab-earlier-state"}
+
+
+def _one_side_slips(first: Worked, second: Worked) -> list[Slip]:
+    """A slip only one side can make (2^g without - 1 on the exponential side), that side wrong, the other right."""
+    first_codes, second_codes = {codes for codes, _ in first.slips}, {codes for codes, _ in second.slips}
+    found = [(codes, value - second.value) for codes, value in first.slips
+             if codes not in second_codes and not NOT_SHARED & set(codes)]
+    found += [(codes, first.value - value) for codes, value in second.slips
+              if codes not in first_codes and not NOT_SHARED & set(codes)]
+    return [(codes, value) for codes, value in found if math.isfinite(value)]
 
 
 def _shared_slips(first: Worked, second: Worked) -> list[Slip]:
@@ -176,7 +187,7 @@ def worked_mrr(first_ranks: Sequence[int], k: int | None = None, unanswerable: i
         steps.append(f"{unanswerable} {stays} out of the mean")
     if ranks:
         slips += _rounded_early(reciprocals)
-    return Worked(value, tuple(steps), tuple(slips), "mrr", dict(first_ranks=ranks, k=k))
+    return Worked(value, tuple(steps), tuple(slips), "mrr", dict(first_ranks=ranks, k=k, unanswerable=unanswerable))
 
 
 def worked_hit_rate(first_ranks: Sequence[int], k: int, unanswerable: int = 0) -> Worked:
@@ -201,7 +212,7 @@ def worked_hit_rate(first_ranks: Sequence[int], k: int, unanswerable: int = 0) -
     ]
     if unanswerable:
         slips.append((("kept-unanswerable",), rank_slips.hit_rate_keeping_unanswerable(ranks, unanswerable, k)))
-    return Worked(value, steps, tuple(slips), "hit-rate", dict(first_ranks=ranks, k=k))
+    return Worked(value, steps, tuple(slips), "hit-rate", dict(first_ranks=ranks, k=k, unanswerable=unanswerable))
 
 
 # --- graded: DCG, ideal DCG, nDCG, CG -----------------------------------------
@@ -372,9 +383,15 @@ def worked_ndcg(
             (("cutoff-off-by-one",), _or_nan(m.ndcg, grades, cut, ideal=ideal_grades, gain=gain))
             for cut in _shifted_cutoffs(k)
         ]
-    if math.isfinite(value):  # DCG and IDCG each rounded before the division
+    if math.isfinite(value):  # DCG and IDCG each rounded before the division, or added up from rounded terms
         slips += [
             (("rounded-early",), graded_slips.ratio_or_nan(round(m.dcg(grades, k, gain), places), round(best, places)))
+            for places in (2, 3)
+        ]
+        slips += [
+            (("rounded-early",), graded_slips.ratio_or_nan(
+                _dcg_of_rounded_terms(grades, k, gain, places),
+                _dcg_of_rounded_terms(sorted(ideal_grades, reverse=True), k, gain, places)))
             for places in (2, 3)
         ]
     else:
@@ -383,6 +400,14 @@ def worked_ndcg(
         value, tuple(steps), tuple(slips),
         "ndcg", dict(grades=grades, judged=listed, k=k, gain=gain, ideal=ideal),
     )
+
+
+MEAN_DISCOUNT_SLIPS = {
+    "no-discount": graded_slips.dcg_no_discount,
+    "log2-rank-first-undiscounted": graded_slips.dcg_log2_rank_first_undiscounted,
+    "rank-as-discount": graded_slips.dcg_rank_discount,
+    "ranks-from-zero": graded_slips.dcg_ranks_from_zero,
+}
 
 
 def worked_mean_ndcg(
@@ -414,6 +439,14 @@ def worked_mean_ndcg(
     ]
     if k is not None:
         slips.append((("ignored-cutoff",), _mean(m.ndcg(g, None, ideal=j, gain=gain) for g, j in queries)))
+        slips += [(("cutoff-off-by-one",), _mean(m.ndcg(g, cut, ideal=j, gain=gain) for g, j in queries))
+                  for cut in _shifted_cutoffs(k)]
+    returned = [_or_nan(m.ndcg, g, k, gain=gain) for g, _ in queries]  # each ideal from the returned grades
+    slips.append((("retrieved-only-ideal",), _mean(v for v in returned if math.isfinite(v))))
+    for code, wrong_dcg in MEAN_DISCOUNT_SLIPS.items():  # the same wrong discount in every query and its ideal
+        slips.append(((code,), _mean(
+            graded_slips.ratio_or_nan(wrong_dcg(g, k, gain), wrong_dcg(sorted(j, reverse=True), k, gain))
+            for g, j in queries)))
     slips += _rounded_sum(scores, len(scores))
     return Worked(value, steps, tuple(slips), "mean-ndcg", dict(queries=queries, k=k, gain=gain))
 
@@ -547,6 +580,14 @@ def worked_average_precision(
     )
 
 
+def _ap_of_rounded_terms(ranked, relevant, k: int | None, denominator: Denominator, places: int) -> float:
+    """AP@k with each precision rounded to ``places`` before the sum (a learner's column of P@i)."""
+    hits = _hits(ranked, relevant, k)
+    r = len(set(relevant))
+    bottom = r if denominator == "R" or k is None else min(k, r)
+    return sum(round(n / rank, places) for n, rank in enumerate(hits, start=1)) / bottom if bottom else 0.0
+
+
 def worked_mean_average_precision(
     queries: Sequence[tuple[Sequence[Hashable], Collection[Hashable]]],
     k: int | None = None,
@@ -582,7 +623,12 @@ def worked_mean_average_precision(
         code = "ap-min-k-r" if denominator == "R" else "ap-r-for-min-k-r"
         slips.append(((code,), _mean(m.average_precision(r, rel, k, other) for r, rel in queries)))
         slips.append((("ignored-cutoff",), _mean(m.average_precision(r, rel) for r, rel in queries)))
+        slips += [(("cutoff-off-by-one",), _mean(m.average_precision(r, rel, cut, denominator) for r, rel in queries))
+                  for cut in _shifted_cutoffs(k)]
     slips += _rounded_sum(scores, len(scores))
+    for places in (2, 3):  # each query's precisions rounded before its AP
+        slips.append((("rounded-early",), _mean(
+            _ap_of_rounded_terms(ranked, relevant, k, denominator, places) for ranked, relevant in queries)))
     return Worked(value, steps, tuple(slips), "map", dict(queries=queries, k=k, denominator=denominator))
 
 

@@ -13,17 +13,23 @@ declare(
     "rounded-early",
     'each step rounded before the last one',
     'Keep full precision in every step (each 1/rank, each gain / discount) and round only the final answer.',
+    measures=('mrr', 'dcg', 'ideal-dcg', 'ndcg', 'ap'),
+    kinds=('value', 'mean', 'difference'),
 )
 declare(
     "digits-cut-off",
     "the digits cut off instead of rounded",
     "Round the final answer: look at the next digit (5 or more rounds up) instead of dropping it.",
+    measures=('mrr', 'hit-rate', 'cg', 'dcg', 'ideal-dcg', 'ndcg', 'precision', 'recall', 'ap'),
+    kinds=('value', 'mean', 'difference'),
 )
 declare(
     "percent-without-sign",
     'a percentage written without its % sign',
     'A number such as 12.5 means twelve and a half, not one eighth: write the share (between 0 and 1) or add the '
     'sign (12.5%).',
+    measures=('mrr', 'hit-rate', 'ndcg', 'precision', 'recall', 'ap'),
+    kinds=('value', 'mean', 'difference'),
 )
 declare(
     "before-the-change",
@@ -56,12 +62,16 @@ declare(
     "one-side-of-a-gap",
     "one of the two numbers given where the gap between them was asked",
     "Compute both numbers, then subtract: the question asks by how much one exceeds the other.",
+    measures=('mrr', 'hit-rate', 'cg', 'dcg', 'ndcg', 'ap'),
+    kinds=('difference',),
 )
 declare(
     "a-minus-b",
     'the difference taken the other way round',
     'Subtract in the order the question asks: B - A when it compares A with B, after minus before for a rise, '
     'before minus after for a fall.',
+    measures=('mrr', 'hit-rate', 'cg', 'dcg', 'ndcg', 'ap', 'effect-size'),
+    kinds=('difference',),
 )
 declare(
     "one-sided-p",

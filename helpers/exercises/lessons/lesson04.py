@@ -8,7 +8,7 @@ from collections.abc import Callable
 from helpers import metrics
 from helpers.exercises.lessons._shared import first_ranks, load_example, move_to, query_grades
 from helpers.exercises.registry import Exercise, register
-from helpers.exercises.worked import Worked, with_slips, worked_mrr, worked_ndcg
+from helpers.exercises.worked import Worked, with_slips, worked_mean_ndcg, worked_mrr, worked_ndcg
 from helpers.tables import short_number
 
 LESSON = "04"
@@ -116,9 +116,9 @@ def d4_ndcg4() -> Worked:
         (("before-the-change",), sum(old) / len(old)),
         (("before-the-change", "undefined-as-zero"), sum(old) / len(before)),
     )
-    return Worked(value, steps, slips, "mean-ndcg", dict(
-        queries=[query_grades("D", "advisor", q, edit=moved(q))
-                 for q in data.query_ids if math.isfinite(after[q])], k=4, gain="linear"))
+    queries = [query_grades("D", "advisor", q, edit=moved(q)) for q in data.query_ids if math.isfinite(after[q])]
+    every_mean_slip = worked_mean_ndcg(queries, k=4).slips  # the discount, cut-off and ideal slips of a mean
+    return Worked(value, steps, every_mean_slip + slips, "mean-ndcg", dict(queries=queries, k=4, gain="linear"))
 
 
 register(
