@@ -249,6 +249,7 @@ TWISTS: dict[str, list[dict]] = {
     "recall-for-precision": [{"as": "recall"}],
     "precision-for-ap": [{"as": "precision"}],
     "mrr-for-map": [{"as": "rr"}],
+    "rr-for-ap": [{"as": "rr"}],
     "dcg-for-cg": [{"as": "dcg"}],
 }
 # slips read off the answer itself, whatever the measure

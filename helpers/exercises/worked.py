@@ -570,6 +570,7 @@ def worked_average_precision(
             for cut in _shifted_cutoffs(k)
         ]
         slips.append((("precision-for-ap",), m.precision_at_k(ranked, relevant, k)))
+    slips.append((("rr-for-ap",), m.reciprocal_rank(ranked, relevant, k)))
     hits = _hits(ranked, relevant, k)
     precisions = [number / rank for number, rank in enumerate(hits, start=1)]
     r = len(set(relevant))

@@ -128,6 +128,15 @@ declare(
 )
 
 declare(
+    "rr-for-ap",
+    'the reciprocal rank given where AP was asked: only the first relevant result counted',
+    'AP adds the precision at every relevant rank within the top k, not only at the first, and divides by R.',
+    computed_by=('helpers.metrics.reciprocal_rank',),
+    measures=('ap',),
+    kinds=('value',),
+)
+
+declare(
     "mrr-for-map",
     'MRR given where MAP was asked: only the first relevant result of each query counted',
     'AP adds the precision at every relevant rank, not only the first, and divides by R.',
