@@ -203,6 +203,9 @@ def measure_of(topic, inputs, twist):
     if topic == "ap":
         return ap(inputs["ranked"], inputs["relevant"], inputs["k"], inputs["denominator"], twist)
     if topic == "map":
+        if twist.get("as") == "pooled":
+            found = [ap(r, rel, inputs["k"], "R", {"round-sum": None}) * len(set(rel)) for r, rel in inputs["queries"]]
+            return sum(found) / sum(len(set(rel)) for _, rel in inputs["queries"])
         if twist.get("as") == "rr":
             return mean(ap(r, rel, inputs["k"], inputs["denominator"], twist) for r, rel in inputs["queries"])
         scores = [ap(r, rel, inputs["k"], inputs["denominator"], twist) for r, rel in inputs["queries"]]
@@ -250,6 +253,7 @@ TWISTS: dict[str, list[dict]] = {
     "precision-for-ap": [{"as": "precision"}],
     "mrr-for-map": [{"as": "rr"}],
     "rr-for-ap": [{"as": "rr"}],
+    "map-over-relevant": [{"as": "pooled"}],
     "dcg-for-cg": [{"as": "dcg"}],
 }
 # slips read off the answer itself, whatever the measure

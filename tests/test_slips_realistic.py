@@ -52,3 +52,31 @@ def cases():
 def test_each_listed_slip_is_named(exercise_id, answer, code):
     result = check(exercise_id, answer)
     assert not result.correct and code in result.slips, (answer, result.message)
+
+
+def statistics_slips():
+    from scipy import stats
+
+    a, b = [0.50, 0.60, 0.70, 0.80, 0.90], [0.60, 0.60, 0.80, 0.80, 1.00]
+    differences = [y - x for x, y in zip(a, b, strict=True)]
+    mean = sum(differences) / 5
+    sd = math.sqrt(sum((d - mean) ** 2 for d in differences) / 4)
+    pooled = math.sqrt((stats.tvar(a) + stats.tvar(b)) / 2)
+    return [
+        ("tie-rr-trec", "0.2", "ranks-from-zero"),  # d2 at rank 4, 1 / (4 + 1)
+        ("tie-rr-trec", "0.200", "ranks-from-zero"),
+        ("paired-mean-difference", "0.1", "zero-differences-dropped"),  # 0.3 over the 3 non-zero differences
+        ("golden-new-map", "0.431", "map-over-relevant"),
+        ("paired-sign-flip-p", f"{stats.ttest_rel(b, a).pvalue:.3f}", "t-test-for-sign-flip"),
+        ("paired-sign-flip-p", f"{stats.ttest_ind(b, a).pvalue:.3f}", "unpaired-test"),
+        ("paired-sign-flip-p", f"{(8 + 1) / (32 + 1):.3f}", "plus-one-p"),  # 8 of 32 patterns as extreme
+        ("paired-cohens-d", f"{mean / pooled:.3f}", "pooled-sd-d"),
+        ("paired-cohens-d", f"{mean / (sd / math.sqrt(5)):.3f}", "t-for-d"),
+    ]
+
+
+@pytest.mark.parametrize(("exercise_id", "answer", "code"), statistics_slips())
+def test_the_slips_of_lessons_08_and_09_are_named_before_any_short_answer_verdict(exercise_id, answer, code):
+    result = check(exercise_id, answer)
+    assert not result.correct and code in result.slips, (answer, result.message)
+    assert "as far as it goes" not in result.message

@@ -589,6 +589,13 @@ def _ap_of_rounded_terms(ranked, relevant, k: int | None, denominator: Denominat
     return sum(round(n / rank, places) for n, rank in enumerate(hits, start=1)) / bottom if bottom else 0.0
 
 
+def _pooled_precisions(queries, k: int | None) -> float:
+    """Every question's precisions at its relevant ranks, added up and divided by all their relevant documents."""
+    total = sum(n / rank for ranked, relevant in queries for n, rank in enumerate(_hits(ranked, relevant, k), 1))
+    relevant_count = sum(len(set(relevant)) for _, relevant in queries)
+    return total / relevant_count if relevant_count else math.nan
+
+
 def worked_mean_average_precision(
     queries: Sequence[tuple[Sequence[Hashable], Collection[Hashable]]],
     k: int | None = None,
@@ -618,6 +625,7 @@ def worked_mean_average_precision(
             _mean(counting_slips.average_precision_hits_denominator(r, rel, k) for r, rel in queries),
         ),
         (("dropped-misses",), _mean(found) if found else math.nan),
+        (("map-over-relevant",), _pooled_precisions(queries, k)),
     ]
     if k is not None:
         other: Denominator = "min_k_R" if denominator == "R" else "R"
@@ -655,7 +663,9 @@ def worked_mean_difference(a: Sequence[float], b: Sequence[float]) -> Worked:
         f"B - A per query: {_numbers(differences.tolist())}",
         f"mean difference = {_short(float(differences.sum()))} / {len(differences)} = {_short(value)}",
     )
-    return Worked(value, steps, ((("a-minus-b",), -value),))
+    non_zero = differences[differences != 0]
+    dropped = float(non_zero.mean()) if len(non_zero) else math.nan
+    return Worked(value, steps, ((("a-minus-b",), -value), (("zero-differences-dropped",), dropped)))
 
 
 def exact_sign_flip_p(differences: Sequence[float] | np.ndarray, two_sided: bool = True) -> float:
@@ -685,7 +695,19 @@ def worked_sign_flip_p(a: Sequence[float], b: Sequence[float]) -> Worked:
         f"flip the sign of each difference in all {patterns} ways and take each mean",
         f"share of those means at least as far from 0 as the observed one: {_short(value)}",
     )
-    return Worked(value, steps, ((("one-sided-p",), exact_sign_flip_p(differences, two_sided=False)),))
+    from scipy import stats  # imported here: scipy.stats takes a second to load
+
+    a_scores, b_scores = np.array(m.check_grades(a, "a")), np.array(m.check_grades(b, "b"))
+    hits = round(value * patterns)
+    slips: list[Slip] = [
+        (("one-sided-p",), exact_sign_flip_p(differences, two_sided=False)),
+        (("plus-one-p",), (hits + 1) / (patterns + 1)),
+    ]
+    if differences.std(ddof=1) > 0:
+        slips.append((("t-test-for-sign-flip",), float(stats.ttest_rel(b_scores, a_scores).pvalue)))
+    if a_scores.std() + b_scores.std() > 0:
+        slips.append((("unpaired-test",), float(stats.ttest_ind(b_scores, a_scores).pvalue)))
+    return Worked(value, steps, tuple(slips))
 
 
 def worked_cohens_d(a: Sequence[float], b: Sequence[float]) -> Worked:
@@ -703,8 +725,13 @@ def worked_cohens_d(a: Sequence[float], b: Sequence[float]) -> Worked:
         f"d = mean / sd = {_short(value)}",
     )
     population = float(differences.std(ddof=0))
+    a_scores, b_scores = np.array(m.check_grades(a, "a")), np.array(m.check_grades(b, "b"))
+    pooled = math.sqrt((a_scores.var(ddof=1) + b_scores.var(ddof=1)) / 2) if len(a_scores) > 1 else 0.0
+    mean_difference = float(differences.mean())
     slips = (
-        (("population-sd",), float(differences.mean()) / population if population > 0 else math.nan),
+        (("population-sd",), mean_difference / population if population > 0 else math.nan),
         (("a-minus-b",), -value),
+        (("pooled-sd-d",), mean_difference / pooled if pooled > 0 else math.nan),
+        (("t-for-d",), value * math.sqrt(len(differences))),
     )
     return Worked(value, steps, slips)

@@ -137,6 +137,14 @@ declare(
 )
 
 declare(
+    "map-over-relevant",
+    'the precisions of every question pooled and divided by all their relevant documents, not averaged per question',
+    "MAP is a mean over questions: each question's AP (its precisions over its own R) first, then their mean.",
+    measures=('ap',),
+    kinds=('mean',),
+)
+
+declare(
     "mrr-for-map",
     'MRR given where MAP was asked: only the first relevant result of each query counted',
     'AP adds the precision at every relevant rank, not only the first, and divides by R.',

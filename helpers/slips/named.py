@@ -85,3 +85,37 @@ declare(
     "Cohen's d for paired differences divides the mean by the sample standard deviation (n - 1).",
     computed_by=('numpy.std(ddof=0)',),
 )
+declare(
+    "zero-differences-dropped",
+    'the questions whose difference is 0 left out of the mean difference',
+    'A question where both systems score the same still counts: divide the sum of the differences by every '
+    'question.',
+)
+declare(
+    "t-test-for-sign-flip",
+    "the paired t-test's p-value given where the sign-flip (randomization) p was asked",
+    'Count the sign patterns whose mean is at least as far from 0 as the observed one: no t distribution.',
+    computed_by=('scipy.stats.ttest_rel',),
+)
+declare(
+    "unpaired-test",
+    'an unpaired test (two independent samples) where the comparison is paired question by question',
+    'Both systems answer the same questions: work on the per-question differences B - A.',
+    computed_by=('scipy.stats.ttest_ind',),
+)
+declare(
+    "plus-one-p",
+    'the (hits + 1) / (n + 1) rule of a sampled test used on the exact list of every sign pattern',
+    'With every pattern listed, the p-value is the share of them at least as extreme: hits / n. The + 1 '
+    'belongs to a test that samples patterns at random.',
+)
+declare(
+    "pooled-sd-d",
+    "Cohen's d with the pooled standard deviation of the two systems' scores",
+    "For paired scores this d divides the mean difference by the standard deviation of the differences B - A.",
+)
+declare(
+    "t-for-d",
+    "the t statistic given as Cohen's d",
+    't divides the mean difference by its standard error (sd / sqrt(n)); d divides it by the sd itself.',
+)
