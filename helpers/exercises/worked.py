@@ -73,6 +73,11 @@ def worked_difference(first: Worked, second: Worked, steps: Sequence[str], label
     return Worked(value, tuple(steps), tuple(slips), "difference", sides)
 
 
+def both_sides(first_label: str, first: Worked, second_label: str, second: Worked) -> tuple[str, ...]:
+    """The steps of both sides of a difference, each labelled ("before: ...", "after: ..."), for its solution."""
+    return (*(f"{first_label}: {step}" for step in first.steps), *(f"{second_label}: {step}" for step in second.steps))
+
+
 NOT_SHARED = {"undefined-as-zero", "before-the-change", "lab-earlier-state"}
 
 
@@ -233,6 +238,7 @@ def _discount_slips(grades: list[float], k: int | None, gain: Gain) -> list[Slip
         (("rank-as-discount",), graded_slips.dcg_rank_discount(grades, k, gain)),
         (("ranks-from-zero",), graded_slips.dcg_ranks_from_zero(grades, k, gain)),
         (("natural-log",), graded_slips.dcg_natural_log(grades, k, gain)),
+        (("log10-discount",), graded_slips.dcg_log10(grades, k, gain)),
     ]
 
 

@@ -272,6 +272,23 @@ def dcg_natural_log(grades, k: int | None = None, gain: Gain = "linear") -> floa
 
 
 @slip(
+    "log10-discount",
+    "common log log10(rank + 1) in the discount instead of log2(rank + 1) (a calculator's log key)",
+    "The discount is the base-2 logarithm: log2(rank + 1) = log10(rank + 1) / log10(2); a calculator's log "
+    "key is base 10.",
+    measures=('dcg', 'ideal-dcg'),
+    kinds=('value', 'mean', 'difference'),
+)
+def dcg_log10(grades, k: int | None = None, gain: Gain = "linear") -> float:
+    """DCG discounted by log10(rank + 1) instead of log2(rank + 1) (mistake "log10-discount").
+
+    >>> round(dcg_log10([2, 0, 3, 0, 0], k=5), 4)
+    11.6267
+    """
+    return _discounted_sum(grades, k, gain, lambda rank: math.log10(rank + 1))
+
+
+@slip(
     "exp-without-minus-one",
     'exponential gain 2^grade instead of 2^grade - 1',
     'The gain is 2^grade - 1 (0, 1, 3, 7 for grades 0 to 3): without the - 1 every relevant gain is one too '

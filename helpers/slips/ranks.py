@@ -16,7 +16,8 @@ from helpers.slips._catalogue import slip
 @slip(
     "dropped-misses",
     'queries without a hit left out of the mean',
-    'A miss scores 0 and stays in the denominator: divide by the number of answerable queries.',
+    'A query with nothing relevant found scores 0 and stays in the mean: divide by every query that has something '
+    'to find, its 0s included.',
     measures=('mrr', 'ap', 'ndcg'),
     kinds=('mean',),
 )
