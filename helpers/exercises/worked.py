@@ -131,9 +131,13 @@ def _whole(grades: Sequence[float]) -> bool:
     return all(float(grade).is_integer() and grade >= 0 for grade in grades)
 
 
+EARLY_PLACES = (1, 2, 3)  # a learner's table of terms rounded to 1, 2 or 3 decimals, then the last step
+
+
 def _rounded_early(reciprocals: Sequence[float]) -> list[Slip]:
     """The mean of the values each rounded first, to 2 and to 3 decimals (a learner's table, then the mean)."""
-    return [(("rounded-early",), sum(round(r, places) for r in reciprocals) / len(reciprocals)) for places in (2, 3)]
+    return [(("rounded-early",), sum(round(r, places) for r in reciprocals) / len(reciprocals))
+            for places in EARLY_PLACES]
 
 
 def _rounded_sum(terms: Sequence[float], divisor: float) -> list[Slip]:
@@ -143,13 +147,18 @@ def _rounded_sum(terms: Sequence[float], divisor: float) -> list[Slip]:
     """
     if not terms or not divisor:
         return []
-    early = [sum(round(term, places) for term in terms) / divisor for places in (2, 3)]
+    early = [sum(round(term, places) for term in terms) / divisor for places in EARLY_PLACES]
     early += [round(sum(terms), places) / divisor for places in (2, 3)]
     return [(("rounded-early",), value) for value in early]
 
 
 def _shifted_cutoffs(k: int | None) -> list[int]:
     return [] if k is None else [cut for cut in (k - 1, k + 1) if cut >= 1]
+
+
+def _other_cutoffs(k: int | None) -> list[int]:
+    """Two ranks short or long: another k than the question's (a table of the lesson at another k)."""
+    return [] if k is None else [cut for cut in (k - 2, k + 2) if cut >= 1]
 
 
 # --- first hit: MRR and hit rate -----------------------------------------------
@@ -182,6 +191,7 @@ def worked_mrr(first_ranks: Sequence[int], k: int | None = None, unanswerable: i
     if k is not None:
         slips.append((("ignored-cutoff",), rank_slips.mrr_ignoring_cutoff(ranks)))
         slips += [(("cutoff-off-by-one",), m.mean_reciprocal_rank(ranks, cut)) for cut in _shifted_cutoffs(k)]
+        slips += [(("other-cutoff",), m.mean_reciprocal_rank(ranks, cut)) for cut in _other_cutoffs(k)]
         # the mean of every first rank found, past k too: a learner who averages ranks does not cut them
         slips.append((("mean-of-ranks",), rank_slips.mrr_mean_of_ranks(ranks)))
         slips.append((("one-over-mean-rank",), rank_slips.mrr_one_over_mean_rank(ranks)))
@@ -285,7 +295,8 @@ def worked_dcg(grades: Sequence[float], k: int | None = None, gain: Gain = "line
     if k is not None:
         slips.append((("ignored-cutoff",), m.dcg(grades, None, gain)))
         slips += [(("cutoff-off-by-one",), m.dcg(grades, cut, gain)) for cut in _shifted_cutoffs(k)]
-    slips += [(("rounded-early",), _dcg_of_rounded_terms(grades, k, gain, places)) for places in (2, 3)]
+        slips += [(("other-cutoff",), m.dcg(grades, cut, gain)) for cut in _other_cutoffs(k)]
+    slips += [(("rounded-early",), _dcg_of_rounded_terms(grades, k, gain, places)) for places in EARLY_PLACES]
     return Worked(
         value, tuple(_dcg_steps("the list's", grades, k, gain)), tuple(slips),
         "dcg", dict(grades=grades, k=k, gain=gain),
@@ -389,6 +400,10 @@ def worked_ndcg(
             (("cutoff-off-by-one",), _or_nan(m.ndcg, grades, cut, ideal=ideal_grades, gain=gain))
             for cut in _shifted_cutoffs(k)
         ]
+        slips += [
+            (("other-cutoff",), _or_nan(m.ndcg, grades, cut, ideal=ideal_grades, gain=gain))
+            for cut in _other_cutoffs(k)
+        ]
     if math.isfinite(value):  # DCG and IDCG each rounded before the division, or added up from rounded terms
         slips += [
             (("rounded-early",), graded_slips.ratio_or_nan(round(m.dcg(grades, k, gain), places), round(best, places)))
@@ -398,7 +413,7 @@ def worked_ndcg(
             (("rounded-early",), graded_slips.ratio_or_nan(
                 _dcg_of_rounded_terms(grades, k, gain, places),
                 _dcg_of_rounded_terms(sorted(ideal_grades, reverse=True), k, gain, places)))
-            for places in (2, 3)
+            for places in EARLY_PLACES
         ]
     else:
         slips = [(("undefined-as-zero",), 0.0)]
@@ -447,6 +462,8 @@ def worked_mean_ndcg(
         slips.append((("ignored-cutoff",), _mean(m.ndcg(g, None, ideal=j, gain=gain) for g, j in queries)))
         slips += [(("cutoff-off-by-one",), _mean(m.ndcg(g, cut, ideal=j, gain=gain) for g, j in queries))
                   for cut in _shifted_cutoffs(k)]
+        slips += [(("other-cutoff",), _mean(m.ndcg(g, cut, ideal=j, gain=gain) for g, j in queries))
+                  for cut in _other_cutoffs(k)]
     returned = [_or_nan(m.ndcg, g, k, gain=gain) for g, _ in queries]  # each ideal from the returned grades
     slips.append((("retrieved-only-ideal",), _mean(v for v in returned if math.isfinite(v))))
     for code, wrong_dcg in MEAN_DISCOUNT_SLIPS.items():  # the same wrong discount in every query and its ideal
