@@ -252,6 +252,17 @@ def _discount_slips(grades: list[float], k: int | None, gain: Gain) -> list[Slip
     ]
 
 
+def _gain_and_discount_slips(grades: list[float], k: int | None, gain: Gain) -> list[Slip]:
+    """Two slips at once, as a learner's trial found them: the other gain together with no discount or the rank
+    as the discount (each DCG value; nDCG divides each by the same slips' ideal)."""
+    other: Gain = "exponential" if gain == "linear" else "linear"
+    swap = "exponential-for-linear" if gain == "linear" else "linear-for-exponential"
+    return [
+        ((swap, "no-discount"), graded_slips.dcg_no_discount(grades, k, other)),
+        ((swap, "rank-as-discount"), graded_slips.dcg_rank_discount(grades, k, other)),
+    ]
+
+
 def _dcg_steps(label: str, grades: list[float], k: int | None, gain: Gain) -> list[str]:
     counted = m.cut(grades, k)
     gains = [m.gain_of(grade, gain) for grade in counted]
@@ -285,6 +296,7 @@ def worked_dcg(grades: Sequence[float], k: int | None = None, gain: Gain = "line
     grades = m.check_grades(grades)
     value = m.dcg(grades, k, gain)
     slips = _discount_slips(grades, k, gain) + _gain_slips(grades, k, gain, lambda g: m.dcg(grades, k, g))
+    slips += _gain_and_discount_slips(grades, k, gain)
     if gain == "exponential":
         slips.append((("exp-without-minus-one",), graded_slips.dcg_exp_without_minus_one(grades, k)))
     elif _whole(grades):  # linear asked, 2^grade written and its - 1 forgotten too
@@ -379,6 +391,10 @@ def worked_ndcg(
     other: Gain = "exponential" if gain == "linear" else "linear"
     swap = "exponential-for-linear" if gain == "linear" else "linear-for-exponential"
     slips.append(((swap,), _or_nan(m.ndcg, grades, k, ideal=ideal_grades, gain=other)))
+    slips += [  # two slips at once: the other gain with no discount, or with the rank as the discount
+        ((swap, "no-discount"), normalised(lambda g, gn: graded_slips.dcg_no_discount(g, k, gn), other)),
+        ((swap, "rank-as-discount"), normalised(lambda g, gn: graded_slips.dcg_rank_discount(g, k, gn), other)),
+    ]
     if gain == "exponential":
         slips.append((("exp-without-minus-one",), graded_slips.ndcg_exp_without_minus_one(grades, k, ideal_grades)))
         if _whole(grades) and _whole(ideal_grades):
