@@ -315,11 +315,16 @@ def test_truncated_rounded_wrongly_and_too_few_decimals_are_told_apart_in_words(
     after = metrics.ndcg([*C_GRADES[:4], 2, *C_GRADES[5:]], 5, ideal=[*C_JUDGED[:4], 2, *C_JUDGED[5:]])
     early = check("kb04-graded-2", f"{round(after, 3) - round(before, 3):.3f}")  # the worksheet's readings subtracted
     assert early.verdict is Verdict.SLIP and "rounded-early" in early.slips and "round only the final" in early.message
-    cut = check("kb04-graded-2", "0.0744")  # cut to 0.0744, rounded to 0.0745
-    assert cut.verdict is Verdict.TRUNCATED and "round instead" in cut.message
-    assert check("kb04-graded-2", 0.0744).verdict is Verdict.TRUNCATED
+    cut = check("kb04-graded-2", "0.0744")  # cut to 0.0744, rounded to 0.0745; also each term rounded first
+    assert cut.verdict is Verdict.SLIP and {"digits-cut-off", "rounded-early"} <= set(cut.slips)
+    assert check("c-ap3-min-k-r", 0.5555).verdict is Verdict.TRUNCATED  # 0.5556 rounded
+    assert "round instead" in check("c-ap3-min-k-r", "0.5555").message
     wrong_way = check("d4-grade-1-swapped", 0.2161)  # 0.216047...: rounds down to 0.2160
-    assert wrong_way.verdict is Verdict.ROUNDED_WRONGLY and "wrong way" in wrong_way.message
+    below = check("d4-grade-1-swapped", 0.2159)
+    # either neighbour of the key gets the same words: none singles out the answer's side
+    assert wrong_way.verdict is below.verdict is Verdict.CLOSE
+    assert wrong_way.message.replace("0.2161", "X") == below.message.replace("0.2159", "X")
+    assert "wrong way" not in wrong_way.message and "last digit:" not in wrong_way.message
     assert "cut" not in check("new-hit-rate-at-2", "0.57").message  # 0.5714...: too few decimals, not a cut
 
 
@@ -670,3 +675,22 @@ def test_the_question_states_the_precision_the_checker_judges_at_once_made_from_
                        hints=("a", "b"), decimals=4, min_decimals=3)
     assert changed.question == "How much? Give 4 decimals (3 are accepted)."
     assert replace(changed, decimals=3, min_decimals=None).question == "How much? Give 3 decimals."
+
+
+def test_a_sum_rounded_early_is_named_rounded_early_and_no_message_singles_out_a_neighbour():
+    result = check("c-ap3", 0.334)  # (1 + 0.67) / 5: the precision at rank 3 rounded before the sum
+    assert result.verdict is Verdict.SLIP and result.slips == ("rounded-early",)
+    assert "wrong way" not in result.message and "0.333" not in result.message
+
+
+def test_a_short_answer_gets_the_same_words_whatever_its_digits_and_an_exact_short_one_is_right():
+    first, second = check("c-ap3", "0.3"), check("c-ap3", "0.4")  # one a rounding of the key, one not
+    assert first.verdict is second.verdict is Verdict.TOO_FEW_DECIMALS
+    assert first.message.replace("0.3", "X") == second.message.replace("0.4", "X")
+    assert "4 decimals" in first.message and "as far as it goes" not in first.message
+    assert check("new-mrr-d8-first", "0.4").correct and check("new-mrr-d8-first", "40%").correct  # 0.400 exactly
+
+
+def test_a_truncated_answer_carries_its_digits_cut_off_code():
+    cut = check("c-ap3-min-k-r", "0.5555")
+    assert cut.verdict is Verdict.TRUNCATED and cut.slips == ("digits-cut-off",) and cut.mistake == "digits-cut-off"

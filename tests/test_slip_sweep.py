@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import math
 
+import pytest
+
 from helpers.exercises import REGISTRY, judge
 from helpers.exercises.fresh import VARIANTS, draw
 from helpers.exercises.registry import Exercise
@@ -183,6 +185,7 @@ def report() -> str:
     return "\n".join([*lines, *(f"  not named: {case}" for case in missed)])
 
 
+@pytest.mark.slow  # the quick tier runs tests/test_slip_catalogue_sweep.py on a few variants
 def test_the_classic_slips_are_named_on_every_exercise_and_variant_where_they_apply():
     applicable, missed = sweep()
     topics = {case.split(":")[0] for case in applicable}

@@ -15,7 +15,10 @@ The verdict on the number alone (:func:`judge_number`) is one of
 truncated (digits cut off instead of rounded), rounded the wrong way, close
 (off in the last digits: rounded too early), or wrong. An answer with more
 decimals than asked is right when it is a correct rounding of the key at its
-own number of decimals (it is never rounded a second time).
+own number of decimals (it is never rounded a second time). The checker
+(:mod:`helpers.exercises.checking`) words these verdicts so that none tells the
+key's digits: a short answer is only told how many decimals to give, and both
+neighbours of the key get the same "close" words.
 """
 
 from __future__ import annotations

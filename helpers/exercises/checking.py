@@ -58,7 +58,6 @@ class Verdict(Enum):
     UNREADABLE = "could not be read"
     TOO_FEW_DECIMALS = "too few decimals"
     TRUNCATED = "truncated"
-    ROUNDED_WRONGLY = "rounded the wrong way"
     SLIP = "wrong: a known slip"
     CLOSE = "close"
     WRONG = "wrong"
@@ -113,7 +112,7 @@ def _colour(verdict: Verdict) -> str:
         return GREEN
     if verdict in (Verdict.NOT_ANSWERED, Verdict.UNREADABLE, Verdict.RECORDED):
         return GREY
-    if verdict in (Verdict.TOO_FEW_DECIMALS, Verdict.TRUNCATED, Verdict.ROUNDED_WRONGLY, Verdict.CLOSE):
+    if verdict in (Verdict.TOO_FEW_DECIMALS, Verdict.TRUNCATED, Verdict.CLOSE):
         return AMBER
     return RED
 
@@ -149,47 +148,43 @@ def judge(exercise: Exercise, answer: Any, worked: Worked) -> CheckResult:
 
 
 def diagnose(exercise: Exercise, given: Answer, worked: Worked) -> CheckResult:
-    """Right; a slip at the asked precision; too few decimals; a slip with its trailing zeros left off;
-    truncated, rounded the wrong way or close; wrong."""
+    """Right; a slip (at the asked precision, or its exact value with the trailing zeros left off); too few
+    decimals, in the same words whatever the digits; truncated; close; wrong."""
     expected, decimals, fewest = worked.value, exercise.decimals, exercise.min_decimals
     if not math.isfinite(expected) or given.undefined:
         return _undefined(exercise, given, worked)
     verdict = judge_number(given, expected, decimals, fewest)
     if verdict is NumberVerdict.RIGHT:
         return CheckResult(exercise.id, Verdict.RIGHT, f"Right: {given.quoted} is correct.", given.text)
-    slips = matching_slips(exercise, given, worked, exact=True)
-    if not slips and verdict is NumberVerdict.TOO_FEW_DECIMALS:
-        message = (
-            f"{given.quoted} is right as far as it goes, but this exercise asks for {exercise.precision}: "
-            "give them all."
-        )
-        return CheckResult(exercise.id, Verdict.TOO_FEW_DECIMALS, message, given.text)
-    slips = slips or matching_slips(exercise, given, worked, exact=False)
+    slips = matching_slips(exercise, given, worked, exact=True) or matching_slips(exercise, given, worked, exact=False)
     if slips:
         if verdict is NumberVerdict.TRUNCATED:  # the truncated key is also a slip's value: name both
             slips = [*slips, ("digits-cut-off",)]
         return _slip_result(exercise, given, slips)
-    return CheckResult(exercise.id, *_number_message(verdict, given, exercise), given.text)
-
-
-def _number_message(verdict: NumberVerdict, given: Answer, exercise: Exercise) -> tuple[Verdict, str]:
-    fewest = exercise.decimals if exercise.min_decimals is None else exercise.min_decimals
-    typed_short = given.typed == "text" and given.decimals is not None and given.decimals < fewest
-    few = f" This exercise asks for {exercise.precision}." if typed_short else ""  # a number has no trailing 0s
+    if too_short(given, exercise):
+        # whatever its digits (a rounding of the key or not), the same words: a short answer reveals nothing
+        message = f"{given.quoted} has fewer decimals than this exercise asks for: give {exercise.precision}."
+        return CheckResult(exercise.id, Verdict.TOO_FEW_DECIMALS, message, given.text)
     if verdict is NumberVerdict.TRUNCATED:
-        return Verdict.TRUNCATED, (
-            f"{given.quoted} cuts the digits off: round instead (look at the next digit: 5 or more rounds up)."
-        )
-    if verdict is NumberVerdict.ROUNDED_WRONGLY:
-        return Verdict.ROUNDED_WRONGLY, (
-            f"{given.quoted} is rounded the wrong way in its last digit: round to the nearest value."
-        )
-    if verdict is NumberVerdict.CLOSE:
-        return Verdict.CLOSE, (
+        message = f"{given.quoted} cuts the digits off: round instead (look at the next digit: 5 or more rounds up)."
+        return CheckResult(exercise.id, Verdict.TRUNCATED, message, given.text, ("digits-cut-off",),
+                           slip_groups=(("digits-cut-off",),))
+    if verdict in (NumberVerdict.ROUNDED_WRONGLY, NumberVerdict.CLOSE):
+        # the same words on either side of the answer: a message naming one neighbour would give the answer away
+        message = (
             f"{given.quoted} is close but off in the last digits: keep full precision in every step and round "
-            f"only the final answer.{few}"
+            "only the final answer, to the nearest value (5 or more rounds up)."
         )
-    return Verdict.WRONG, f"{given.quoted} is not right yet. hint('{exercise.id}') gives a nudge.{few}"
+        return CheckResult(exercise.id, Verdict.CLOSE, message, given.text)
+    return CheckResult(
+        exercise.id, Verdict.WRONG, f"{given.quoted} is not right yet. hint('{exercise.id}') gives a nudge.", given.text
+    )
+
+
+def too_short(given: Answer, exercise: Exercise) -> bool:
+    """True when the answer is written with fewer decimals than the exercise accepts (a fraction never is)."""
+    fewest = exercise.decimals if exercise.min_decimals is None else exercise.min_decimals
+    return given.decimals is not None and given.decimals < fewest
 
 
 def _undefined(exercise: Exercise, given: Answer, worked: Worked) -> CheckResult:

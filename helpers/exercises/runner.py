@@ -367,6 +367,6 @@ def summary(cases: int, failed: int, notes: int, slips: tuple[str, ...]) -> str:
         return f"All {cases - notes} cases right{note}."
     text = f"{failed} of {cases} cases wrong{note}."
     for code in slips:
-        title, fix, _ = describe_slip(code)
+        title, fix = describe_slip(code)[:2]
         text += f" Your function behaves like this slip on every case: {title}. Fix: {fix}"
     return text

@@ -67,12 +67,28 @@ def worked_difference(first: Worked, second: Worked, steps: Sequence[str], label
         (("a-minus-b",), -value),
         *((("rounded-early",), round(first.value, places) - round(second.value, places)) for places in (3, 4)),
         *_shared_slips(first, second),
+        *_one_side_slips(first, second),
     ]
     sides = {"first": (first.topic, first.inputs), "second": (second.topic, second.inputs)}
     return Worked(value, tuple(steps), tuple(slips), "difference", sides)
 
 
-NOT_SHARED = {"undefined-as-zero", "rounded-early", "before-the-change", "lab-earlier-state"}
+def both_sides(first_label: str, first: Worked, second_label: str, second: Worked) -> tuple[str, ...]:
+    """The steps of both sides of a difference, each labelled ("before: ...", "after: ..."), for its solution."""
+    return (*(f"{first_label}: {step}" for step in first.steps), *(f"{second_label}: {step}" for step in second.steps))
+
+
+NOT_SHARED = {"undefined-as-zero", "before-the-change", "lab-earlier-state"}
+
+
+def _one_side_slips(first: Worked, second: Worked) -> list[Slip]:
+    """A slip only one side can make (2^g without - 1 on the exponential side), that side wrong, the other right."""
+    first_codes, second_codes = {codes for codes, _ in first.slips}, {codes for codes, _ in second.slips}
+    found = [(codes, value - second.value) for codes, value in first.slips
+             if codes not in second_codes and not NOT_SHARED & set(codes)]
+    found += [(codes, first.value - value) for codes, value in second.slips
+              if codes not in first_codes and not NOT_SHARED & set(codes)]
+    return [(codes, value) for codes, value in found if math.isfinite(value)]
 
 
 def _shared_slips(first: Worked, second: Worked) -> list[Slip]:
@@ -115,13 +131,34 @@ def _whole(grades: Sequence[float]) -> bool:
     return all(float(grade).is_integer() and grade >= 0 for grade in grades)
 
 
+EARLY_PLACES = (1, 2, 3)  # a learner's table of terms rounded to 1, 2 or 3 decimals, then the last step
+
+
 def _rounded_early(reciprocals: Sequence[float]) -> list[Slip]:
     """The mean of the values each rounded first, to 2 and to 3 decimals (a learner's table, then the mean)."""
-    return [(("rounded-early",), sum(round(r, places) for r in reciprocals) / len(reciprocals)) for places in (2, 3)]
+    return [(("rounded-early",), sum(round(r, places) for r in reciprocals) / len(reciprocals))
+            for places in EARLY_PLACES]
+
+
+def _rounded_sum(terms: Sequence[float], divisor: float) -> list[Slip]:
+    """A sum over a divisor with the terms rounded first, or the sum itself rounded first, to 2 and to 3 decimals.
+
+    (1 + 0.67) / 5 = 0.334 for (1 + 2/3) / 5 = 0.3333: a learner's column of rounded terms, then the last step.
+    """
+    if not terms or not divisor:
+        return []
+    early = [sum(round(term, places) for term in terms) / divisor for places in EARLY_PLACES]
+    early += [round(sum(terms), places) / divisor for places in (2, 3)]
+    return [(("rounded-early",), value) for value in early]
 
 
 def _shifted_cutoffs(k: int | None) -> list[int]:
     return [] if k is None else [cut for cut in (k - 1, k + 1) if cut >= 1]
+
+
+def _other_cutoffs(k: int | None) -> list[int]:
+    """Two ranks short or long: another k than the question's (a table of the lesson at another k)."""
+    return [] if k is None else [cut for cut in (k - 2, k + 2) if cut >= 1]
 
 
 # --- first hit: MRR and hit rate -----------------------------------------------
@@ -154,6 +191,7 @@ def worked_mrr(first_ranks: Sequence[int], k: int | None = None, unanswerable: i
     if k is not None:
         slips.append((("ignored-cutoff",), rank_slips.mrr_ignoring_cutoff(ranks)))
         slips += [(("cutoff-off-by-one",), m.mean_reciprocal_rank(ranks, cut)) for cut in _shifted_cutoffs(k)]
+        slips += [(("other-cutoff",), m.mean_reciprocal_rank(ranks, cut)) for cut in _other_cutoffs(k)]
         # the mean of every first rank found, past k too: a learner who averages ranks does not cut them
         slips.append((("mean-of-ranks",), rank_slips.mrr_mean_of_ranks(ranks)))
         slips.append((("one-over-mean-rank",), rank_slips.mrr_one_over_mean_rank(ranks)))
@@ -164,7 +202,7 @@ def worked_mrr(first_ranks: Sequence[int], k: int | None = None, unanswerable: i
         steps.append(f"{unanswerable} {stays} out of the mean")
     if ranks:
         slips += _rounded_early(reciprocals)
-    return Worked(value, tuple(steps), tuple(slips), "mrr", dict(first_ranks=ranks, k=k))
+    return Worked(value, tuple(steps), tuple(slips), "mrr", dict(first_ranks=ranks, k=k, unanswerable=unanswerable))
 
 
 def worked_hit_rate(first_ranks: Sequence[int], k: int, unanswerable: int = 0) -> Worked:
@@ -189,7 +227,7 @@ def worked_hit_rate(first_ranks: Sequence[int], k: int, unanswerable: int = 0) -
     ]
     if unanswerable:
         slips.append((("kept-unanswerable",), rank_slips.hit_rate_keeping_unanswerable(ranks, unanswerable, k)))
-    return Worked(value, steps, tuple(slips), "hit-rate", dict(first_ranks=ranks, k=k))
+    return Worked(value, steps, tuple(slips), "hit-rate", dict(first_ranks=ranks, k=k, unanswerable=unanswerable))
 
 
 # --- graded: DCG, ideal DCG, nDCG, CG -----------------------------------------
@@ -210,6 +248,18 @@ def _discount_slips(grades: list[float], k: int | None, gain: Gain) -> list[Slip
         (("rank-as-discount",), graded_slips.dcg_rank_discount(grades, k, gain)),
         (("ranks-from-zero",), graded_slips.dcg_ranks_from_zero(grades, k, gain)),
         (("natural-log",), graded_slips.dcg_natural_log(grades, k, gain)),
+        (("log10-discount",), graded_slips.dcg_log10(grades, k, gain)),
+    ]
+
+
+def _gain_and_discount_slips(grades: list[float], k: int | None, gain: Gain) -> list[Slip]:
+    """Two slips at once, as a learner's trial found them: the other gain together with no discount or the rank
+    as the discount (each DCG value; nDCG divides each by the same slips' ideal)."""
+    other: Gain = "exponential" if gain == "linear" else "linear"
+    swap = "exponential-for-linear" if gain == "linear" else "linear-for-exponential"
+    return [
+        ((swap, "no-discount"), graded_slips.dcg_no_discount(grades, k, other)),
+        ((swap, "rank-as-discount"), graded_slips.dcg_rank_discount(grades, k, other)),
     ]
 
 
@@ -246,6 +296,7 @@ def worked_dcg(grades: Sequence[float], k: int | None = None, gain: Gain = "line
     grades = m.check_grades(grades)
     value = m.dcg(grades, k, gain)
     slips = _discount_slips(grades, k, gain) + _gain_slips(grades, k, gain, lambda g: m.dcg(grades, k, g))
+    slips += _gain_and_discount_slips(grades, k, gain)
     if gain == "exponential":
         slips.append((("exp-without-minus-one",), graded_slips.dcg_exp_without_minus_one(grades, k)))
     elif _whole(grades):  # linear asked, 2^grade written and its - 1 forgotten too
@@ -256,7 +307,8 @@ def worked_dcg(grades: Sequence[float], k: int | None = None, gain: Gain = "line
     if k is not None:
         slips.append((("ignored-cutoff",), m.dcg(grades, None, gain)))
         slips += [(("cutoff-off-by-one",), m.dcg(grades, cut, gain)) for cut in _shifted_cutoffs(k)]
-    slips += [(("rounded-early",), _dcg_of_rounded_terms(grades, k, gain, places)) for places in (2, 3)]
+        slips += [(("other-cutoff",), m.dcg(grades, cut, gain)) for cut in _other_cutoffs(k)]
+    slips += [(("rounded-early",), _dcg_of_rounded_terms(grades, k, gain, places)) for places in EARLY_PLACES]
     return Worked(
         value, tuple(_dcg_steps("the list's", grades, k, gain)), tuple(slips),
         "dcg", dict(grades=grades, k=k, gain=gain),
@@ -339,6 +391,10 @@ def worked_ndcg(
     other: Gain = "exponential" if gain == "linear" else "linear"
     swap = "exponential-for-linear" if gain == "linear" else "linear-for-exponential"
     slips.append(((swap,), _or_nan(m.ndcg, grades, k, ideal=ideal_grades, gain=other)))
+    slips += [  # two slips at once: the other gain with no discount, or with the rank as the discount
+        ((swap, "no-discount"), normalised(lambda g, gn: graded_slips.dcg_no_discount(g, k, gn), other)),
+        ((swap, "rank-as-discount"), normalised(lambda g, gn: graded_slips.dcg_rank_discount(g, k, gn), other)),
+    ]
     if gain == "exponential":
         slips.append((("exp-without-minus-one",), graded_slips.ndcg_exp_without_minus_one(grades, k, ideal_grades)))
         if _whole(grades) and _whole(ideal_grades):
@@ -360,10 +416,20 @@ def worked_ndcg(
             (("cutoff-off-by-one",), _or_nan(m.ndcg, grades, cut, ideal=ideal_grades, gain=gain))
             for cut in _shifted_cutoffs(k)
         ]
-    if math.isfinite(value):  # DCG and IDCG each rounded before the division
+        slips += [
+            (("other-cutoff",), _or_nan(m.ndcg, grades, cut, ideal=ideal_grades, gain=gain))
+            for cut in _other_cutoffs(k)
+        ]
+    if math.isfinite(value):  # DCG and IDCG each rounded before the division, or added up from rounded terms
         slips += [
             (("rounded-early",), graded_slips.ratio_or_nan(round(m.dcg(grades, k, gain), places), round(best, places)))
             for places in (2, 3)
+        ]
+        slips += [
+            (("rounded-early",), graded_slips.ratio_or_nan(
+                _dcg_of_rounded_terms(grades, k, gain, places),
+                _dcg_of_rounded_terms(sorted(ideal_grades, reverse=True), k, gain, places)))
+            for places in EARLY_PLACES
         ]
     else:
         slips = [(("undefined-as-zero",), 0.0)]
@@ -371,6 +437,14 @@ def worked_ndcg(
         value, tuple(steps), tuple(slips),
         "ndcg", dict(grades=grades, judged=listed, k=k, gain=gain, ideal=ideal),
     )
+
+
+MEAN_DISCOUNT_SLIPS = {
+    "no-discount": graded_slips.dcg_no_discount,
+    "log2-rank-first-undiscounted": graded_slips.dcg_log2_rank_first_undiscounted,
+    "rank-as-discount": graded_slips.dcg_rank_discount,
+    "ranks-from-zero": graded_slips.dcg_ranks_from_zero,
+}
 
 
 def worked_mean_ndcg(
@@ -402,6 +476,17 @@ def worked_mean_ndcg(
     ]
     if k is not None:
         slips.append((("ignored-cutoff",), _mean(m.ndcg(g, None, ideal=j, gain=gain) for g, j in queries)))
+        slips += [(("cutoff-off-by-one",), _mean(m.ndcg(g, cut, ideal=j, gain=gain) for g, j in queries))
+                  for cut in _shifted_cutoffs(k)]
+        slips += [(("other-cutoff",), _mean(m.ndcg(g, cut, ideal=j, gain=gain) for g, j in queries))
+                  for cut in _other_cutoffs(k)]
+    returned = [_or_nan(m.ndcg, g, k, gain=gain) for g, _ in queries]  # each ideal from the returned grades
+    slips.append((("retrieved-only-ideal",), _mean(v for v in returned if math.isfinite(v))))
+    for code, wrong_dcg in MEAN_DISCOUNT_SLIPS.items():  # the same wrong discount in every query and its ideal
+        slips.append(((code,), _mean(
+            graded_slips.ratio_or_nan(wrong_dcg(g, k, gain), wrong_dcg(sorted(j, reverse=True), k, gain))
+            for g, j in queries)))
+    slips += _rounded_sum(scores, len(scores))
     return Worked(value, steps, tuple(slips), "mean-ndcg", dict(queries=queries, k=k, gain=gain))
 
 
@@ -524,10 +609,30 @@ def worked_average_precision(
             for cut in _shifted_cutoffs(k)
         ]
         slips.append((("precision-for-ap",), m.precision_at_k(ranked, relevant, k)))
+    slips.append((("rr-for-ap",), m.reciprocal_rank(ranked, relevant, k)))
+    hits = _hits(ranked, relevant, k)
+    precisions = [number / rank for number, rank in enumerate(hits, start=1)]
+    r = len(set(relevant))
+    slips += _rounded_sum(precisions, r if denominator == "R" or k is None else min(k, r))
     return Worked(
         value, tuple(_ap_steps(ranked, relevant, k, denominator)), tuple(slips),
         "ap", dict(ranked=ranked, relevant=relevant, k=k, denominator=denominator),
     )
+
+
+def _ap_of_rounded_terms(ranked, relevant, k: int | None, denominator: Denominator, places: int) -> float:
+    """AP@k with each precision rounded to ``places`` before the sum (a learner's column of P@i)."""
+    hits = _hits(ranked, relevant, k)
+    r = len(set(relevant))
+    bottom = r if denominator == "R" or k is None else min(k, r)
+    return sum(round(n / rank, places) for n, rank in enumerate(hits, start=1)) / bottom if bottom else 0.0
+
+
+def _pooled_precisions(queries, k: int | None) -> float:
+    """Every question's precisions at its relevant ranks, added up and divided by all their relevant documents."""
+    total = sum(n / rank for ranked, relevant in queries for n, rank in enumerate(_hits(ranked, relevant, k), 1))
+    relevant_count = sum(len(set(relevant)) for _, relevant in queries)
+    return total / relevant_count if relevant_count else math.nan
 
 
 def worked_mean_average_precision(
@@ -559,12 +664,19 @@ def worked_mean_average_precision(
             _mean(counting_slips.average_precision_hits_denominator(r, rel, k) for r, rel in queries),
         ),
         (("dropped-misses",), _mean(found) if found else math.nan),
+        (("map-over-relevant",), _pooled_precisions(queries, k)),
     ]
     if k is not None:
         other: Denominator = "min_k_R" if denominator == "R" else "R"
         code = "ap-min-k-r" if denominator == "R" else "ap-r-for-min-k-r"
         slips.append(((code,), _mean(m.average_precision(r, rel, k, other) for r, rel in queries)))
         slips.append((("ignored-cutoff",), _mean(m.average_precision(r, rel) for r, rel in queries)))
+        slips += [(("cutoff-off-by-one",), _mean(m.average_precision(r, rel, cut, denominator) for r, rel in queries))
+                  for cut in _shifted_cutoffs(k)]
+    slips += _rounded_sum(scores, len(scores))
+    for places in (2, 3):  # each query's precisions rounded before its AP
+        slips.append((("rounded-early",), _mean(
+            _ap_of_rounded_terms(ranked, relevant, k, denominator, places) for ranked, relevant in queries)))
     return Worked(value, steps, tuple(slips), "map", dict(queries=queries, k=k, denominator=denominator))
 
 
@@ -590,7 +702,9 @@ def worked_mean_difference(a: Sequence[float], b: Sequence[float]) -> Worked:
         f"B - A per query: {_numbers(differences.tolist())}",
         f"mean difference = {_short(float(differences.sum()))} / {len(differences)} = {_short(value)}",
     )
-    return Worked(value, steps, ((("a-minus-b",), -value),))
+    non_zero = differences[differences != 0]
+    dropped = float(non_zero.mean()) if len(non_zero) else math.nan
+    return Worked(value, steps, ((("a-minus-b",), -value), (("zero-differences-dropped",), dropped)))
 
 
 def exact_sign_flip_p(differences: Sequence[float] | np.ndarray, two_sided: bool = True) -> float:
@@ -620,7 +734,19 @@ def worked_sign_flip_p(a: Sequence[float], b: Sequence[float]) -> Worked:
         f"flip the sign of each difference in all {patterns} ways and take each mean",
         f"share of those means at least as far from 0 as the observed one: {_short(value)}",
     )
-    return Worked(value, steps, ((("one-sided-p",), exact_sign_flip_p(differences, two_sided=False)),))
+    from scipy import stats  # imported here: scipy.stats takes a second to load
+
+    a_scores, b_scores = np.array(m.check_grades(a, "a")), np.array(m.check_grades(b, "b"))
+    hits = round(value * patterns)
+    slips: list[Slip] = [
+        (("one-sided-p",), exact_sign_flip_p(differences, two_sided=False)),
+        (("plus-one-p",), (hits + 1) / (patterns + 1)),
+    ]
+    if differences.std(ddof=1) > 0:
+        slips.append((("t-test-for-sign-flip",), float(stats.ttest_rel(b_scores, a_scores).pvalue)))
+    if a_scores.std() + b_scores.std() > 0:
+        slips.append((("unpaired-test",), float(stats.ttest_ind(b_scores, a_scores).pvalue)))
+    return Worked(value, steps, tuple(slips))
 
 
 def worked_cohens_d(a: Sequence[float], b: Sequence[float]) -> Worked:
@@ -638,8 +764,13 @@ def worked_cohens_d(a: Sequence[float], b: Sequence[float]) -> Worked:
         f"d = mean / sd = {_short(value)}",
     )
     population = float(differences.std(ddof=0))
+    a_scores, b_scores = np.array(m.check_grades(a, "a")), np.array(m.check_grades(b, "b"))
+    pooled = math.sqrt((a_scores.var(ddof=1) + b_scores.var(ddof=1)) / 2) if len(a_scores) > 1 else 0.0
+    mean_difference = float(differences.mean())
     slips = (
-        (("population-sd",), float(differences.mean()) / population if population > 0 else math.nan),
+        (("population-sd",), mean_difference / population if population > 0 else math.nan),
         (("a-minus-b",), -value),
+        (("pooled-sd-d",), mean_difference / pooled if pooled > 0 else math.nan),
+        (("t-for-d",), value * math.sqrt(len(differences))),
     )
     return Worked(value, steps, slips)

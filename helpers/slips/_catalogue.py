@@ -18,12 +18,28 @@ import pandas as pd
 CODE_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{1,48}$")
 
 
+MEASURES = frozenset({
+    "mrr", "hit-rate", "cg", "dcg", "ideal-dcg", "ndcg", "precision", "recall", "ap", "p-value", "effect-size",
+})  # fmt: skip
+KINDS = frozenset({"value", "mean", "difference", "count"})  # one query's value, a mean over queries, a gap, a count
+SHARES = ("mrr", "hit-rate", "ndcg", "precision", "recall", "ap")  # measures between 0 and 1
+EVERY_MEASURE = tuple(sorted(MEASURES))
+EVERY_KIND = ("value", "mean", "difference")
+
+
 class Mistake(NamedTuple):
-    """One slip: a short title, how to fix it, and the functions that compute its wrong value."""
+    """One slip: a short title, how to fix it, the functions that compute its wrong value, and what it applies to.
+
+    ``measures`` and ``kinds`` say on which questions the slip can be made (the slip sweep applies it to every
+    such exercise); a slip with no measures is one an exercise's own story sets (the value before a change,
+    a library's convention), named where that exercise declares it.
+    """
 
     title: str
     fix: str
     computed_by: tuple[str, ...] = ()
+    measures: tuple[str, ...] = ()
+    kinds: tuple[str, ...] = ()
 
 
 CATALOGUE: dict[str, Mistake] = {}
@@ -32,14 +48,22 @@ _attached: dict[str, list[str]] = {}  # functions of a slip met before the slip'
 Function = TypeVar("Function", bound=Callable)
 
 
-def declare(code: str, title: str, fix: str, computed_by: tuple[str, ...] = ()) -> Mistake:
-    """Put one slip in the catalogue; the same code twice with another title or fix is refused."""
+def declare(
+    code: str, title: str, fix: str, computed_by: tuple[str, ...] = (),
+    measures: tuple[str, ...] = (), kinds: tuple[str, ...] = (),
+) -> Mistake:
+    """Put one slip in the catalogue, with the measures and kinds of question it applies to; the same code twice
+    with another title or fix is refused."""
     if not isinstance(code, str) or not CODE_PATTERN.match(code):
         raise ValueError(f"slip code {code!r}: use 2-49 lower-case letters, digits and dashes, e.g. 'my-slip'")
     for name, text in (("title", title), ("fix", fix)):
         if not isinstance(text, str) or not text.strip():
             raise ValueError(f"slip {code!r}: {name} must be a non-empty text")
-    entry = Mistake(title, fix, (*computed_by, *_attached.pop(code, ())))
+    unknown = sorted(set(measures) - MEASURES) + sorted(set(kinds) - KINDS)
+    if unknown or bool(measures) != bool(kinds):
+        raise ValueError(f"slip {code!r}: give measures from {sorted(MEASURES)} and kinds from {sorted(KINDS)} "
+                         f"together (unknown: {unknown})")
+    entry = Mistake(title, fix, (*computed_by, *_attached.pop(code, ())), tuple(measures), tuple(kinds))
     known = CATALOGUE.get(code)
     if known is not None and known[:2] != entry[:2]:
         raise ValueError(f"slip {code!r} is already in the catalogue as {known.title!r}: choose another code")
@@ -47,8 +71,12 @@ def declare(code: str, title: str, fix: str, computed_by: tuple[str, ...] = ()) 
     return entry
 
 
-def slip(code: str, title: str | None = None, fix: str | None = None) -> Callable[[Function], Function]:
-    """Declare (with a title and a fix) or extend (code alone) the slip a wrong function computes."""
+def slip(
+    code: str, title: str | None = None, fix: str | None = None,
+    measures: tuple[str, ...] = (), kinds: tuple[str, ...] = (),
+) -> Callable[[Function], Function]:
+    """Declare (with a title, a fix and what it applies to) or extend (code alone) the slip a wrong function
+    computes."""
 
     def register(function: Function) -> Function:
         if title is None or fix is None:
@@ -58,7 +86,7 @@ def slip(code: str, title: str | None = None, fix: str | None = None) -> Callabl
             else:
                 CATALOGUE[code] = known._replace(computed_by=(*known.computed_by, function.__name__))
         else:
-            declare(code, title, fix, (function.__name__,))
+            declare(code, title, fix, (function.__name__,), measures, kinds)
         function.slip = code  # type: ignore[attr-defined]
         return function
 

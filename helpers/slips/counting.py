@@ -14,6 +14,8 @@ from helpers.slips._catalogue import declare, slip
     "ap-hits-denominator",
     'AP divided by the number of relevant results found in the top k',
     'Divide by R, the number of relevant documents judged for the query, found or not.',
+    measures=('ap',),
+    kinds=('value', 'mean'),
 )
 def average_precision_hits_denominator(ranked, relevant, k: int | None = None) -> float:
     """AP@k divided by the relevant results found in the top k ("ap-hits-denominator").
@@ -45,6 +47,8 @@ def average_precision_ignoring_cutoff(ranked, relevant) -> float:
     'precision@k given where recall@k was asked',
     'Recall divides the relevant results found in the top k by R, the relevant documents of the '
     'query; precision divides them by k.',
+    measures=('recall',),
+    kinds=('value',),
 )
 def precision_instead_of_recall(ranked, relevant, k: int) -> float:
     """Precision@k given as the recall@k (mistake "precision-for-recall").
@@ -62,6 +66,8 @@ def precision_instead_of_recall(ranked, relevant, k: int) -> float:
     "recall-for-precision",
     'recall@k given where precision@k was asked',
     'Precision divides the relevant results in the top k by k; recall divides them by R.',
+    measures=('precision',),
+    kinds=('value',),
 )
 def recall_instead_of_precision(ranked, relevant, k: int) -> float:
     """Recall@k given as the precision@k ("recall-for-precision"; example E at K = 3: 0.500 for 0.667).
@@ -80,6 +86,8 @@ declare(
     'This exercise divides by R, every relevant document of the query; min(k, R) is another '
     'convention, to be named when used.',
     computed_by=("helpers.metrics.average_precision(denominator='min_k_R')",),
+    measures=('ap',),
+    kinds=('value', 'mean'),
 )
 
 declare(
@@ -87,6 +95,8 @@ declare(
     'AP divided by R where min(k, R) was asked',
     'This exercise divides by min(k, R): with fewer than R places, a perfect top k should score 1.',
     computed_by=('helpers.metrics.average_precision',),
+    measures=('ap',),
+    kinds=('value', 'mean'),
 )
 
 declare(
@@ -95,6 +105,8 @@ declare(
     'Recall@k divides by R, every relevant document of the query; min(k, R) is another convention, to'
     ' be named when used.',
     computed_by=("helpers.metrics.recall_at_k(denominator='min_k_R')",),
+    measures=('recall',),
+    kinds=('value',),
 )
 
 declare(
@@ -102,6 +114,8 @@ declare(
     'recall divided by R where min(k, R) was asked',
     'This exercise divides by min(k, R): with fewer than R places, finding k relevant results scores 1.',
     computed_by=('helpers.metrics.recall_at_k',),
+    measures=('recall',),
+    kinds=('value',),
 )
 
 declare(
@@ -109,6 +123,25 @@ declare(
     'precision@k given where AP@k was asked',
     'AP averages the precision at each relevant rank (P@i where rank i is relevant) and divides by R.',
     computed_by=('helpers.metrics.precision_at_k',),
+    measures=('ap',),
+    kinds=('value',),
+)
+
+declare(
+    "rr-for-ap",
+    'the reciprocal rank given where AP was asked: only the first relevant result counted',
+    'AP adds the precision at every relevant rank within the top k, not only at the first, and divides by R.',
+    computed_by=('helpers.metrics.reciprocal_rank',),
+    measures=('ap',),
+    kinds=('value',),
+)
+
+declare(
+    "map-over-relevant",
+    'the precisions of every question pooled and divided by all their relevant documents, not averaged per question',
+    "MAP is a mean over questions: each question's AP (its precisions over its own R) first, then their mean.",
+    measures=('ap',),
+    kinds=('mean',),
 )
 
 declare(
@@ -116,6 +149,8 @@ declare(
     'MRR given where MAP was asked: only the first relevant result of each query counted',
     'AP adds the precision at every relevant rank, not only the first, and divides by R.',
     computed_by=('helpers.metrics.reciprocal_rank',),
+    measures=('ap',),
+    kinds=('mean',),
 )
 
 declare(

@@ -56,6 +56,8 @@ def ratio_or_nan(actual: float, best: float) -> float:
     "retrieved-only-ideal",
     'ideal ranking built from the retrieved results only',
     'Sort the grades of every judged document of the query, also those the system missed, then cut at k.',
+    measures=('ndcg', 'ideal-dcg'),
+    kinds=('value', 'mean', 'difference'),
 )
 def ndcg_retrieved_only_ideal(grades, k: int | None = None, gain: Gain = "linear") -> float:
     """nDCG@k with the ideal sorted from the *returned* grades only (mistake "retrieved-only-ideal").
@@ -91,6 +93,8 @@ def ndcg_stale_ideal(grades, old_ideal, k: int | None = None, gain: Gain = "line
     'an undefined metric scored as 0',
     'With no relevant document the ideal DCG is 0 and nDCG is 0 / 0: undefined. Leave the query out '
     'of the mean, or state how you score it.',
+    measures=('ndcg',),
+    kinds=('mean',),
 )
 def undefined_as_zero(metric, *args, **kwargs) -> float:
     """Call a metric and score 0.0 where it is undefined (mistake "undefined-as-zero").
@@ -108,12 +112,16 @@ def undefined_as_zero(metric, *args, **kwargs) -> float:
     "log2-rank",
     'discount log2(rank) instead of log2(rank + 1)',
     'log2(1) = 0, so rank 1 divides by zero: the discount is log2(rank + 1), which is 1 at rank 1.',
+    measures=('dcg', 'ideal-dcg', 'ndcg'),
+    kinds=('value', 'mean', 'difference'),
 )
 @slip(
     "discount-zero-at-top",
     'the first result divided by log2(1) = 0',
     'Rank 1 must be divided by log2(1 + 1) = 1. Either the discount is written log2(rank) (write '
     'log2(rank + 1)), or the ranks start at 0 (enumerate(..., start=1) fixes that).',
+    measures=('dcg', 'ideal-dcg', 'ndcg', 'mrr'),
+    kinds=('value', 'mean', 'difference'),
 )
 def dcg_log2_rank(grades, k: int | None = None, gain: Gain = "linear") -> float:
     """DCG with the discount log2(rank): rank 1 divides by 0 (mistake "log2-rank").
@@ -132,6 +140,8 @@ def dcg_log2_rank(grades, k: int | None = None, gain: Gain = "linear") -> float:
     'discount log2(rank) with rank 1 left undiscounted',
     'Dodging the division by zero this way gives another formula (ranks 1 and 2 both count in full); '
     'divide every gain by log2(rank + 1).',
+    measures=('dcg', 'ideal-dcg', 'ndcg'),
+    kinds=('value', 'mean', 'difference'),
 )
 def dcg_log2_rank_first_undiscounted(grades, k: int | None = None, gain: Gain = "linear") -> float:
     """DCG dividing by log2(rank) from rank 2 on, rank 1 undivided ("log2-rank-first-undiscounted").
@@ -150,6 +160,8 @@ def dcg_log2_rank_first_undiscounted(grades, k: int | None = None, gain: Gain = 
     "no-discount",
     'no discount: the gains added up (CG) instead of DCG',
     'Divide each gain by log2(rank + 1) before adding.',
+    measures=('dcg', 'ideal-dcg', 'ndcg'),
+    kinds=('value', 'mean', 'difference'),
 )
 def dcg_no_discount(grades, k: int | None = None, gain: Gain = "linear") -> float:
     """The gains of the top k added up with no discount: CG@k (mistake "no-discount").
@@ -179,6 +191,8 @@ def dcg_ranks_from_zero(grades, k: int | None = None, gain: Gain = "linear") -> 
     "mean-dcg",
     'DCG averaged over the queries instead of nDCG',
     'Normalise each query first (nDCG = DCG / IDCG), then average the nDCG values.',
+    measures=('ndcg',),
+    kinds=('mean',),
 )
 def mean_dcg_instead_of_ndcg(queries, k: int | None = None, gain: Gain = "linear") -> float:
     """The mean DCG@k over queries instead of the mean nDCG@k (mistake "mean-dcg").
@@ -199,6 +213,8 @@ def mean_dcg_instead_of_ndcg(queries, k: int | None = None, gain: Gain = "linear
     "exponential-for-linear",
     'exponential gain (2^grade - 1) where linear gain was asked',
     'With linear gain the gain is the grade itself.',
+    measures=('dcg', 'ideal-dcg', 'ndcg'),
+    kinds=('value', 'mean', 'difference'),
 )
 def ndcg_exponential_instead_of_linear(grades, k: int | None = None, ideal=None) -> float:
     """nDCG@k with gain 2^grade - 1 where the grade itself was asked ("exponential-for-linear").
@@ -215,6 +231,8 @@ def ndcg_exponential_instead_of_linear(grades, k: int | None = None, ideal=None)
     "rank-as-discount",
     'each gain divided by the rank instead of log2(rank + 1)',
     'The discount is log2(rank + 1): 1, 1.585, 2, 2.322, ... It falls much more slowly than the rank.',
+    measures=('dcg', 'ideal-dcg', 'ndcg'),
+    kinds=('value', 'mean', 'difference'),
 )
 def dcg_rank_discount(grades, k: int | None = None, gain: Gain = "linear") -> float:
     """DCG dividing each gain by its rank instead of log2(rank + 1) ("rank-as-discount").
@@ -241,6 +259,8 @@ def ndcg_rank_discount(grades, k: int | None = None, ideal=None, gain: Gain = "l
     "natural-log",
     'natural log ln(rank + 1) in the discount instead of log2(rank + 1)',
     'The discount is the base-2 logarithm: math.log2(rank + 1) (math.log(x) alone is base e).',
+    measures=('dcg', 'ideal-dcg'),
+    kinds=('value', 'mean', 'difference'),
 )
 def dcg_natural_log(grades, k: int | None = None, gain: Gain = "linear") -> float:
     """DCG discounted by ln(rank + 1) instead of log2(rank + 1) (mistake "natural-log").
@@ -252,10 +272,29 @@ def dcg_natural_log(grades, k: int | None = None, gain: Gain = "linear") -> floa
 
 
 @slip(
+    "log10-discount",
+    "common log log10(rank + 1) in the discount instead of log2(rank + 1) (a calculator's log key)",
+    "The discount is the base-2 logarithm: log2(rank + 1) = log10(rank + 1) / log10(2); a calculator's log "
+    "key is base 10.",
+    measures=('dcg', 'ideal-dcg'),
+    kinds=('value', 'mean', 'difference'),
+)
+def dcg_log10(grades, k: int | None = None, gain: Gain = "linear") -> float:
+    """DCG discounted by log10(rank + 1) instead of log2(rank + 1) (mistake "log10-discount").
+
+    >>> round(dcg_log10([2, 0, 3, 0, 0], k=5), 4)
+    11.6267
+    """
+    return _discounted_sum(grades, k, gain, lambda rank: math.log10(rank + 1))
+
+
+@slip(
     "exp-without-minus-one",
     'exponential gain 2^grade instead of 2^grade - 1',
     'The gain is 2^grade - 1 (0, 1, 3, 7 for grades 0 to 3): without the - 1 every relevant gain is one too '
     'high, and a grade-0 result earns 2^0 = 1.',
+    measures=('dcg', 'ideal-dcg', 'ndcg'),
+    kinds=('value', 'mean', 'difference'),
 )
 def dcg_exp_without_minus_one(grades, k: int | None = None) -> float:
     """DCG with the gain 2^grade (the - 1 forgotten): a grade-0 result earns 1 ("exp-without-minus-one").
@@ -284,6 +323,8 @@ def ndcg_exp_without_minus_one(grades, k: int | None = None, ideal=None) -> floa
     "unsorted-ideal",
     'ideal DCG computed on the judged grades in their listed order, not sorted',
     'The ideal ranking puts the highest grades first: sort every judged grade from high to low, then cut at k.',
+    measures=('ndcg', 'ideal-dcg'),
+    kinds=('value', 'difference'),
 )
 def ndcg_unsorted_ideal(grades, ideal_in_listed_order, k: int | None = None, gain: Gain = "linear") -> float:
     """nDCG whose ideal DCG is computed on the judged grades in their listed order ("unsorted-ideal").
@@ -304,6 +345,8 @@ declare(
     "dcg-for-ndcg",
     'DCG given where nDCG was asked',
     'Divide the DCG by the ideal DCG (IDCG) at the same k.', computed_by=('helpers.metrics.dcg',),
+    measures=('ndcg',),
+    kinds=('value', 'mean', 'difference'),
 )
 
 declare(
@@ -311,6 +354,8 @@ declare(
     'linear gain where exponential gain (2^grade - 1) was asked',
     'With exponential gain a grade g is worth 2^g - 1: 0, 1, 3, 7 for grades 0 to 3.',
     computed_by=("helpers.metrics.ndcg(gain='linear')",),
+    measures=('dcg', 'ideal-dcg', 'ndcg'),
+    kinds=('value', 'mean', 'difference'),
 )
 
 declare(
@@ -318,6 +363,8 @@ declare(
     'the gains discounted where CG (no discount) was asked',
     'CG@k adds the gains of the top k as they are; only DCG divides by log2(rank + 1).',
     computed_by=('helpers.metrics.dcg',),
+    measures=('cg',),
+    kinds=('value', 'difference'),
 )
 
 declare(
@@ -325,4 +372,6 @@ declare(
     'ideal built from every judged document where the returned list alone was asked',
     "This convention (scikit-learn's) sorts only the grades of the documents passed in: the returned list.",
     computed_by=('helpers.metrics.ndcg(ideal=judged)',),
+    measures=('ndcg',),
+    kinds=('value',),
 )

@@ -13,17 +13,23 @@ declare(
     "rounded-early",
     'each step rounded before the last one',
     'Keep full precision in every step (each 1/rank, each gain / discount) and round only the final answer.',
+    measures=('mrr', 'dcg', 'ideal-dcg', 'ndcg', 'ap'),
+    kinds=('value', 'mean', 'difference'),
 )
 declare(
     "digits-cut-off",
     "the digits cut off instead of rounded",
     "Round the final answer: look at the next digit (5 or more rounds up) instead of dropping it.",
+    measures=('mrr', 'hit-rate', 'cg', 'dcg', 'ideal-dcg', 'ndcg', 'precision', 'recall', 'ap'),
+    kinds=('value', 'mean', 'difference'),
 )
 declare(
     "percent-without-sign",
     'a percentage written without its % sign',
     'A number such as 12.5 means twelve and a half, not one eighth: write the share (between 0 and 1) or add the '
     'sign (12.5%).',
+    measures=('mrr', 'hit-rate', 'ndcg', 'precision', 'recall', 'ap'),
+    kinds=('value', 'mean', 'difference'),
 )
 declare(
     "before-the-change",
@@ -49,19 +55,24 @@ declare(
 declare(
     "ties-descending",
     'equal scores ordered by id descending where the tool orders them ascending',
-    "ir_measures' RR@k (msmarco provider) sorts equal scores by document id from the lowest to the highest.",
+    "This question orders equal scores by document id from the lowest to the highest (lesson 04's advisor, and "
+    "ir_measures' RR@k with its msmarco provider).",
     computed_by=("helpers.data.rank_by_score(tie_break='id_descending')",),
 )
 declare(
     "one-side-of-a-gap",
     "one of the two numbers given where the gap between them was asked",
     "Compute both numbers, then subtract: the question asks by how much one exceeds the other.",
+    measures=('mrr', 'hit-rate', 'cg', 'dcg', 'ndcg', 'ap'),
+    kinds=('difference',),
 )
 declare(
     "a-minus-b",
     'the difference taken the other way round',
     'Subtract in the order the question asks: B - A when it compares A with B, after minus before for a rise, '
     'before minus after for a fall.',
+    measures=('mrr', 'hit-rate', 'cg', 'dcg', 'ndcg', 'ap', 'effect-size'),
+    kinds=('difference',),
 )
 declare(
     "one-sided-p",
@@ -73,4 +84,38 @@ declare(
     'standard deviation divided by n instead of n - 1',
     "Cohen's d for paired differences divides the mean by the sample standard deviation (n - 1).",
     computed_by=('numpy.std(ddof=0)',),
+)
+declare(
+    "zero-differences-dropped",
+    'the questions whose difference is 0 left out of the mean difference',
+    'A question where both systems score the same still counts: divide the sum of the differences by every '
+    'question.',
+)
+declare(
+    "t-test-for-sign-flip",
+    "the paired t-test's p-value given where the sign-flip (randomization) p was asked",
+    'Count the sign patterns whose mean is at least as far from 0 as the observed one: no t distribution.',
+    computed_by=('scipy.stats.ttest_rel',),
+)
+declare(
+    "unpaired-test",
+    'an unpaired test (two independent samples) where the comparison is paired question by question',
+    'Both systems answer the same questions: work on the per-question differences B - A.',
+    computed_by=('scipy.stats.ttest_ind',),
+)
+declare(
+    "plus-one-p",
+    'the (hits + 1) / (n + 1) rule of a sampled test used on the exact list of every sign pattern',
+    'With every pattern listed, the p-value is the share of them at least as extreme: hits / n. The + 1 '
+    'belongs to a test that samples patterns at random.',
+)
+declare(
+    "pooled-sd-d",
+    "Cohen's d with the pooled standard deviation of the two systems' scores",
+    "For paired scores this d divides the mean difference by the standard deviation of the differences B - A.",
+)
+declare(
+    "t-for-d",
+    "the t statistic given as Cohen's d",
+    't divides the mean difference by its standard error (sd / sqrt(n)); d divides it by the sd itself.',
 )

@@ -16,7 +16,10 @@ from helpers.slips._catalogue import slip
 @slip(
     "dropped-misses",
     'queries without a hit left out of the mean',
-    'A miss scores 0 and stays in the denominator: divide by the number of answerable queries.',
+    'A query with nothing relevant found scores 0 and stays in the mean: divide by every query that has something '
+    'to find, its 0s included.',
+    measures=('mrr', 'ap', 'ndcg'),
+    kinds=('mean',),
 )
 def mrr_dropping_misses(first_ranks, k: int | None = None) -> float:
     """MRR averaged over the queries with a hit only (mistake "dropped-misses").
@@ -38,6 +41,8 @@ def mrr_dropping_misses(first_ranks, k: int | None = None) -> float:
     "kept-unanswerable",
     'unanswerable questions counted as misses',
     'A question with no relevant document has nothing to find: leave it out of the denominator.',
+    measures=('mrr', 'hit-rate'),
+    kinds=('mean',),
 )
 def mrr_keeping_unanswerable(first_ranks, unanswerable: int, k: int | None = None) -> float:
     """MRR with ``unanswerable`` extra questions scored 0 (mistake "kept-unanswerable").
@@ -72,6 +77,8 @@ def _with_unanswerable(first_ranks, unanswerable: int) -> list[int]:
     "hit-rate-for-mrr",
     'hit rate given where MRR was asked',
     'Hit rate only asks whether a relevant result is in the top k; MRR averages 1 / rank of the first relevant result.',
+    measures=('mrr',),
+    kinds=('mean',),
 )
 def hit_rate_instead_of_mrr(first_ranks, k: int | None = None) -> float:
     """The hit rate@k, given as the MRR (mistake "hit-rate-for-mrr").
@@ -92,6 +99,8 @@ def hit_rate_instead_of_mrr(first_ranks, k: int | None = None) -> float:
     "mrr-for-hit-rate",
     'MRR given where hit rate was asked',
     'Hit rate scores each query 1 (a relevant result in the top k) or 0 and averages: no 1/rank.',
+    measures=('hit-rate',),
+    kinds=('mean',),
 )
 def mrr_instead_of_hit_rate(first_ranks, k: int | None = None) -> float:
     """The MRR@k, given as the hit rate (mistake "mrr-for-hit-rate"; example D: 0.444 for 0.667).
@@ -106,6 +115,8 @@ def mrr_instead_of_hit_rate(first_ranks, k: int | None = None) -> float:
     "sum-not-mean",
     'reciprocal ranks added up, not averaged',
     'Divide the sum by the number of queries.',
+    measures=('mrr',),
+    kinds=('mean',),
 )
 def mrr_sum_instead_of_mean(first_ranks, k: int | None = None) -> float:
     """The sum of the reciprocal ranks, not divided by the number of queries ("sum-not-mean").
@@ -123,6 +134,8 @@ def mrr_sum_instead_of_mean(first_ranks, k: int | None = None) -> float:
     "ignored-cutoff",
     'the cutoff k ignored',
     'Only ranks 1..k count: a first hit past k is a miss, and DCG and the ideal stop at rank k.',
+    measures=('mrr', 'hit-rate', 'dcg', 'ideal-dcg', 'ndcg', 'recall', 'ap'),
+    kinds=('value', 'mean', 'difference'),
 )
 def mrr_ignoring_cutoff(first_ranks) -> float:
     """MRR with no cutoff where MRR@k was asked (mistake "ignored-cutoff").
@@ -152,6 +165,8 @@ def hit_rate_ignoring_cutoff(first_ranks) -> float:
     "cutoff-off-by-one",
     'the cut-off moved by one: k - 1 or k + 1 ranks counted',
     'The top k are the ranks 1..k, k included: test rank <= k (or cut the list with [:k]).',
+    measures=('mrr', 'hit-rate', 'cg', 'dcg', 'ndcg', 'precision', 'ap'),
+    kinds=('value', 'mean', 'difference'),
 )
 def hit_rate_cutoff_off_by_one(first_ranks, k: int) -> float:
     """Hit rate counting ranks 1..k-1 only, i.e. ``rank < k`` (mistake "cutoff-off-by-one").
@@ -170,6 +185,8 @@ def hit_rate_cutoff_off_by_one(first_ranks, k: int) -> float:
     'rank shifted by one: the formula for positions counted from 0 used on ranks counted from 1',
     'Pick one convention: ranks from 1 (enumerate(..., start=1)) give 1/rank and log2(rank + 1); '
     'positions i from 0 give 1/(i + 1) and log2(i + 2).',
+    measures=('dcg', 'ideal-dcg', 'ndcg', 'mrr'),
+    kinds=('value', 'mean', 'difference'),
 )
 def mrr_ranks_from_zero(first_ranks, k: int | None = None) -> float:
     """MRR with 1 / (rank + 1): one added twice to the rank (mistake "ranks-from-zero").
@@ -194,6 +211,8 @@ def _ranks_of_hits(first_ranks, k: int | None) -> list[int]:
     'the mean of the first relevant ranks given as the MRR',
     "MRR averages 1 / rank, not the rank: take the reciprocal of each query's first relevant rank "
     'first (0 for a miss), then the mean.',
+    measures=('mrr',),
+    kinds=('mean',),
 )
 def mrr_mean_of_ranks(first_ranks, k: int | None = None) -> float:
     """The mean of the first relevant ranks (misses left out), given as the MRR ("mean-of-ranks").
@@ -211,6 +230,8 @@ def mrr_mean_of_ranks(first_ranks, k: int | None = None) -> float:
     "one-over-mean-rank",
     '1 / (mean rank) instead of the mean of 1 / rank',
     'Averaging first and inverting after is another number: take 1 / rank per query, then the mean.',
+    measures=('mrr',),
+    kinds=('mean',),
 )
 def mrr_one_over_mean_rank(first_ranks, k: int | None = None) -> float:
     """1 / (mean first relevant rank) instead of the mean of 1 / rank ("one-over-mean-rank").

@@ -8,7 +8,7 @@ from helpers import metrics
 from helpers.exercises.lessons._shared import load_example, move_to, query_grades, whole
 from helpers.exercises.registry import Exercise, FunctionExercise, register
 from helpers.exercises.runner import Case
-from helpers.exercises.worked import Worked, with_slips, worked_difference, worked_ndcg
+from helpers.exercises.worked import Worked, both_sides, with_slips, worked_difference, worked_ndcg
 from helpers.slips import graded as graded_slips
 
 LESSON = "02"
@@ -37,7 +37,8 @@ def d4_grade_1_swapped() -> Worked:
     new_grades, _ = query_grades("B", "swapped", "b1", changes={"D4": 1.0})
     part = (("before-the-change",), before.value - swapped({"D4": 1.0}).value)
     stale = (("stale-ideal",), before.value - graded_slips.ndcg_stale_ideal(new_grades, old_judged, k=5))
-    return with_slips(worked_difference(before, after, after.steps, "nDCG@5 fall"), part, stale)
+    steps = both_sides("before", before, "after", after)
+    return with_slips(worked_difference(before, after, steps, "nDCG@5 fall"), part, stale)
 
 
 register(
@@ -76,7 +77,7 @@ def d11_removed_swapped() -> Worked:
     The control can drop D11 but has no D12: its reading there is the value before part of the change.
     """
     with_d11, without = swapped(), swapped(drop=("D11",), add=D12_FIFTH)
-    steps = (*with_d11.steps[-2:], *without.steps)
+    steps = both_sides("with D11", with_d11, "without D11", without)
     left = without.inputs["grades"]
     part = (("before-the-change",), with_d11.value - swapped(drop=("D11",)).value)
     forgot_the_ideal = (("retrieved-only-ideal",), with_d11.value - metrics.ndcg(left, 5, ideal=left))
@@ -131,7 +132,7 @@ def d11_second_swapped() -> Worked:
     read_off = metrics.ndcg(metrics.grades_in_rank_order(move_to(ranked, "D11", 2), plain), 5, ideal=plain.values())
     part = (("before-the-change",), read_off - metrics.ndcg(metrics.grades_in_rank_order(ranked, plain), 5,
                                                            ideal=plain.values()))
-    steps = (*before.steps[:2], *after.steps)
+    steps = both_sides("before the move", before, "after the move", after)
     return with_slips(worked_difference(after, before, steps, "the gain of the move"), part)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from helpers import metrics
 from helpers.exercises.lessons._shared import load_example, query_grades
 from helpers.exercises.registry import Exercise, register
-from helpers.exercises.worked import Worked, with_slips, worked_difference, worked_mean_ndcg, worked_ndcg
+from helpers.exercises.worked import Worked, both_sides, with_slips, worked_difference, worked_mean_ndcg, worked_ndcg
 from helpers.slips import graded as graded_slips
 
 LESSON = "03"
@@ -83,7 +83,8 @@ def kb04_graded_2() -> Worked:
         metrics.ndcg(grades, 5, ideal=grades) - metrics.ndcg(old_grades, 5, ideal=old_grades),
     )
     read_off = (("rounded-early",), round(after.value, 3) - round(before.value, 3))  # the sheet's 3 decimals
-    return with_slips(worked_difference(after, before, after.steps, "NDCG@5 rise"), stale, returned_only, read_off)
+    steps = both_sides("before", before, "after", after)
+    return with_slips(worked_difference(after, before, steps, "NDCG@5 rise"), stale, returned_only, read_off)
 
 
 register(

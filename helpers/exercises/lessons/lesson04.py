@@ -6,18 +6,41 @@ import math
 from collections.abc import Callable
 
 from helpers import metrics
+from helpers.data import rank_by_score
 from helpers.exercises.lessons._shared import first_ranks, load_example, move_to, query_grades
 from helpers.exercises.registry import Exercise, register
-from helpers.exercises.worked import Worked, with_slips, worked_mrr, worked_ndcg
+from helpers.exercises.worked import Worked, with_slips, worked_mean_ndcg, worked_mrr, worked_ndcg
 from helpers.tables import short_number
 
 LESSON = "04"
 
 
+def descending_ties_edit(query_id: str, ranked: list[str]) -> list[str]:
+    """The advisor's ranking of a question re-ranked with equal scores by chunk id descending (trec_eval, Step 7)."""
+    data = load_example("D")
+    runs = data.runs[(data.runs["system"] == "advisor") & (data.runs["query_id"] == query_id)]
+    reranked = list(rank_by_score(runs, tie_break="id_descending").sort_values("rank")["doc_id"])
+    order = {doc: place for place, doc in enumerate(reranked)}
+    return sorted(ranked, key=lambda doc: order.get(doc, len(order))) if set(ranked) == set(order) else ranked
+
+
+def with_descending_ties(
+    edit: Callable[[str, list[str]], list[str]] | None = None,
+) -> Callable[[str, list[str]], list[str]]:
+    """An exercise's edit made on the ranking with ties by id descending (the tie rule of Step 7's other side)."""
+    return lambda q, ranked: (edit or (lambda _, r: r))(q, descending_ties_edit(q, ranked))
+
+
+def ties_descending(k: int, edit=None, extra: tuple[int, ...] = ()) -> tuple[tuple[str, ...], float]:
+    """The slip "ties-descending": the exercise's MRR@k with d2's tie broken by id descending."""
+    ranks, _ = first_ranks("D", "advisor", edit=with_descending_ties(edit))
+    return ("ties-descending",), metrics.mean_reciprocal_rank([*ranks, *extra], k)
+
+
 def advisor_mrr2() -> Worked:
     """advisor-mrr2: MRR@2 over the answerable questions."""
     ranks, unanswerable = first_ranks("D", "advisor")
-    return worked_mrr(ranks, k=2, unanswerable=unanswerable)
+    return with_slips(worked_mrr(ranks, k=2, unanswerable=unanswerable), ties_descending(2))
 
 
 register(
@@ -50,6 +73,7 @@ def d3_chunk_second() -> Worked:
     return with_slips(
         worked_mrr(ranks, k=4, unanswerable=unanswerable),
         (("before-the-change",), metrics.mean_reciprocal_rank(before, 4)),
+        ties_descending(4, lambda q, ranked: move_to(ranked, "c-0310", 2) if q == "d3" else ranked),
     )
 
 
@@ -116,9 +140,9 @@ def d4_ndcg4() -> Worked:
         (("before-the-change",), sum(old) / len(old)),
         (("before-the-change", "undefined-as-zero"), sum(old) / len(before)),
     )
-    return Worked(value, steps, slips, "mean-ndcg", dict(
-        queries=[query_grades("D", "advisor", q, edit=moved(q))
-                 for q in data.query_ids if math.isfinite(after[q])], k=4, gain="linear"))
+    queries = [query_grades("D", "advisor", q, edit=moved(q)) for q in data.query_ids if math.isfinite(after[q])]
+    every_mean_slip = worked_mean_ndcg(queries, k=4).slips  # the discount, cut-off and ideal slips of a mean
+    return Worked(value, steps, every_mean_slip + slips, "mean-ndcg", dict(queries=queries, k=4, gain="linear"))
 
 
 register(
@@ -156,7 +180,11 @@ sum(scores) / len(scores)""",
 def advisor_with_a_fifth_question() -> Worked:
     """advisor-fifth-question-mrr4: MRR@4 once a fifth, answerable question is found at rank 4, the last kept."""
     ranks, unanswerable = first_ranks("D", "advisor")
-    return worked_mrr([*ranks, 4], k=4, unanswerable=unanswerable)
+    return with_slips(
+        worked_mrr([*ranks, 4], k=4, unanswerable=unanswerable),
+        (("before-the-change",), metrics.mean_reciprocal_rank(ranks, 4)),  # the MRR@4 the lesson prints
+        ties_descending(4, extra=(4,)),
+    )
 
 
 register(

@@ -77,7 +77,11 @@ def tied_rr(tie_break: str) -> Worked:
         f"d2 at rank {order.index('d2') + 1}: RR = {value:.4f}",
     )
     code = "ties-ascending" if tie_break == "id_descending" else "ties-descending"
-    return Worked(value, steps, (((code,), metrics.reciprocal_rank(other_order, TIED_RELEVANT)),))
+    rank = order.index("d2") + 1
+    return Worked(value, steps, (
+        ((code,), metrics.reciprocal_rank(other_order, TIED_RELEVANT)),
+        (("ranks-from-zero",), 1 / (rank + 1)),  # 1 / (rank + 1): the rank shifted by one
+    ))
 
 
 register(

@@ -29,6 +29,7 @@ from helpers.exercises.fresh import Variant, variant_of
 from helpers.exercises.registry import REGISTRY, Exercise
 from helpers.exercises.worked import (
     Slip,
+    both_sides,
     with_slips,
     worked_average_precision,
     worked_dcg,
@@ -51,9 +52,12 @@ def well_made(
     """Draw until the variant is well made (module docstring); ``must_change``: slip codes the skill is about."""
     found = REGISTRY[exercise_id]
     assert isinstance(found, Exercise)
+    own = found.worked().value  # a variant never deals the exercise's own answer: practice must not reveal it
     for _ in range(TRIES):
         variant = make(rng)
-        if not degenerate(variant, found.decimals, found.min_decimals, must_change):
+        if changes(variant.worked.value, own, found.decimals) and not degenerate(
+            variant, found.decimals, found.min_decimals, must_change
+        ):
             return variant
     raise RuntimeError(f"no well-made variant of {exercise_id} in {TRIES} draws")
 
@@ -201,18 +205,19 @@ def ndcg5_change_after_a_regrade(rng: random.Random) -> Variant:
         old_grades = [*grades[: rank - 1], old, *grades[rank:]]
         after, before = worked_ndcg(grades, grades + missed, k=5), worked_ndcg(old_grades, old_grades + missed, k=5)
         stale = (("stale-ideal",), before.value - graded_slips.ndcg_stale_ideal(grades, old_grades + missed, k=5))
-        worked = with_slips(worked_difference(before, after, after.steps, "nDCG@5 fall"), stale)
-        question = (f"The judges change the grade at rank {rank} from {old} to {new} (the table shows the new "
-                    f"grades); {never_returned(missed)}. By how much does nDCG@5 fall (linear gain, the ideal from "
-                    "every judged document; negative if it rises)?")
+        steps = both_sides("before", before, "after", after)
+        worked = with_slips(worked_difference(before, after, steps, "nDCG@5 fall"), stale)
+        question = (f"The judges change the grade at rank {rank} from {old} to {new} (the table shows the grades "
+                    f"before the change); {never_returned(missed)}. By how much does nDCG@5 fall (linear gain, the "
+                    "ideal from every judged document; negative if it rises)?")
         hints = (
             f"Two things change, not one: the list's DCG (rank {rank} is in it) and the ideal (every judged grade, "
             f"the new {new} included). The answer is the difference of two nDCG@5 values, not either of them.",
             f"nDCG@5 before: the list with {old} at rank {rank}, over the ideal DCG@5 of "
-            f"{listed(high_to_low(old_grades + missed))}; after: the table's list over the ideal DCG@5 of "
-            f"{listed(high_to_low(grades + missed))}; subtract the second from the first.",
+            f"{listed(high_to_low(old_grades + missed))}; after: the list with {new} at rank {rank} over the ideal "
+            f"DCG@5 of {listed(high_to_low(grades + missed))}; subtract the second from the first.",
         )
-        return Variant(question, grades_table(grades), worked, hints)
+        return Variant(question, grades_table(old_grades), worked, hints)
     return well_made("d4-grade-1-swapped", rng, make, must_change=("stale-ideal",))
 
 
@@ -282,13 +287,13 @@ def sheet_after_a_regrade(rng: random.Random) -> Variant:
         new[rank - 1] = new_grade
         before, after = worked_ndcg(grades, grades + missed, k=5), worked_ndcg(new, new + missed, k=5)
         worked = with_slips(
-            worked_difference(after, before, after.steps, "NDCG@5 rise"),
+            worked_difference(after, before, both_sides("before", before, "after", after), "NDCG@5 rise"),
             (("stale-ideal",), graded_slips.ndcg_stale_ideal(new, grades + missed, k=5) - before.value),
         )
         question = (
-            f"A worksheet (table: the relevance of each rank; a judged article never returned has grade "
-            f"{missed[0]}). A second judge changes rank {rank}'s grade from {old} to {new_grade}: by how much does "
-            "NDCG@5 rise (linear gain, the ideal from every judged article; negative if it falls)?"
+            f"A worksheet (table: the relevance of each rank before the change; a judged article never returned has "
+            f"grade {missed[0]}). A second judge changes rank {rank}'s grade from {old} to {new_grade}: by how much "
+            "does NDCG@5 rise (linear gain, the ideal from every judged article; negative if it falls)?"
         )
         hints = (
             f"A judgment feeds both the list and the ideal: rank {rank}'s new grade moves DCG@5 and IDCG@5 "
