@@ -188,6 +188,7 @@ def test_a_build_without_runs_says_how_to_keep_the_lessons_run(tmp_path, monkeyp
     monkeypatch.setattr(build, "stage", lambda book, runs, address: None)
     monkeypatch.setattr(build.subprocess, "run", jupyter_book)
     monkeypatch.setattr(build, "write_page_texts", lambda folder: None)
+    monkeypatch.setattr(build, "offer_downloads", lambda *args, **kwargs: None)
     monkeypatch.setattr(build.shutil, "copytree", lambda source, target: target.mkdir())
     for runs in ([], ["--runs", str(tmp_path / "runs")]):
         out = tmp_path / f"site{len(runs)}"
