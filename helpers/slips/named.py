@@ -55,8 +55,8 @@ declare(
 declare(
     "ties-descending",
     'equal scores ordered by id descending where the tool orders them ascending',
-    "This question orders equal scores by document id from the lowest to the highest (lesson 04's advisor, and "
-    "ir_measures' RR@k with its msmarco provider).",
+    "This question orders equal scores by document id from the lowest to the highest (as the retrieval advisor "
+    "does, and ir_measures' RR@k with its msmarco provider).",
     computed_by=("helpers.data.rank_by_score(tie_break='id_descending')",),
 )
 declare(

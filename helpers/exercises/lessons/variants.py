@@ -1,4 +1,4 @@
-"""Variants of the lessons' exercises: the same question on new numbers (``practice``, lessons 01-07).
+"""Variants of the lessons' exercises: the same question on new numbers (``practice``, lessons 01-08).
 
 Each generator draws new data from the seeded ``rng`` it is given and builds
 its answer with a ``worked_*`` helper, so the steps and the slips come with it;
@@ -24,11 +24,13 @@ from dataclasses import replace
 import pandas as pd
 
 from helpers import metrics
+from helpers.data import rank_by_score
 from helpers.exercises.answers import correctly_rounded
 from helpers.exercises.fresh import Variant, variant_of
 from helpers.exercises.registry import REGISTRY, Exercise
 from helpers.exercises.worked import (
     Slip,
+    Worked,
     both_sides,
     with_slips,
     worked_average_precision,
@@ -37,6 +39,7 @@ from helpers.exercises.worked import (
     worked_mrr,
     worked_ndcg,
 )
+from helpers.slips import counting as counting_slips
 from helpers.slips import graded as graded_slips
 from helpers.tables import short_number
 
@@ -510,3 +513,136 @@ def dcg4_linear(rng: random.Random) -> Variant:
         return Variant("DCG@4 of a list with the grades in the table, in rank order, linear gain?",
                        grades_table(grades), worked_dcg(grades, k=4), hints)
     return well_made("fresh-dcg4", rng, make, must_change=("no-discount",))
+
+
+# --- lesson 08 ---------------------------------------------------------------------------
+# The libraries' conventions are fixed; what varies is the data they meet: another ranking, another tie,
+# another list passed. Each answer is the helpers' recomputation of that library's convention (as in the lesson).
+
+
+def relevance_table(ranked: list[str], flags: list[bool]) -> pd.DataFrame:
+    return pd.DataFrame({"rank": range(1, len(ranked) + 1), "document": ranked,
+                         "relevant": ["yes" if flag else "no" for flag in flags]})
+
+
+@variant_of("torchmetrics-ap5")
+def ap_over_relevant_found(rng: random.Random) -> Variant:
+    def make(rng: random.Random) -> Variant:
+        flags = [rng.random() < 0.5 for _ in range(10)]
+        flags[rng.randrange(3)] = True  # something relevant near the top
+        unreturned, k = rng.randint(0, 2), rng.randint(4, 9)
+        ranked = [f"d{i}" for i in range(1, 11)]
+        relevant = {doc for doc, flag in zip(ranked, flags, strict=True) if flag} | {f"x{i}" for i in range(unreturned)}
+        value = counting_slips.average_precision_hits_denominator(ranked, relevant, k)
+        hits = [rank for rank, flag in enumerate(flags[:k], start=1) if flag]
+        precisions = [number / rank for number, rank in enumerate(hits, start=1)]
+        steps = (
+            f"relevant results at ranks {listed(hits) if hits else 'none'} within the top {k}",
+            "precision at those ranks: " + ", ".join(f"{n}/{rank} = {short_number(n / rank)}"
+                                                     for n, rank in enumerate(hits, start=1)),
+            f"torchmetrics divides by the {len(hits)} relevant results found: {short_number(sum(precisions))} / "
+            f"{len(hits)} = {short_number(value)}",
+        )
+        worked = Worked(value, steps, (
+            (("r-for-hits-denominator",), metrics.average_precision(ranked, relevant, k)),
+            (("ignored-cutoff",), counting_slips.average_precision_hits_denominator(ranked, relevant)),
+        ))
+        others = ("every relevant document is in the table" if not unreturned
+                  else f"{counted(unreturned, 'more relevant document')} {'was' if unreturned == 1 else 'were'} "
+                  "never returned")
+        question = (f"The table marks which returned documents are relevant; {others}. torchmetrics' retrieval "
+                    "average precision divides by the relevant results it finds in the top k, not by R. What "
+                    f"does it give at k = {k}?")
+        hints = (
+            "The precisions added up are the same as trec_eval's; only the number you divide by changes.",
+            f"Add P@i at each relevant rank i within the top {k}, then divide by how many relevant results are in "
+            f"that top {k} (a relevant document past rank {k} or never returned does not count here).",
+        )
+        return Variant(question, relevance_table(ranked, flags), worked, hints)
+
+    return well_made("torchmetrics-ap5", rng, make, must_change=("r-for-hits-denominator",))
+
+
+def tied_variant(exercise_id: str, tie_break: str, rng: random.Random) -> Variant:
+    """Two queries whose documents each share one score; trec_eval orders equal scores by id descending,
+    ir_measures' msmarco provider ascending (lesson 08's tie exercises). One query's reciprocal rank can only be
+    1/2 ... 1/12, so a variant asks for the MRR of two such queries: enough answers that practice is not a guess."""
+    descending = tie_break == "id_descending"
+    other_break = "id_ascending" if descending else "id_descending"
+
+    def make(rng: random.Random) -> Variant:
+        runs, targets = [], []
+        for query in ("q1", "q2"):
+            count = rng.randint(3, 12)
+            ids = [f"d{i:02d}" for i in range(1, count + 1)]  # d02 before d10 as text too: id order is plain
+            targets.append(rng.choice(ids))
+            runs.append(pd.DataFrame({"system": "run", "query_id": query, "doc_id": ids,
+                                      "rank": range(1, count + 1), "score": rng.choice([0.5, 0.7, 1.5, 2.0])}))
+        run = pd.concat(runs, ignore_index=True)
+        orders, others = [], []
+        for part in runs:
+            orders.append(list(rank_by_score(part, tie_break=tie_break)["doc_id"]))
+            others.append(list(rank_by_score(part, tie_break=other_break)["doc_id"]))
+        ranks = [order.index(target) + 1 for order, target in zip(orders, targets, strict=True)]
+        value = metrics.mean_reciprocal_rank(ranks)
+        code = "ties-ascending" if descending else "ties-descending"
+        flipped = [order.index(target) + 1 for order, target in zip(others, targets, strict=True)]
+        steps = (
+            *(f"{query}: equal scores ordered by id {'descending' if descending else 'ascending'}: "
+              f"{', '.join(order)}; {target} at rank {rank}"
+              for query, order, target, rank in zip(("q1", "q2"), orders, targets, ranks, strict=True)),
+            f"MRR = (1/{ranks[0]} + 1/{ranks[1]}) / 2 = {short_number(value)}",
+        )
+        worked = Worked(value, steps, (
+            ((code,), metrics.mean_reciprocal_rank(flipped)),
+            (("ranks-from-zero",), sum(1 / (rank + 1) for rank in ranks) / 2),
+            (("one-over-mean-rank",), 2 / sum(ranks)),
+        ))
+        longest = max(len(part) for part in runs)  # RR@k with k the longest list: the cut-off changes nothing
+        who = "trec_eval (and pytrec_eval)" if descending else f"ir_measures' RR@{longest} (its msmarco provider)"
+        question = (f"A run gives every document of a query the same score: q1's documents share one score and "
+                    f"q2's another (the table). Only {targets[0]} is relevant for q1 and only {targets[1]} for q2. "
+                    f"What MRR over the two queries does {who} report?")
+        hints = (
+            "The rank column is not read: the documents are sorted by score, and something else has to order "
+            "equal scores.",
+            f"Equal scores are ordered by document id, from the {'highest' if descending else 'lowest'} id to the "
+            f"{'lowest' if descending else 'highest'}; find "
+            f"{targets[0]}'s rank in q1 and {targets[1]}'s in q2, take 1/rank of each and their mean.",
+        )
+        table = run[["query_id", "doc_id", "rank", "score"]].rename(columns={"query_id": "query",
+                                                                            "doc_id": "document"})
+        return Variant(question, table, worked, hints)
+
+    return well_made(exercise_id, rng, make, must_change=("ties-ascending" if descending else "ties-descending",))
+
+
+@variant_of("tie-rr-trec")
+def tied_rr_trec_eval(rng: random.Random) -> Variant:
+    return tied_variant("tie-rr-trec", "id_descending", rng)
+
+
+@variant_of("tie-rr-ir-measures")
+def tied_rr_ir_measures(rng: random.Random) -> Variant:
+    return tied_variant("tie-rr-ir-measures", "id_ascending", rng)
+
+
+@variant_of("sklearn-d11-removed")
+def sklearn_ndcg_of_what_is_passed(rng: random.Random) -> Variant:
+    def make(rng: random.Random) -> Variant:
+        grades, k = graded(rng, rng.randint(5, 7), 3), rng.randint(3, 5)
+        removed = rng.randint(1, len(grades))
+        passed = grades[: removed - 1] + grades[removed:]
+        worked = worked_ndcg(passed, grades, k=k, ideal="returned")
+        question = (f"A search returns passages with the grades in the table, in rank order. Remove the passage "
+                    f"at rank {removed} (grade {grades[removed - 1]}) and pass only the {len(passed)} left to "
+                    f"scikit-learn's ndcg_score (k = {k}). What does it report?")
+        hints = (
+            "scikit-learn builds the ideal only from the items you pass it.",
+            f"The {len(passed)} grades passed, in their order: {listed(passed)}. DCG@{k} of them over the DCG@{k} "
+            f"of the same grades sorted high to low ({listed(high_to_low(passed))}); divide.",
+        )
+        return Variant(question, grades_table(grades), worked, hints)
+
+    return well_made("sklearn-d11-removed", rng, make, must_change=("judged-for-returned-ideal",))
+
