@@ -23,3 +23,14 @@ def test_the_lab_questions_never_deal_their_own_answer(exercise_id):
 def test_no_variant_deals_its_exercises_own_answer(exercise_id):
     own = at(exercise_id, REGISTRY[exercise_id].worked().value)
     assert [seed for seed in range(400) if at(exercise_id, draw(exercise_id, seed).worked.value) == own] == []
+
+
+LESSONS_08_09 = ["torchmetrics-ap5", "tie-rr-trec", "tie-rr-ir-measures", "sklearn-d11-removed", "golden-new-map",
+                 "paired-mean-difference", "paired-sign-flip-p", "paired-cohens-d"]
+
+
+@pytest.mark.parametrize("exercise_id", LESSONS_08_09)
+def test_lessons_08_and_09_variants_never_deal_their_own_answer(exercise_id):
+    """A few seeds in the quick tier (every exercise of lessons 08-09 has variants); 400 under slow, above."""
+    own = at(exercise_id, REGISTRY[exercise_id].worked().value)
+    assert [seed for seed in range(10) if at(exercise_id, draw(exercise_id, seed).worked.value) == own] == []

@@ -1,4 +1,4 @@
-"""Variants of the lessons' exercises: the same question on new numbers (``practice``, lessons 01-08).
+"""Variants of the lessons' exercises: the same question on new numbers (``practice``, lessons 01-09).
 
 Each generator draws new data from the seeded ``rng`` it is given and builds
 its answer with a ``worked_*`` helper, so the steps and the slips come with it;
@@ -34,10 +34,14 @@ from helpers.exercises.worked import (
     both_sides,
     with_slips,
     worked_average_precision,
+    worked_cohens_d,
     worked_dcg,
     worked_difference,
+    worked_mean_average_precision,
+    worked_mean_difference,
     worked_mrr,
     worked_ndcg,
+    worked_sign_flip_p,
 )
 from helpers.slips import counting as counting_slips
 from helpers.slips import graded as graded_slips
@@ -646,3 +650,112 @@ def sklearn_ndcg_of_what_is_passed(rng: random.Random) -> Variant:
 
     return well_made("sklearn-d11-removed", rng, make, must_change=("judged-for-returned-ideal",))
 
+
+# --- lesson 09 ---------------------------------------------------------------------------
+
+
+@variant_of("golden-new-map")
+def map_of_a_small_golden_set(rng: random.Random) -> Variant:
+    def make(rng: random.Random) -> Variant:
+        count, rows, queries = rng.randint(3, 5), [], []
+        for number in range(1, count + 1):
+            flags = [rng.random() < 0.3 for _ in range(5)]
+            unreturned = rng.choice([0, 0, 0, 1])
+            if not any(flags) and not unreturned:
+                flags[rng.randrange(5)] = True  # every question has something relevant to find
+            ranked = [f"q{number}-{rank}" for rank in range(1, 6)]
+            relevant = {doc for doc, flag in zip(ranked, flags, strict=True) if flag}
+            relevant |= {f"q{number}-x{i}" for i in range(unreturned)}
+            queries.append((ranked, relevant))
+            hits = [rank for rank, flag in enumerate(flags, start=1) if flag]
+            rows.append({"question": f"q{number}", "relevant at ranks": listed(hits) if hits else "none",
+                         "relevant never returned": unreturned})
+        question = (f"A golden set of {count} questions; each run returns 5 passages. The table gives, for each "
+                    "question, the ranks of its relevant passages and how many relevant passages were never "
+                    f"returned. Evaluate with the measure 'AP': what is the mean over the {count} questions (MAP)?")
+        hints = (
+            "Each question's AP divides by its own R, the relevant passages never returned included; a question "
+            "with no relevant passage returned scores 0 and stays in the mean.",
+            f"For each question add P@i at every relevant rank i (relevant so far / i) and divide by its R; then "
+            f"add the {count} APs and divide by {count}.",
+        )
+        return Variant(question, pd.DataFrame(rows), worked_mean_average_precision(queries), hints)
+
+    return well_made("golden-new-map", rng, make, must_change=("map-over-relevant",))
+
+
+STEPS_OF_A_SCORE = 20  # per-query scores drawn on a grid of 0.05
+
+
+def paired_scores(rng: random.Random) -> tuple[list[float], list[float]]:
+    """Two systems' scores on 6 to 8 questions (nDCG@10-like, 0..1), some differences 0, some not (at most 2^8
+    sign patterns to list; fewer questions give too few distinct p-values to practise on)."""
+    count = rng.randint(6, 8)
+    a = [rng.randint(4, 18) / STEPS_OF_A_SCORE for _ in range(count)]
+    moves = [rng.choice([-4, -3, -2, -1, 0, 0, 1, 2, 3, 3, 4]) for _ in range(count)]
+    b = [min(max(round(score + move / STEPS_OF_A_SCORE, 2), 0.0), 1.0) for score, move in zip(a, moves, strict=True)]
+    return a, b
+
+
+def paired_table(a: list[float], b: list[float]) -> pd.DataFrame:
+    return pd.DataFrame({"question": [f"q{i}" for i in range(1, len(a) + 1)], "A": a, "B": b})
+
+
+def paired_question(a: list[float], ask: str) -> str:
+    return (f"{len(a)} questions, two systems: the table gives each question's score for A and for B (one measure, "
+            f"question by question). {ask}")
+
+
+def differences_of(a: list[float], b: list[float]) -> list[float]:
+    return [round(y - x, 2) for x, y in zip(a, b, strict=True)]
+
+
+@variant_of("paired-mean-difference")
+def mean_difference(rng: random.Random) -> Variant:
+    def make(rng: random.Random) -> Variant:
+        a, b = paired_scores(rng)
+        hints = (
+            "Pair the scores question by question before you average; a difference of 0 is a difference too.",
+            f"Subtract A from B for each question, then add the {len(a)} differences and divide by {len(a)}.",
+        )
+        question = paired_question(a, "What is the mean per-question difference B - A?")
+        return Variant(question, paired_table(a, b), worked_mean_difference(a, b), hints)
+
+    return well_made("paired-mean-difference", rng, make, must_change=("zero-differences-dropped",))
+
+
+@variant_of("paired-sign-flip-p")
+def sign_flip_p(rng: random.Random) -> Variant:
+    def make(rng: random.Random) -> Variant:
+        a, b = paired_scores(rng)
+        differences = differences_of(a, b)
+        moved = sum(1 for d in differences if d)
+        hints = (
+            "Flipping the sign of a difference of 0 changes nothing: only the non-zero differences matter.",
+            ("None of the differences is 0" if moved == len(a) else
+             f"{counted(moved, 'difference')} of the {len(a)} {'is' if moved == 1 else 'are'} not 0") + ": of the "
+            f"2^{moved} sign patterns of those, count the ones whose mean is as far from 0 as the observed one, on "
+            f"either side, and divide by 2^{moved}.",
+        )
+        question = paired_question(a, "List every way to flip the signs of the differences B - A: what share of "
+                                   "those sign patterns gives a mean at least as far from 0 as the observed one (the "
+                                   "exact two-sided p-value of the randomization test)?")
+        return Variant(question, paired_table(a, b), worked_sign_flip_p(a, b), hints)
+
+    return well_made("paired-sign-flip-p", rng, make, must_change=("one-sided-p",))
+
+
+@variant_of("paired-cohens-d")
+def cohens_d(rng: random.Random) -> Variant:
+    def make(rng: random.Random) -> Variant:
+        a, b = paired_scores(rng)
+        hints = (
+            "d compares the mean difference with how much the differences vary from question to question.",
+            f"Mean of the {len(a)} differences B - A; their standard deviation with n - 1 = {len(a) - 1} in the "
+            "denominator; divide.",
+        )
+        question = paired_question(a, "Cohen's d of the paired differences B - A: their mean divided by their "
+                                   "sample standard deviation (n - 1).")
+        return Variant(question, paired_table(a, b), worked_cohens_d(a, b), hints)
+
+    return well_made("paired-cohens-d", rng, make, must_change=("population-sd", "pooled-sd-d"))
