@@ -583,10 +583,9 @@ def tied_variant(exercise_id: str, tie_break: str, rng: random.Random) -> Varian
             runs.append(pd.DataFrame({"system": "run", "query_id": query, "doc_id": ids,
                                       "rank": range(1, count + 1), "score": rng.choice([0.5, 0.7, 1.5, 2.0])}))
         run = pd.concat(runs, ignore_index=True)
-        orders, others = [], []
-        for part in runs:
-            orders.append(list(rank_by_score(part, tie_break=tie_break)["doc_id"]))
-            others.append(list(rank_by_score(part, tie_break=other_break)["doc_id"]))
+        ranked, flipped_run = rank_by_score(run, tie_break=tie_break), rank_by_score(run, tie_break=other_break)
+        orders = [list(ranked.loc[ranked["query_id"] == query, "doc_id"]) for query in ("q1", "q2")]
+        others = [list(flipped_run.loc[flipped_run["query_id"] == query, "doc_id"]) for query in ("q1", "q2")]
         ranks = [order.index(target) + 1 for order, target in zip(orders, targets, strict=True)]
         value = metrics.mean_reciprocal_rank(ranks)
         code = "ties-ascending" if descending else "ties-descending"
