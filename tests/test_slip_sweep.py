@@ -56,16 +56,18 @@ def ndcg_with(grades, ideal, k, gain_of, discount_of) -> float:
     return dcg_with(grades, k, gain_of, discount_of) / best if best else math.nan
 
 
-def mrr_slips(first_ranks, k):
+def mrr_slips(first_ranks, k, unanswerable=0):
     hits = [r for r in first_ranks if r > 0 and (k is None or r <= k)]
     yield "mean-of-ranks", mean(hits)
     yield "one-over-mean-rank", 1 / mean(hits) if hits else math.nan
     yield "rounded-early", mean(round(1 / r, 2) if r in hits else 0 for r in first_ranks)
     if k is not None:
         yield "ignored-cutoff", mean(1 / r if r > 0 else 0 for r in first_ranks)  # a hit past k counted
+    if unanswerable:  # the questions with nothing to find kept in the mean, as misses
+        yield "kept-unanswerable", sum(1 / r for r in hits) / (len(first_ranks) + unanswerable)
 
 
-def hit_rate_slips(first_ranks, k):
+def hit_rate_slips(first_ranks, k, unanswerable=0):
     yield "ignored-cutoff", mean(1 if r > 0 else 0 for r in first_ranks)
 
 
