@@ -517,6 +517,8 @@ def test_per_process_limits_say_what_they_hold():
     said = found.describe(2048)
     assert not found.cgroups and "per process" in said and "2048 MB of address space each" in said
     assert "/tmp 512 MB" in said and limits.tmp_megabytes(found, 2048) == 512
+    assert "/tmp 64 MB" in found.describe(2048, 64), "never more than the disk budget"
+    assert limits.tmp_megabytes(found, 2048, 64) == 64 and limits.tmp_megabytes(found, 2048, 4096) == 512
     tasks = int(found.launcher(2048, None)[6])
     assert tasks == 0 if os.geteuid() == 0 else tasks > limits.PROCESS_SLACK
     with pytest.raises(ValueError, match="--limits cgroup"):

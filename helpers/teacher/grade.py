@@ -353,7 +353,7 @@ def _grade(args, plan, key, sandbox, limits, submissions, unmatched, session: Pa
               "pass the course secret of their release with --secret FILE (or its manifest with --assignment FILE)",
               file=sys.stderr)
         return 2
-    said = [sandbox.describe(), limits.describe(args.memory), time_limits(args)]
+    said = [sandbox.describe(), limits.describe(args.memory, args.disk), time_limits(args)]
     print("\n".join(said), flush=True)
     for name in unmatched:
         print(f"not graded: {shown(name)} (no learner of the assignment's roster has this id)", flush=True)

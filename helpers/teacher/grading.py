@@ -174,7 +174,7 @@ def start(submission: Submission, settings: Settings, number: int) -> Started:
         state.group = settings.limits.group(f"hg-{state.marker}", settings.memory_mb)
         prefix = settings.sandbox.command_prefix(
             state.root, work, settings.course, settings.limits.launcher(settings.memory_mb, state.group),
-            tmp_megabytes(settings.limits, settings.memory_mb),
+            tmp_megabytes(settings.limits, settings.memory_mb, settings.disk_mb),
         )
         state.kernel = start_kernel(state.root, work, prefix, env, settings.sandbox.inside(state.root, state.root))
     except Exception as error:  # that notebook's grader-error, when its turn comes

@@ -9,7 +9,8 @@ holds together (a tmpfs's pages are charged to the group that wrote them), and a
 count caps its processes and threads (a fork bomb stops at :data:`CGROUP_TASKS`).
 
 Otherwise the limits are per process: each process's address space is capped at
-``--memory``, bubblewrap's ``/tmp`` holds at most a quarter of it, and the
+``--memory``, bubblewrap's ``/tmp`` holds at most a quarter of it (either way
+never more than ``--disk``, so a writer meets a full ``/tmp``), and the
 process count is capped by ``RLIMIT_NPROC``, which Linux does not apply to root.
 :meth:`Limits.describe` says which is in force; the grader prints it.
 
@@ -69,7 +70,7 @@ class Limits:
     def cgroups(self) -> bool:
         return self.kind != "per process"
 
-    def describe(self, memory_mb: int) -> str:
+    def describe(self, memory_mb: int, disk_mb: int | None = None) -> str:
         """One line for the terminal and the class report."""
         if self.cgroups:
             return (f"limits: a {self.kind} group per notebook: {memory_mb} MB for all its processes and its /tmp "
@@ -77,7 +78,7 @@ class Limits:
         count = ("no process count (Linux does not limit root's processes)" if os.geteuid() == 0
                  else f"{PROCESS_SLACK} processes and threads above what you run")
         return (f"limits: per process ({self.reason}): {memory_mb} MB of address space each, /tmp "
-                f"{tmp_megabytes(self, memory_mb)} MB, {count}")
+                f"{tmp_megabytes(self, memory_mb, disk_mb)} MB, {count}")
 
     def launcher(self, memory_mb: int, group: NotebookGroup | None) -> list[str]:
         """The command that goes before the kernel's (or bwrap's): join the group, set the limits."""
@@ -93,9 +94,11 @@ class Limits:
         return NotebookGroup.make(self, name, memory_mb)
 
 
-def tmp_megabytes(limits: Limits, memory_mb: int) -> int:
-    """The size of a sandboxed notebook's /tmp: all of --memory in a cgroup (which counts it), else a quarter."""
-    return memory_mb if limits.cgroups else max(16, memory_mb // 4)
+def tmp_megabytes(limits: Limits, memory_mb: int, disk_mb: int | None = None) -> int:
+    """The size of a sandboxed notebook's /tmp: all of --memory in a cgroup (which counts it), else a quarter;
+    never more than the disk budget, so a writer meets a full /tmp (disk-limit) before the memory limit."""
+    size = memory_mb if limits.cgroups else max(16, memory_mb // 4)
+    return size if disk_mb is None else min(size, disk_mb)
 
 
 def running_tasks() -> int:
