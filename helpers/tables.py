@@ -72,12 +72,15 @@ def table(
     decimals: int | Mapping[str, int] = 3,
     index: bool = True,
     caption: str | None = None,
+    keep_decimals: bool = False,
 ) -> Styler:
     """A DataFrame styled for a lesson: whole text, aligned, one precision per column (every lesson).
 
     ``decimals`` is the number of decimals of every float column, or a mapping
     column -> decimals (columns not named keep 3). Whole-number columns show no
     decimals (also a float column whose values are all whole, such as grades).
+    ``keep_decimals=True`` shows every float with its decimals, whole or not: a
+    metric that is 1 for every K reads 1.0000 beside its neighbours' 0.5000.
     ``index=False`` hides the row labels.
     """
     if isinstance(frame, pd.Series):
@@ -90,7 +93,8 @@ def table(
         subset = pd.IndexSlice[:, [column]]
         if _is_number_column(frame[column]):
             styler = styler.set_properties(subset=subset, **_props(NUMBER_STYLE))
-            styler = styler.format(_number_format(frame[column], places[column]), subset=subset, na_rep="—")
+            styler = styler.format(_number_format(frame[column], places[column], keep_decimals), subset=subset,
+                                   na_rep="—")
         else:
             style = ID_STYLE if _is_identifier_column(frame[column]) else TEXT_STYLE
             styler = styler.set_properties(subset=subset, **_props(style))
@@ -145,12 +149,12 @@ def _decimals_by_column(frame: pd.DataFrame, decimals: int | Mapping[str, int]) 
     return {column: places for column in frame.columns}
 
 
-def _number_format(column: pd.Series, places: int):
-    """Whole numbers without decimals; any other number with ``places`` decimals."""
+def _number_format(column: pd.Series, places: int, keep_decimals: bool = False):
+    """Whole numbers without decimals; any other number (every float with ``keep_decimals``) with ``places``."""
     if is_integer_dtype(column):
         return "{:d}"
     values = column.dropna()
-    if is_float_dtype(column) and len(values) and all(float(v).is_integer() for v in values):
+    if is_float_dtype(column) and not keep_decimals and len(values) and all(float(v).is_integer() for v in values):
         return "{:.0f}"  # grades and counts stored as floats: 2, not 2.000
 
     def shown(value) -> str:

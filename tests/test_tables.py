@@ -41,6 +41,8 @@ def test_one_precision_per_column_and_whole_numbers_without_decimals(frame):
     assert cells_of(html, 2) == ["3", "10"]
     assert cells_of(html, 3) == ["2", "0"]  # grades stored as floats read as whole numbers
     assert cells_of(table(frame).to_html(), 1) == ["0.550", "2.000"]
+    kept = table(frame, decimals=4, keep_decimals=True).to_html()
+    assert cells_of(kept, 3) == ["2.0000", "0.0000"] and cells_of(kept, 2) == ["3", "10"], "integers stay whole"
 
 
 def test_words_left_numbers_right(frame):

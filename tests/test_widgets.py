@@ -920,6 +920,10 @@ def test_notebook_05_runs_and_shows_the_lab_numbers(tmp_path):
         assert by_k["nDCG@K (exponential)"][k - 1] == pytest.approx(
             metrics.ndcg(grades, k, ideal=judged, gain="exponential")
         )
+    step5 = next(cell for cell in notebook.cells if "table(by_k" in cell.source)
+    shown_html = "".join(output["data"].get("text/html", "") for output in step5.outputs if "data" in output)
+    for value in by_k["MRR@K"]:  # every column with its 4 decimals, a metric that stays 1 included
+        assert f">{value:.4f}</td>" in shown_html
     opening = values["lab_opening"]
     assert opening["ndcg"] == pytest.approx(ndcg3, abs=1e-12) and opening["k"] == 3
     assert UNDEFINED in values["e_all_zero_lab_text"]
