@@ -25,7 +25,7 @@ from helpers.teacher.plan import Plan, shard_of
 from helpers.teacher.results import Judged, NotebookResult, Problem, result_file, write_result
 from helpers.teacher.submissions import Submission
 
-SETTINGS = fingerprint.run_settings(60, 4096, "bwrap", "cgroup v2")
+SETTINGS = fingerprint.run_settings(60, 4096, "bwrap", "cgroup v2", 1024)
 
 
 def judged(exercise: str, correct: bool, points: float = 1.0) -> Judged:
@@ -79,7 +79,8 @@ def test_the_fingerprint_changes_with_each_thing_a_verdict_depends_on_and_nothin
     assert base != fingerprint.notebook_fingerprint("other bytes", "learner", "key", SETTINGS)
     assert base != fingerprint.notebook_fingerprint("hand-in", "other entry", "key", SETTINGS)
     assert base != fingerprint.notebook_fingerprint("hand-in", "learner", "other key", SETTINGS)
-    for name, value in (("timeout", 61.0), ("memory_mb", 2048), ("sandbox", "none"), ("limits", "per process")):
+    for name, value in (("timeout", 61.0), ("memory_mb", 2048), ("sandbox", "none"), ("limits", "per process"),
+                        ("disk_mb", 512)):
         assert base != fingerprint.notebook_fingerprint("hand-in", "learner", "key", {**SETTINGS, name: value})
 
 

@@ -10,8 +10,9 @@ A notebook's fingerprint (:func:`notebook_fingerprint`) is the SHA-256 of
   and pages, :data:`OUTPUT_ONLY`), the keyless course the kernels import
   (helpers and data), the teacher's exercise files, and the versions of Python and of the libraries a
   lesson computes with;
-- the run settings that can change a verdict (:func:`run_settings`): ``--timeout``, ``--memory``, the
-  sandbox and the kind of limits.
+- the run settings that can change a verdict (:func:`run_settings`): ``--timeout``, ``--memory``,
+  ``--disk``, the sandbox and the kind of limits. (``--wall-timeout`` is not one: a notebook stopped by it
+  is a grader-side ``load-timeout``, graded again by the next run whatever its fingerprint.)
 
 Anything else (``--jobs``, the order of the hand-ins, the clock) leaves the verdict alone and the
 fingerprint too.
@@ -113,9 +114,10 @@ def key_version(key, course: Path, exercise_files: Iterable[Path] = ()) -> str:
     })
 
 
-def run_settings(timeout: float, memory_mb: int, sandbox: str, limits: str) -> dict[str, Any]:
+def run_settings(timeout: float, memory_mb: int, sandbox: str, limits: str, disk_mb: int) -> dict[str, Any]:
     """The settings of a run that can change a verdict."""
-    return {"timeout": float(timeout), "memory_mb": int(memory_mb), "sandbox": sandbox, "limits": limits}
+    return {"timeout": float(timeout), "memory_mb": int(memory_mb), "sandbox": sandbox, "limits": limits,
+            "disk_mb": int(disk_mb)}
 
 
 def notebook_fingerprint(hand_in: str, learner: str, key: str, settings: dict[str, Any]) -> str:

@@ -337,7 +337,7 @@ def _grade(args, plan, key, sandbox, limits, submissions, unmatched, session: Pa
 
     course = copy_course(session / "course", registry.values())  # what every kernel imports: no answer key
     version = fingerprint.key_version(key, course, args.exercises)
-    run_settings = fingerprint.run_settings(args.timeout, args.memory, sandbox.kind, limits.kind)
+    run_settings = fingerprint.run_settings(args.timeout, args.memory, sandbox.kind, limits.kind, args.disk)
     prints = {s.notebook: fingerprint.notebook_fingerprint(s.sha256, plan.learner_digest(s.learner), version,
                                                            run_settings) for s in submissions}
     stored, why = stored_records(args.out, submissions, prints, sandbox, args.regrade, plan,
