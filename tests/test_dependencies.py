@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-# the benchmarks time these when they are installed, and say so; nothing else imports them
-OPTIONAL_IN_BENCHMARKS = ["ranx", "polars"]
+# a benchmark times it when it is installed, and says so; nothing else imports it
+OPTIONAL_IN_BENCHMARKS = ["polars"]
 
 
 def deptry(*arguments: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
