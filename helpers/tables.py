@@ -4,7 +4,8 @@
 HTML. Unlike a bare DataFrame it never cuts a long cell with "…", wraps long
 text instead (never inside a short identifier such as ``kb21``), aligns text
 columns left and number columns right, prints every number of a column with
-the same decimals, and marks the table so MathJax
+the same decimals, escapes every text cell, label and the caption (``<b>`` in a
+golden set shows as written), and marks the table so MathJax
 never typesets its dollar signs (``=LARGE($B$2:$B$8,A2)`` stays a formula).
 
 >>> import pandas as pd
@@ -88,17 +89,19 @@ def table(
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"table needs a pandas DataFrame or Series, got {type(frame).__name__}")
     places = _decimals_by_column(frame, decimals)
-    styler = frame.style.set_table_attributes(f'class="{TABLE_CLASSES}"')
+    styler = _with_escaped_axis_names(frame).style.set_table_attributes(f'class="{TABLE_CLASSES}"')
     for column in frame.columns:
         subset = pd.IndexSlice[:, [column]]
         if _is_number_column(frame[column]):
             styler = styler.set_properties(subset=subset, **_props(NUMBER_STYLE))
             styler = styler.format(_number_format(frame[column], places[column], keep_decimals), subset=subset,
-                                   na_rep="—")
+                                   na_rep="—", escape="html")
         else:
             style = ID_STYLE if _is_identifier_column(frame[column]) else TEXT_STYLE
             styler = styler.set_properties(subset=subset, **_props(style))
-            styler = styler.format(_number_format(frame[column], places[column]), subset=subset, na_rep="—")
+            styler = styler.format(
+                _number_format(frame[column], places[column]), subset=subset, na_rep="—", escape="html"
+            )
     styler = styler.set_table_styles(
         [
             {"selector": "th", "props": "text-align: left; white-space: normal; vertical-align: bottom;"},
@@ -106,13 +109,25 @@ def table(
         ],
         overwrite=False,
     )
-    if not isinstance(frame.columns, pd.MultiIndex):  # a long snake_case header may wrap after each "_"
+    styler = styler.format_index(escape="html", axis=0)
+    if isinstance(frame.columns, pd.MultiIndex):
+        styler = styler.format_index(escape="html", axis=1)
+    else:  # a long snake_case header may wrap after each "_" (_breakable escapes it)
         styler = styler.format_index(_breakable, axis=1)
     if not index:
         styler = styler.hide(axis="index")
     if caption:
-        styler = styler.set_caption(caption)
+        styler = styler.set_caption(html.escape(caption))  # the Styler writes a caption as it is
     return styler
+
+
+def _with_escaped_axis_names(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame with its axis names escaped: the Styler writes them as they are (pandas 2.2: no format_index_names)."""
+
+    def escaped(names) -> list:
+        return [html.escape(name) if isinstance(name, str) else name for name in names]
+
+    return frame.rename_axis(index=escaped(frame.index.names), columns=escaped(frame.columns.names))
 
 
 NUMBER_TEXT = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)%?$")

@@ -13,14 +13,13 @@ import signal
 import subprocess
 import sys
 import time
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from importlib import import_module
 from pathlib import Path
 from types import SimpleNamespace
 
 import nbformat
 import pytest
-from jupyter_server._tz import utcnow
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
 
 from helpers.teacher import classroom
@@ -271,7 +270,7 @@ def idle_kernel(idle_for: timedelta) -> SimpleNamespace:
         execution_state="idle",
         kernel_name="python3",
         kernel_spec=SimpleNamespace(metadata={}),
-        last_activity=utcnow() - idle_for,
+        last_activity=datetime.now(UTC) - idle_for,
     )
 
 
@@ -299,7 +298,7 @@ def test_a_taken_kernel_left_idle_past_the_timeout_is_culled():
     manager = ClassroomKernelManager(cull_idle_timeout=120)
     manager._kernels["k"] = idle_kernel(timedelta(hours=1))
     assert not culled(manager, "k")
-    manager._taken_at["k"] = manager._kernels["k"].last_activity = utcnow() - timedelta(seconds=121)
+    manager._taken_at["k"] = manager._kernels["k"].last_activity = datetime.now(UTC) - timedelta(seconds=121)
     assert culled(manager, "k")
     manager._kernels.clear()
     manager._kernels["other"] = idle_kernel(timedelta(seconds=5))

@@ -495,13 +495,13 @@ def test_08_denominators(lesson08, reset):
 
 
 def test_08_ranx_is_quoted_with_its_version_and_its_measured_tie_rule(lesson08):
-    """ranx is not installed: the lesson says so, names the version measured, and states the measured tie rule.
+    """ranx is not a learner's requirement: the lesson says so, names the version measured, states the tie rule.
 
     The example figures it quotes are checked against the conventions they name in
-    tests/test_library_claims.py.
+    tests/test_library_claims.py, and every fact against ranx itself in tests/test_ranx_reference.py.
     """
     text = " ".join("".join(cell.source for cell in lesson08["notebook"].cells).split())
-    assert "not among this project's requirements, so this notebook does not run it" in text
+    assert "not among the learner's requirements, so this notebook does not run it" in text
     assert "measured by the project with ranx 0.3.21" in text
     assert "neither insertion order nor id order" not in text  # five tied documents kept their insertion order
     assert "kept the order in which they were inserted (in all 120 insertion orders tried)" in text

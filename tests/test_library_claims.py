@@ -7,8 +7,8 @@ and the place of each claim are named in the test's docstring.
 Libraries the project does not install are quoted, not run: torchmetrics and ml_metrics by the
 line of their source that decides the claim (with its version), re-computed here on example C;
 ranx (lesson 08 quotes the project's measurements of ranx 0.3.21) by checking that each example
-figure quoted is the value of the convention it names. ranx itself is not installed for the tests:
-its numba code compiles on first use (about 45 s of CPU), which the CI's budget cannot spare.
+figure quoted is the value of the convention it names; tests/test_ranx_reference.py checks each
+of lesson 08's facts on ranx itself.
 """
 
 from __future__ import annotations

@@ -180,3 +180,20 @@ def test_the_guides_exercise_entry_is_honoured_by_check_and_the_release(tmp_path
         REGISTRY.pop("my-mrr", None)
         slips.CATALOGUE.pop("median-not-mean", None)
         registry._loaded_files.discard(path.resolve())
+
+
+def test_the_assignment_copy_s_pyproject_drops_the_key_and_fails_loudly_when_it_cannot():
+    import tomllib
+
+    from helpers.teacher.keyless import keyless_pyproject
+
+    text = (Path(__file__).resolve().parent.parent / "pyproject.toml").read_text(encoding="utf-8")
+    setuptools = tomllib.loads(keyless_pyproject(text))["tool"]["setuptools"]
+    assert "helpers.exercises.lessons" not in setuptools["packages"] and "helpers.exercises" in setuptools["packages"]
+    assert setuptools["package-data"]["helpers.exercises"] == ["questions.json"]
+    moved = text.replace('"helpers.exercises.lessons", ', "").replace('"helpers.sheet",', '"helpers.sheet",\n    '
+                                                                        '"helpers.exercises.lessons",')
+    renamed = text.replace("[tool.setuptools.package-data]", "[tool.setuptools.data-files]")
+    for changed in (moved, renamed):
+        with pytest.raises(ValueError, match="update helpers/teacher/keyless.py"):
+            keyless_pyproject(changed)

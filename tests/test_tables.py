@@ -82,3 +82,25 @@ def test_series_hidden_index_caption_and_bad_input():
         table(pd.DataFrame({"a": [1.0]}), decimals={"b": 2})
     with pytest.raises(ValueError, match="decimals must be at least 0"):
         table(pd.DataFrame({"a": [1.0]}), decimals=-1)
+
+
+def test_text_labels_and_caption_are_escaped():
+    markup = "<b>x</b> & y"
+    frame = pd.DataFrame({markup: [markup, "plain"], "value": [0.5, 1.25]}, index=pd.Index([markup, "q2"], name=markup))
+    html = table(frame, caption=markup).to_html()
+    escaped = "&lt;b&gt;x&lt;/b&gt; &amp; y"
+    assert "<b>" not in html and "& y" not in html
+    assert f"<caption>{escaped}</caption>" in html
+    assert re.search(rf'<td id="T_\w+_row0_col0" class="[^"]*" >{escaped}</td>', html)  # a text cell
+    assert re.search(rf'<th id="T_\w+_level0_row0" class="row_heading[^"]*" >{escaped}</th>', html)  # a row label
+    assert re.search(rf'<th id="T_\w+_level0_col0" class="col_heading[^"]*" >{escaped}</th>', html)  # a column label
+    assert re.search(rf'<th class="index_name level0" >{escaped}</th>', html)  # the index's name
+    assert cells_of(html, 1) == ["0.500", "1.250"]  # numbers are untouched
+
+
+def test_labels_of_several_levels_are_escaped():
+    frame = pd.DataFrame([[1, 2]], columns=pd.MultiIndex.from_tuples([("<a>", "b & c"), ("<a>", "d")]),
+                         index=pd.MultiIndex.from_tuples([("<q>", 1)]))
+    html = table(frame).to_html()
+    assert "<a>" not in html and "<q>" not in html
+    assert html.count("&lt;a&gt;") == 1 and "b &amp; c" in html and "&lt;q&gt;" in html

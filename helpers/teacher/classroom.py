@@ -33,13 +33,12 @@ import tempfile
 import time
 import webbrowser
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
 import nbformat
-from jupyter_server._tz import utcnow
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
 from nbformat.sign import NotebookNotary
 
@@ -189,7 +188,7 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
             quiet = quiet + 1 if all(_cpu_ticks(pid) - used <= limit for pid, used in before.items()) else 0
 
     async def cull_kernel_if_idle(self, kernel_id: str) -> None:
-        taken_at = self._taken_at.setdefault(kernel_id, utcnow())
+        taken_at = self._taken_at.setdefault(kernel_id, datetime.now(UTC))
         kernel = self._kernels[kernel_id]
         if getattr(kernel, "last_activity", taken_at) < taken_at:
             kernel.last_activity = taken_at

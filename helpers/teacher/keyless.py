@@ -9,6 +9,7 @@ without it and writes ``helpers/exercises/questions.json`` in its place, so
 from __future__ import annotations
 
 import shutil
+import tomllib
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -30,10 +31,23 @@ def keyless_pyproject(text: str) -> str:
     """The project's pyproject.toml for a keyless copy: no answer-key package, the questions file installed.
 
     So ``pip install`` of an assignment copy installs the very helpers the copy holds (a hub for graded work).
+    The edit is checked on the TOML it gives: a pyproject.toml it no longer fits raises ValueError.
     """
-    text = text.replace('"helpers.exercises.lessons", ', "")
-    marker = '[tool.setuptools.package-data]\n'
-    return text.replace(marker, marker + '"helpers.exercises" = ["questions.json"]\n', 1)
+    edited = text.replace('"helpers.exercises.lessons", ', "")
+    marker = "[tool.setuptools.package-data]\n"
+    edited = edited.replace(marker, marker + '"helpers.exercises" = ["questions.json"]\n', 1)
+    try:
+        setuptools = tomllib.loads(edited)["tool"]["setuptools"]
+        keyless = ("helpers.exercises.lessons" not in setuptools["packages"]
+                   and setuptools["package-data"]["helpers.exercises"] == ["questions.json"])
+    except (tomllib.TOMLDecodeError, KeyError, TypeError):
+        keyless = False
+    if not keyless:
+        raise ValueError("pyproject.toml no longer has the lines the assignment copy's edit replaces: its "
+                         "[tool.setuptools] packages must list \"helpers.exercises.lessons\", (then a space), and "
+                         "it must have a [tool.setuptools.package-data] table without \"helpers.exercises\"; "
+                         "update helpers/teacher/keyless.py")
+    return edited
 
 
 def copy_course(target: Path, exercises: Iterable) -> Path:

@@ -50,6 +50,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from helpers.teacher.records import Fields
+
 FORMAT = "ranking-metrics-assignment"
 VERSION = 1
 
@@ -171,18 +173,16 @@ class Manifest:
         if not isinstance(data.get("version"), int) or data["version"] > VERSION:
             raise ValueError(f"manifest version {data.get('version')!r}: this grader reads version {VERSION}; "
                              "update helpers")
-        learners = []
-        for entry in data["learners"]:
-            exercises = tuple(Assigned(str(e["id"]), str(e["lesson"]), float(e["points"]), e.get("seed"),
-                                       e.get("variant")) for e in entry["exercises"])
-            learners.append(LearnerEntry(nfc(str(entry["id"])), tuple(entry["lessons"]), exercises,
-                                         dict(entry.get("copies", {})), tuple(entry.get("own_cells", ()))))
+        record = Fields(data)
+        record.only(("format", "version", "created", "lessons", "released", "per_learner", "secret_check",
+                     "learners"))
+        learners = [_learner_entry(entry) for entry in record.objects("learners")]
         ids = [entry.id for entry in learners]
         twice = sorted({learner for learner in ids if ids.count(learner) > 1})
         if twice:
             raise ValueError(f"learner ids listed twice: {', '.join(twice)}")
-        return cls(tuple(data["lessons"]), tuple(learners), dict(data.get("released", {})),
-                   bool(data.get("per_learner")), str(data.get("secret_check", "")), str(data.get("created", "")))
+        return cls(tuple(record.texts("lessons")), tuple(learners), record.text_map("released", {}),
+                   record.flag("per_learner", False), record.text("secret_check", ""), record.text("created", ""))
 
     @classmethod
     def read(cls, path: Path) -> Manifest:
@@ -194,6 +194,18 @@ class Manifest:
             raise ValueError(f"{path}: {error.strerror or error}") from None
         except (ValueError, KeyError, TypeError) as error:
             raise ValueError(f"{path}: {error}") from None
+
+
+def _learner_entry(entry: Fields) -> LearnerEntry:
+    """One learner of a manifest read back, each field checked (ValueError naming it)."""
+    entry.only(("id", "lessons", "exercises", "copies", "own_cells"))
+    exercises = []
+    for exercise in entry.objects("exercises"):
+        exercise.only(("id", "lesson", "points", "seed", "variant"))
+        exercises.append(Assigned(exercise.text("id"), exercise.text("lesson"), float(exercise.number("points")),
+                                  exercise.optional_whole("seed"), exercise.optional_text("variant")))
+    return LearnerEntry(nfc(entry.text("id")), tuple(entry.texts("lessons")), tuple(exercises),
+                        entry.text_map("copies", {}), tuple(entry.texts("own_cells", [])))
 
 
 # --- written by the release ------------------------------------------------------------------------------

@@ -14,8 +14,10 @@ import hashlib
 import json
 import os
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
+
+from helpers.teacher.records import Fields
 
 # problem code -> what it means, in words a learner can read in the feedback
 PROBLEMS = {
@@ -113,10 +115,27 @@ class NotebookResult:
 
     @classmethod
     def from_json(cls, text: str) -> NotebookResult:
-        data = json.loads(text)
-        answers = [Judged(**{**answer, "help_used": tuple(answer["help_used"])}) for answer in data.pop("answers")]
-        problems = [Problem(**problem) for problem in data.pop("problems")]
-        return cls(**data, answers=answers, problems=problems)
+        """A record read back, each field checked for its type (ValueError naming the field)."""
+        record = Fields(json.loads(text))
+        record.only(field.name for field in fields(cls))
+        problems = []
+        for problem in record.objects("problems"):
+            problem.only(("code", "message"))
+            problems.append(Problem(problem.text("code"), problem.text("message")))
+        return cls(record.text("learner"), record.text("notebook"), record.text("lesson", ""),
+                   record.text("sha256", ""), record.text("sandbox", ""), record.number("seconds", 0.0),
+                   [_judged(answer) for answer in record.objects("answers")], problems,
+                   record.text("fingerprint", ""), record.text("key_version", ""), record.text("graded_at", ""))
+
+
+def _judged(answer: Fields) -> Judged:
+    """One judged exercise of a record read back, each field checked."""
+    answer.only(field.name for field in fields(Judged))
+    return Judged(answer.text("exercise"), answer.text("lesson"), answer.text("kind"), answer.text("answer"),
+                  answer.text("verdict"), answer.flag("correct"), answer.number("points"),
+                  answer.number("max_points"), answer.text("mistake", ""), answer.text("mistake_title", ""),
+                  answer.text("message", ""), answer.text("hint", ""), tuple(answer.texts("help_used", [])),
+                  answer.text("question", ""))
 
 
 def result_file(notebook: str) -> str:

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from helpers.teacher.records import Fields
 from helpers.teacher.results import NotebookResult, read_result, result_file
 
 FORMAT = "ranking-metrics-grading-shard"
@@ -116,12 +117,17 @@ class ShardRecord:
             raise ValueError(f"{path}: shard record version {data.get('version')!r}; this grader reads "
                              f"version {VERSION}: update helpers")
         try:
-            return cls(int(data["shard"]), int(data["of"]), str(data["assignment"]), data.get("manifest"),
-                       str(data["key_version"]), str(data["exercises"]), dict(data["settings"]),
-                       list(data.get("said", [])), list(data.get("roster", [])), dict(data.get("learners", {})),
-                       list(data.get("notebooks", [])), list(data.get("unmatched", [])), data.get("complete") is True)
-        except (KeyError, TypeError, ValueError) as error:
-            raise ValueError(f"{path}: {type(error).__name__}: {error}") from None
+            record = Fields(data)
+            record.only(("format", "version", "shard", "of", "complete", "assignment", "manifest", "key_version",
+                         "exercises", "settings", "said", "roster", "learners", "notebooks", "unmatched"))
+            learners = {learner: Fields(entry, f"learners.{learner}").data
+                        for learner, entry in record.mapping("learners", {}).items()}
+            return cls(record.whole("shard"), record.whole("of"), record.text("assignment"),
+                       record.optional_text("manifest"), record.text("key_version"), record.text("exercises"),
+                       record.mapping("settings"), record.texts("said", []), record.texts("roster", []), learners,
+                       record.texts("notebooks", []), record.texts("unmatched", []), record.flag("complete", False))
+        except ValueError as error:
+            raise ValueError(f"{path}: {error}") from None
 
 
 def record_of(plan, index: int, count: int, key_version: str, settings: dict[str, Any], said: Sequence[str],
