@@ -38,6 +38,7 @@ else:
         solution,
     )
     from helpers.exercises.fresh import practice
+from helpers.exercises import record
 from helpers.exercises.checklog import LOG_ENV
 from helpers.exercises.registry import (
     REGISTRY,
@@ -80,6 +81,7 @@ __all__ = [
     "load_extra_exercises",
     "mistake_values",
     "practice",
+    "record",
     "register",
     "reveal",
     "solution",

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field, replace
 
 import pandas as pd
 
-from helpers.exercises import checklog
-from helpers.exercises.checking import CheckResult, Revealed, Shown, judge
+from helpers.exercises import checklog, record
+from helpers.exercises.checking import CheckResult, Revealed, Shown, judge, record_verdict
 from helpers.exercises.registry import Exercise, answer_text, get, with_precision
 from helpers.exercises.worked import Worked
 
@@ -102,6 +102,7 @@ class Practice:
         checklog.record({"event": "practice-check", "exercise": self.exercise.id, "seed": self.seed,
                          "given": checklog.given_text(answer)})
         result = judge(self.exercise, answer, self.variant.worked)
+        record_verdict("practice-check", self.exercise, result, seed=self.seed)
         # this variant's own hints, not the lesson's
         said = result.message.replace(f"hint('{self.exercise.id}')", ".hint()")
         return replace(result, question=self.variant.question, message=said)
@@ -120,11 +121,13 @@ class Practice:
             index = self.hints_shown
         self.hints_shown = max(self.hints_shown, index + 1)
         checklog.record_event("practice-hint", self.exercise.id, seed=self.seed, number=index + 1)
+        record.record("practice-hint", self.exercise.id, self.exercise.lesson, seed=self.seed, number=index + 1)
         return Shown(f"Hint {index + 1} of {len(hints)} for {self.exercise.id}, variant {self.seed}", (hints[index],))
 
     def solution(self) -> Shown:
         """The steps with this variant's numbers, and the answer."""
         checklog.record_event("practice-solution", self.exercise.id, seed=self.seed)
+        record.record("practice-solution", self.exercise.id, self.exercise.lesson, seed=self.seed)
         worked = self.variant.worked
         lines = (*worked.steps, f"answer: {answer_text(worked.value, self.exercise.decimals)}")
         return Shown(f"Solution of {self.exercise.id}, variant {self.seed}", lines, css="helpers-solution")
@@ -132,6 +135,7 @@ class Practice:
     def reveal(self) -> Revealed:
         """The value of this variant at its precision, and how it ends (recorded as help, like reveal())."""
         checklog.record_event("practice-reveal", self.exercise.id, seed=self.seed)
+        record.record("practice-reveal", self.exercise.id, self.exercise.lesson, seed=self.seed)
         worked = self.variant.worked
         last = worked.steps[-1] if worked.steps else ""
         return Revealed(self.exercise.id, worked.value, self.exercise.decimals, last)
