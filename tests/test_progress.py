@@ -122,3 +122,90 @@ def test_two_kernels_writing_at_once_keep_every_line_whole(data_dir):
     events = lines_of(data_dir)  # json.loads of every line: none torn
     assert len(events) == 100
     assert sorted(event["verdict"] for event in events) == ["slip"] * 50 + ["wrong"] * 50
+
+
+# --- progress() ------------------------------------------------------------------------------------------
+
+
+def row(table, exercise_id: str) -> dict:
+    return table.set_index("exercise").loc[exercise_id].to_dict()
+
+
+def test_progress_has_a_row_per_exercise_with_its_status_tries_slips_hints_and_practice(data_dir):
+    from helpers.exercises import REGISTRY, progress
+
+    check(SHEET, RETRIEVED_ONLY)
+    check(SHEET, 0.556)  # no discount
+    hint(SHEET)
+    hint(SHEET)
+    solution(SHEET)
+    check("new-mrr-d8-first", None)  # not answered: no try
+    run = practice(SHEET, seed=5)
+    run.check(run.variant.worked.value)
+    shown = progress()
+    assert list(shown.table.columns) == ["lesson", "exercise", "status", "tries", "slips", "hints", "solutions",
+                                         "practice"]
+    assert len(shown.table) == len(REGISTRY)
+    assert row(shown.table, SHEET) == {"lesson": "03", "status": "right", "tries": 3,
+                                       "slips": "retrieved-only-ideal, no-discount", "hints": 2, "solutions": 1,
+                                       "practice": 1}
+    assert row(shown.table, "new-mrr-d8-first")["status"] == "not tried"
+    assert shown.counts() == {"right": 1, "not right yet": 0, "not tried": len(REGISTRY) - 1}
+    assert shown.slips.set_index("slip")["times"].to_dict() == {"retrieved-only-ideal": 1, "no-discount": 1}
+    assert shown.events == 7
+
+
+def test_progress_of_one_lesson_and_its_next_step(data_dir):
+    from helpers.exercises import exercises_of, progress
+
+    check("kb04-graded-2", 0.5)
+    shown = progress(lesson="03")
+    assert list(shown.table["exercise"]) == [found.id for found in exercises_of("03")]
+    assert set(shown.table["lesson"]) == {"03"}
+    assert row(shown.table, "kb04-graded-2")["status"] == "not right yet"
+    assert shown.next_step.startswith("Next: run practice('kb04-graded-2') for kb04-graded-2 on new numbers")
+    assert "lesson 03" in shown.headline()
+
+
+@pytest.mark.parametrize(("lesson", "error", "words"), [
+    ("3", ValueError, r"unknown lesson '3': the lessons with exercises are 01, .*09; did you mean '03'\?"),
+    ("10", ValueError, "unknown lesson '10'"),
+    (3, TypeError, "lesson is a text such as '03', got int 3"),
+])
+def test_progress_refuses_an_unknown_lesson_naming_it(data_dir, lesson, error, words):
+    from helpers.exercises import progress
+
+    with pytest.raises(error, match=words):
+        progress(lesson=lesson)
+
+
+def test_progress_renders_as_one_readable_table_in_light_and_dark(data_dir):
+    from helpers.exercises import progress
+
+    check(SHEET, RETRIEVED_ONLY)
+    page = progress()._repr_html_()
+    assert page.count("<table") == 1 and "retrieved-only-ideal" in page
+    assert "lesson-table" in page  # helpers.tables.table: theme colours, aligned, never typeset as maths
+    assert "Your progress (all lessons): 0 of" in page and "not right yet" in page
+    figure = progress().chart()
+    bars = figure.axes[0].patches
+    assert sum(bar.get_width() for bar in bars) == len(progress().table)
+
+
+def test_reset_empties_the_record(data_dir):
+    from helpers.exercises import progress
+
+    check(SHEET, RETRIEVED_ONLY)
+    progress().reset()
+    assert record.read_events() == []
+    assert set(progress().table["status"]) == {"not tried"}
+    check(SHEET, RETRIEVED_ONLY)  # the record goes on after a reset
+    assert len(record.read_events()) == 1
+
+
+def test_progress_says_when_nothing_is_recorded(data_dir, monkeypatch):
+    from helpers.exercises import progress
+
+    monkeypatch.setenv(record.PROGRESS_ENV, "off")
+    shown = progress()
+    assert f"the record is off here ({record.PROGRESS_ENV}=off)" in shown._repr_html_()
