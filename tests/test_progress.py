@@ -209,3 +209,110 @@ def test_progress_says_when_nothing_is_recorded(data_dir, monkeypatch):
     monkeypatch.setenv(record.PROGRESS_ENV, "off")
     shown = progress()
     assert f"the record is off here ({record.PROGRESS_ENV}=off)" in shown._repr_html_()
+
+
+# --- practice() without an id ----------------------------------------------------------------------------
+
+
+def own_number(run, codes: tuple[str, ...]) -> float:
+    """What these slips give on the variant dealt (from its worked answer, as the checker reads it)."""
+    return next(value for found, value in run.variant.worked.slips if found == codes)
+
+
+def test_practice_deals_the_exercise_of_the_latest_slip_on_numbers_where_that_slip_shows(data_dir):
+    check("new-mrr-d8-first", 0.5)  # not right: older
+    check(SHEET, RETRIEVED_ONLY)
+    run = practice()
+    assert run.exercise.id == SHEET
+    assert run.reason == ("last time, on sheet-ndcg3, your answer was what this slip gives: ideal ranking built "
+                          "from the retrieved results only; here that slip gives a different number")
+    assert f"Chosen for you: {run.reason}." in repr(run) and "Chosen for you" in run._repr_html_()
+    mine = own_number(run, ("retrieved-only-ideal",))
+    right, others = run.variant.worked.value, [value for codes, value in run.variant.worked.slips
+                                               if codes != ("retrieved-only-ideal",)]
+    assert f"{mine:.3f}" != f"{right:.3f}"
+    assert f"{mine:.3f}" not in {f"{value:.3f}" for value in others}
+    said = run.check(round(mine, 3))  # the same slip on these numbers is named, and only it
+    assert said.slip_groups == (("retrieved-only-ideal",),)
+
+
+def test_a_slip_put_right_gives_way_to_an_exercise_not_right_yet(data_dir):
+    check(SHEET, RETRIEVED_ONLY)
+    check("advisor-mrr2", 0.123)  # wrong, no slip named
+    run = practice(SHEET, seed=1)
+    run.check(run.variant.worked.value)  # the slip put right on a variant
+    run = practice()
+    assert run.exercise.id == "advisor-mrr2"
+    assert run.reason == "your last answer to advisor-mrr2 was not right yet"
+
+
+def test_then_the_first_exercise_not_tried_then_the_right_answer_seen_longest_ago(data_dir):
+    from helpers.exercises import REGISTRY
+    from helpers.exercises.fresh import VARIANTS
+
+    run = practice()
+    first = next(exercise_id for exercise_id in REGISTRY if exercise_id in VARIANTS)
+    assert run.exercise.id == first == "new-mrr-d8-first"
+    assert run.reason == "new-mrr-d8-first (lesson 01) is not tried yet"
+    path = record.progress_file()
+    path.parent.mkdir(parents=True)
+    oldest = "c-ap3"
+    lines = [{"time": 1_800_000_000 + (0 if exercise_id == oldest else 100 + number), "event": "check",
+              "exercise": exercise_id, "lesson": REGISTRY[exercise_id].lesson, "verdict": "right", "slips": []}
+             for number, exercise_id in enumerate(REGISTRY)]
+    lines.sort(key=lambda line: line["time"])
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    run = practice()
+    assert run.exercise.id == oldest
+    assert run.reason.startswith("your right answer to c-ap3 is the oldest (")
+
+
+def test_practice_without_an_id_takes_no_seed(data_dir):
+    with pytest.raises(ValueError, match="seed= deals one variant of one exercise: give its id too"):
+        practice(seed=3)
+
+
+SLIP_IN_ONE = """
+from helpers.exercises import check
+print(check("sheet-ndcg3", 0.665).verdict.name)
+"""
+PROGRESS_AND_PRACTICE_IN_ANOTHER = """
+import json
+from helpers.exercises import practice, progress
+shown = progress(lesson="03")
+run = practice()
+said = run.check(run.variant.worked.value)
+print(json.dumps({"status": shown.table.set_index("exercise").loc["sheet-ndcg3", "status"],
+                  "slips": shown.table.set_index("exercise").loc["sheet-ndcg3", "slips"],
+                  "dealt": run.exercise.id, "reason": run.reason, "verdict": said.verdict.name}))
+"""
+RIGHT_THEN_RESET = """
+import json
+from helpers.exercises import progress
+row = progress().table.set_index("exercise").loc["sheet-ndcg3"]
+status, practised = row["status"], int(row["practice"])
+progress().reset()
+print(json.dumps({"status": status, "practice": practised,
+                  "after": sorted(set(progress().table["status"]))}))
+"""
+
+
+def in_a_process(code: str) -> str:
+    """Run code in a Python of its own (a second kernel's process), the record in this test's data folder."""
+    done = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": str(ROOT)},
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip().splitlines()[-1]
+
+
+def test_across_two_processes_a_slip_then_progress_then_practice_then_right_then_reset(data_dir):
+    before = repository_files()
+    assert in_a_process(SLIP_IN_ONE) == "SLIP"
+    second = json.loads(in_a_process(PROGRESS_AND_PRACTICE_IN_ANOTHER))
+    assert second["status"] == "not right yet" and second["slips"] == "retrieved-only-ideal"
+    assert second["dealt"] == SHEET and "retrieved results only" in second["reason"]
+    assert second["verdict"] == "RIGHT"
+    first = json.loads(in_a_process(RIGHT_THEN_RESET))
+    assert first == {"status": "right", "practice": 1, "after": ["not tried"]}
+    assert repository_files() == before  # nothing written in the repository
+    assert record.progress_file().is_file() and record.progress_file().read_bytes() == b""
