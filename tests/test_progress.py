@@ -316,3 +316,26 @@ def test_across_two_processes_a_slip_then_progress_then_practice_then_right_then
     assert first == {"status": "right", "practice": 1, "after": ["not tried"]}
     assert repository_files() == before  # nothing written in the repository
     assert record.progress_file().is_file() and record.progress_file().read_bytes() == b""
+
+
+# --- lesson 00's section ---------------------------------------------------------------------------------
+
+
+@pytest.mark.notebook
+def test_lesson_00_shows_the_learners_table_chart_and_next_step(data_dir, tmp_path):
+    from helpers.exercises import REGISTRY
+    from tests.notebook_runner import printed_text, run_notebook
+
+    check(SHEET, RETRIEVED_ONLY)
+    check("new-mrr-d8-first", 0.5)
+    notebook, _ = run_notebook("00", tmp_path)
+    assert not [output for cell in notebook.cells for output in cell.get("outputs", [])
+                if output.output_type == "error"]
+    text = printed_text(notebook)
+    assert f"Your progress (all lessons): 0 of {len(REGISTRY)} exercises right, 2 not right yet" in text
+    assert "Next: run practice(): it deals sheet-ndcg3 on new numbers (last time, on sheet-ndcg3, your answer" in text
+    pages = [output["data"]["text/html"] for cell in notebook.cells for output in cell.get("outputs", [])
+             if "text/html" in output.get("data", {})]
+    assert any("retrieved-only-ideal" in page and "lesson-table" in page for page in pages)
+    charts = [cell for cell in notebook.cells if "mine.chart()" in "".join(cell.source)]
+    assert len(charts) == 1 and any("image/png" in output.get("data", {}) for output in charts[0].outputs)
