@@ -339,3 +339,34 @@ def test_lesson_00_shows_the_learners_table_chart_and_next_step(data_dir, tmp_pa
     assert any("retrieved-only-ideal" in page and "lesson-table" in page for page in pages)
     charts = [cell for cell in notebook.cells if "mine.chart()" in "".join(cell.source)]
     assert len(charts) == 1 and any("image/png" in output.get("data", {}) for output in charts[0].outputs)
+
+
+ASSIGNMENT_KERNEL = """
+import json
+from helpers.exercises import check, hint, is_assignment_copy, practice, progress
+check("sheet-ndcg3", 0.665)
+hint("sheet-ndcg3")
+shown = progress(lesson="03")
+shown.reset()
+try:
+    practice()
+    refused = ""
+except ValueError as error:
+    refused = str(error)
+print(json.dumps({"mode": is_assignment_copy(), "note": shown.note, "rows": len(shown.table), "refused": refused}))
+"""
+
+
+def test_an_assignment_copy_records_nothing_and_its_progress_says_so(data_dir, tmp_path):
+    from helpers.exercises import REGISTRY
+    from helpers.teacher.keyless import copy_keyless_helpers
+
+    copy = tmp_path / "assignment"
+    copy_keyless_helpers(copy, REGISTRY.values())
+    done = subprocess.run([sys.executable, "-c", ASSIGNMENT_KERNEL], env={**os.environ, "PYTHONPATH": str(copy)},
+                          cwd=copy, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    said = json.loads(done.stdout.strip().splitlines()[-1])
+    assert said == {"mode": True, "note": "an assignment copy records nothing", "rows": 0,
+                    "refused": "practice() needs a practice copy; this assignment copy holds no answer key"}
+    assert not data_dir.exists()

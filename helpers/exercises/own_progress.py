@@ -188,7 +188,8 @@ class Progress:
 
     def reset(self) -> None:
         """Empty the record: every exercise is 'not tried' again (every kernel's record, not just this one's)."""
-        record.reset(self.path)
+        if self.path is not None:  # an assignment copy's progress has no record to empty
+            record.reset(self.path)
 
     def chart(self):
         """A matplotlib figure: per lesson, right / not right yet / not tried; and the slips made, by kind."""
@@ -216,6 +217,14 @@ def progress(lesson: str | None = None) -> Progress:
     ``.table`` has the columns lesson, exercise, status ("right", "not right yet", "not tried"), tries, slips
     (their names), hints, solutions and practice (variants solved); ``.next_step`` says what to do next.
     """
+    from helpers.exercises.questions import is_assignment_copy
+
+    if is_assignment_copy():  # no answer key, no record: an empty table that says so, never an error in a cell
+        if lesson is not None and not isinstance(lesson, str):
+            raise TypeError(f"lesson is a text such as '03', got {type(lesson).__name__} {lesson!r}")
+        return Progress(pd.DataFrame(columns=COLUMNS), pd.DataFrame(columns=["slip", "title", "times"]),
+                        "Next: answer the exercises; your teacher's grader judges them.", lesson,
+                        "an assignment copy records nothing")
     lesson = check_lesson(lesson)
     path = record.progress_file()
     events = record.read_events(path)
