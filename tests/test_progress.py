@@ -224,8 +224,8 @@ def test_practice_deals_the_exercise_of_the_latest_slip_on_numbers_where_that_sl
     check(SHEET, RETRIEVED_ONLY)
     run = practice()
     assert run.exercise.id == SHEET
-    assert run.reason == ("last time, on sheet-ndcg3, your answer was what this slip gives: ideal ranking built "
-                          "from the retrieved results only; here that slip gives a different number")
+    assert run.reason == ('last time, on sheet-ndcg3, your answer was what this slip gives: "ideal ranking built '
+                          'from the retrieved results only"; here that slip gives a different number')
     assert f"Chosen for you: {run.reason}." in repr(run) and "Chosen for you" in run._repr_html_()
     mine = own_number(run, ("retrieved-only-ideal",))
     right, others = run.variant.worked.value, [value for codes, value in run.variant.worked.slips

@@ -126,7 +126,7 @@ def most_needed(summaries: dict[str, Summary], candidates: list[str]) -> Need | 
 
 
 def slip_words(groups: tuple[tuple[str, ...], ...]) -> str:
-    """'your answer was what this slip gives: <its title>' (or several slips', for one number)."""
+    """'your answer was what this slip gives: "<its title>"' (or several slips', for one number)."""
     from helpers.slips import describe
 
     def title(codes: tuple[str, ...]) -> str:
@@ -136,8 +136,8 @@ def slip_words(groups: tuple[tuple[str, ...], ...]) -> str:
             return "+".join(codes)
 
     if len(groups) == 1:
-        return f"your answer was what this slip gives: {title(groups[0])}"
-    return f"your answer was what {len(groups)} slips give: " + "; or ".join(title(codes) for codes in groups)
+        return f'your answer was what this slip gives: "{title(groups[0])}"'
+    return f"your answer was what {len(groups)} slips give: " + " or ".join(f'"{title(c)}"' for c in groups)
 
 
 def in_order() -> list[str]:
