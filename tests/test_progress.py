@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from helpers.exercises import check, hint, record, solution
-from helpers.exercises.fresh import practice
+from helpers.exercises.fresh import VARIANTS, practice
 
 ROOT = Path(__file__).resolve().parents[1]
 SHEET = "sheet-ndcg3"  # lesson 03: nDCG@3 of the worksheet
@@ -248,7 +248,6 @@ def test_a_slip_put_right_gives_way_to_an_exercise_not_right_yet(data_dir):
 
 def test_then_the_first_exercise_not_tried_then_the_right_answer_seen_longest_ago(data_dir):
     from helpers.exercises import REGISTRY
-    from helpers.exercises.fresh import VARIANTS
 
     run = practice()
     first = next(exercise_id for exercise_id in REGISTRY if exercise_id in VARIANTS)
@@ -370,3 +369,29 @@ def test_an_assignment_copy_records_nothing_and_its_progress_says_so(data_dir, t
     assert said == {"mode": True, "note": "an assignment copy records nothing", "rows": 0,
                     "refused": "practice() needs a practice copy; this assignment copy holds no answer key"}
     assert not data_dir.exists()
+
+
+def a_slip_named_alone(exercise_id: str) -> tuple[str, tuple[str, ...]]:
+    """An answer to the lesson's exercise that check names as one slip alone, and that slip's codes."""
+    from helpers.exercises import mistake_values
+
+    for text in mistake_values(exercise_id)["value"]:
+        said = check(exercise_id, text)
+        if said.verdict.name == "SLIP" and len(said.slip_groups) == 1:
+            return text, said.slip_groups[0]
+    raise AssertionError(f"{exercise_id}: no slip named alone")
+
+
+@pytest.mark.parametrize("exercise_id", sorted(VARIANTS))
+def test_every_practised_exercise_is_dealt_on_numbers_where_the_learners_slip_is_named_alone(data_dir, exercise_id):
+    from helpers.exercises import get
+
+    text, codes = a_slip_named_alone(exercise_id)
+    record.reset()
+    check(exercise_id, text)
+    run = practice()
+    assert run.exercise.id == exercise_id
+    assert run.reason.endswith("; here that slip gives a different number")
+    own = 100 * run.variant.worked.value if codes == ("percent-without-sign",) else own_number(run, codes)
+    said = run.check(f"{own:.{get(exercise_id).decimals}f}")
+    assert said.slip_groups == (codes,), (exercise_id, codes, said.message)
