@@ -163,7 +163,10 @@ def test_progress_of_one_lesson_and_its_next_step(data_dir):
     assert list(shown.table["exercise"]) == [found.id for found in exercises_of("03")]
     assert set(shown.table["lesson"]) == {"03"}
     assert row(shown.table, "kb04-graded-2")["status"] == "not right yet"
-    assert shown.next_step.startswith("Next: run practice('kb04-graded-2') for kb04-graded-2 on new numbers")
+    assert shown.next_step == ("Next: run practice('kb04-graded-2'): kb04-graded-2 on new numbers (your last answer "
+                               "to kb04-graded-2 was not right yet).")
+    check("kb04-graded-2", None)  # running the cell untouched changes nothing
+    assert progress(lesson="04").next_step == "Next: answer advisor-mrr2 in lesson 04 (not tried yet)."
     assert "lesson 03" in shown.headline()
 
 

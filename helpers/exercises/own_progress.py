@@ -269,8 +269,10 @@ def next_step(summaries: dict[str, Summary], ids: list[str], whole: bool = True)
     if need is None:
         return "Next: no exercise here yet."
     found = REGISTRY[need.exercise]
+    if summaries[need.exercise].status == "not tried":
+        return f"Next: answer {need.exercise} in lesson {found.lesson} (not tried yet)."
     if need.exercise in VARIANTS and isinstance(found, Exercise):
-        call = "practice(): it deals" if whole else f"practice('{need.exercise}') for"
+        call = "practice(): it deals" if whole else f"practice('{need.exercise}'):"
         return f"Next: run {call} {need.exercise} on new numbers ({need.why})."
     return (f"Next: open lesson {found.lesson} and answer {need.exercise} again ({need.why}); "
             f"hint('{need.exercise}') gives a nudge.")
