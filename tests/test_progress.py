@@ -398,3 +398,19 @@ def test_every_practised_exercise_is_dealt_on_numbers_where_the_learners_slip_is
     own = 100 * run.variant.worked.value if codes == ("percent-without-sign",) else own_number(run, codes)
     said = run.check(f"{own:.{get(exercise_id).decimals}f}")
     assert said.slip_groups == (codes,), (exercise_id, codes, said.message)
+
+
+@pytest.mark.parametrize("lesson", [f"0{number}" for number in range(1, 8)])
+def test_each_lessons_more_practice_cell_says_how_to_see_its_own_progress(data_dir, lesson):
+    import re
+
+    import nbformat
+
+    from helpers.exercises import exercises_of, progress
+    from tests.notebook_runner import notebook_path
+
+    cells = nbformat.read(notebook_path(lesson), as_version=4).cells
+    closing = [cell.source for cell in cells if "**More practice.**" in cell.source]
+    assert len(closing) == 1 and "from helpers.exercises import progress" in closing[0]
+    assert re.findall(r'progress\(lesson="(\d\d)"\)', closing[0]) == [lesson]
+    assert list(progress(lesson=lesson).table["exercise"]) == [found.id for found in exercises_of(lesson)]
