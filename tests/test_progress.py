@@ -91,8 +91,10 @@ def test_a_damaged_line_is_skipped_with_a_warning(data_dir):
     path = record.progress_file()
     with open(path, "ab") as handle:
         handle.write(b'{"time": 1, "event": "check", "exerc\n[1, 2]\n')
+        handle.write(b'{"time": "noon", "event": "check", "exercise": "sheet-ndcg3", "verdict": "right"}\n')
+        handle.write(b'{"event": "check", "exercise": "sheet-ndcg3", "verdict": "slip", "slips": "no-discount"}\n')
     check(SHEET, 0.912)
-    with pytest.warns(UserWarning, match=r"skipped 2 damaged line\(s\).*line 2, 3"):
+    with pytest.warns(UserWarning, match=r"skipped 4 damaged line\(s\).*line 2, 3, 4, 5"):
         events = record.read_events()
     assert [event.get("verdict") for event in events] == ["slip", "wrong"]
 

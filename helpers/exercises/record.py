@@ -97,7 +97,7 @@ def read_events(path: Path | None = None) -> list[dict]:
         except ValueError:
             damaged.append(number)
             continue
-        if isinstance(entry, dict) and isinstance(entry.get("exercise"), str) and isinstance(entry.get("event"), str):
+        if well_formed(entry):
             events.append(entry)
         else:
             damaged.append(number)
@@ -106,6 +106,19 @@ def read_events(path: Path | None = None) -> list[dict]:
         warnings.warn(f"{path}: skipped {len(damaged)} damaged line(s) of your progress record (line {shown})",
                       stacklevel=2)
     return events
+
+
+def well_formed(entry: object) -> bool:
+    """True for an event this module writes: its fields of the types it writes them with (any other is damaged)."""
+    if not isinstance(entry, dict) or not all(isinstance(entry.get(name), str) for name in ("event", "exercise")):
+        return False
+    kinds = {"time": (int, float), "verdict": str, "seed": int, "number": int, "lesson": str}
+    if any(name in entry and (isinstance(entry[name], bool) or not isinstance(entry[name], kind))
+           for name, kind in kinds.items()):
+        return False
+    slips = entry.get("slips", [])
+    return isinstance(slips, list) and all(
+        isinstance(group, list) and all(isinstance(code, str) for code in group) for group in slips)
 
 
 def _lines(data: bytes) -> Iterator[tuple[int, bytes]]:
