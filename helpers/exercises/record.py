@@ -112,7 +112,8 @@ def well_formed(entry: object) -> bool:
     """True for an event this module writes: its fields of the types it writes them with (any other is damaged)."""
     if not isinstance(entry, dict) or not all(isinstance(entry.get(name), str) for name in ("event", "exercise")):
         return False
-    kinds = {"time": (int, float), "verdict": str, "seed": int, "number": int, "lesson": str}
+    kinds: dict[str, type | tuple[type, ...]] = {"time": (int, float), "verdict": str, "seed": int, "number": int,
+                                                 "lesson": str}
     if any(name in entry and (isinstance(entry[name], bool) or not isinstance(entry[name], kind))
            for name, kind in kinds.items()):
         return False
