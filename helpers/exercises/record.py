@@ -90,14 +90,11 @@ def read_events(path: Path | None = None) -> list[dict]:
     except OSError as error:
         warnings.warn(f"your progress record {path} could not be read: {error}", stacklevel=2)
         return []
-    events, damaged = [], []
-    for number, line in _lines(data):
-        try:
-            entry = json.loads(line)
-        except ValueError:
-            damaged.append(number)
-            continue
-        if well_formed(entry):
+    lines = list(_lines(data))
+    events: list[dict] = []
+    damaged: list[int] = []
+    for number, entry in zip((number for number, _ in lines), _parsed(lines), strict=True):
+        if isinstance(entry, dict) and well_formed(entry):
             events.append(entry)
         else:
             damaged.append(number)
@@ -108,18 +105,42 @@ def read_events(path: Path | None = None) -> list[dict]:
     return events
 
 
+KINDS: dict[str, type | tuple[type, ...]] = {"time": (int, float), "verdict": str, "seed": int, "number": int,
+                                             "lesson": str}
+
+
+def _parsed(lines: list[tuple[int, bytes]]) -> list[object]:
+    """Each line's JSON (None where it is not JSON): the whole record in one parse when no line is damaged."""
+    try:
+        whole = json.loads(b"[" + b",".join(line for _, line in lines) + b"]")
+    except ValueError:
+        whole = None
+    if isinstance(whole, list) and len(whole) == len(lines):  # every line gave one value (none gave none: ",,")
+        return whole
+    found: list[object] = []
+    for _, line in lines:
+        try:
+            found.append(json.loads(line))
+        except ValueError:
+            found.append(None)
+    return found
+
+
 def well_formed(entry: object) -> bool:
     """True for an event this module writes: its fields of the types it writes them with (any other is damaged)."""
-    if not isinstance(entry, dict) or not all(isinstance(entry.get(name), str) for name in ("event", "exercise")):
+    if not isinstance(entry, dict) or type(entry.get("event")) is not str or type(entry.get("exercise")) is not str:
         return False
-    kinds: dict[str, type | tuple[type, ...]] = {"time": (int, float), "verdict": str, "seed": int, "number": int,
-                                                 "lesson": str}
-    if any(name in entry and (isinstance(entry[name], bool) or not isinstance(entry[name], kind))
-           for name, kind in kinds.items()):
-        return False
+    for name, kind in KINDS.items():
+        value = entry.get(name)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, kind)):
+            return False
     slips = entry.get("slips", [])
-    return isinstance(slips, list) and all(
-        isinstance(group, list) and all(isinstance(code, str) for code in group) for group in slips)
+    if type(slips) is not list:
+        return False
+    for group in slips:
+        if type(group) is not list or any(type(code) is not str for code in group):
+            return False
+    return True
 
 
 def _lines(data: bytes) -> Iterator[tuple[int, bytes]]:
