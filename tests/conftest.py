@@ -33,7 +33,6 @@ from pathlib import Path
 
 import pytest
 
-from helpers.exercises.record import PROGRESS_ENV
 from tests import processes
 
 TIERS = ("browser", "notebook", "libreoffice", "hub", "install", "reference", "slow")
@@ -58,6 +57,7 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 # seconds a process stopped at a module's or the run's end may take to exit by itself (tests/test_processes.py: 1)
+PROGRESS_ENV = "RANKING_METRICS_PROGRESS"  # helpers.exercises.record.PROGRESS_ENV (tests/test_progress.py checks)
 LEFT_RUNNING_GRACE = float(os.environ.get("HELPERS_TEST_GRACE", "10"))
 
 
@@ -68,7 +68,7 @@ def is_worker(config: pytest.Config) -> bool:
 def pytest_configure(config: pytest.Config) -> None:
     # no test writes a learner's progress record into the real Jupyter data folder: the record is off for the
     # whole run and every process it starts; tests/test_progress.py turns it on with JUPYTER_DATA_DIR in tmp_path
-    os.environ[PROGRESS_ENV] = "off"
+    os.environ[PROGRESS_ENV] = "off"  # named here, not imported: helpers.exercises registers at sessionstart
     if is_worker(config):  # the run id from the controller, with this worker's id
         run = os.environ[processes.RUN_ENV].split(".", 1)[0]
         os.environ[processes.RUN_ENV] = f"{run}.{config.workerinput['workerid']}"  # type: ignore[attr-defined]

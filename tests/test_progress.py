@@ -46,6 +46,13 @@ def repository_files() -> set[str]:
     return set(listed.stdout.splitlines())
 
 
+def test_the_test_run_keeps_the_record_off_by_its_name():
+    from tests import conftest
+
+    assert conftest.PROGRESS_ENV == record.PROGRESS_ENV
+    assert os.environ[record.PROGRESS_ENV] == "off"  # outside a test that turns it on
+
+
 def test_check_hint_solution_and_practice_each_append_one_event(data_dir):
     assert record.progress_file() == data_dir / "ranking-metrics-by-hand" / "progress.jsonl"
     check(SHEET, RETRIEVED_ONLY)
