@@ -423,3 +423,10 @@ def test_each_lessons_more_practice_cell_says_how_to_see_its_own_progress(data_d
     assert len(closing) == 1 and "from helpers.exercises import progress" in closing[0]
     assert re.findall(r'progress\(lesson="(\d\d)"\)', closing[0]) == [lesson]
     assert list(progress(lesson=lesson).table["exercise"]) == [found.id for found in exercises_of(lesson)]
+
+
+def test_the_classroom_view_keeps_no_record(monkeypatch):
+    from helpers.teacher.classroom import classroom_environment
+
+    monkeypatch.setenv(record.PROGRESS_ENV, "on")
+    assert classroom_environment()[record.PROGRESS_ENV] == "off"
