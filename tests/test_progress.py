@@ -278,6 +278,13 @@ def test_then_the_first_exercise_not_tried_then_the_right_answer_seen_longest_ag
     assert run.reason.startswith("your right answer to c-ap3 is the oldest (")
 
 
+def test_practice_without_a_record_says_so(data_dir, monkeypatch):
+    monkeypatch.setenv(record.PROGRESS_ENV, "off")
+    run = practice()
+    assert run.reason == ("new-mrr-d8-first (lesson 01) is not tried yet "
+                          f"(the record is off here ({record.PROGRESS_ENV}=off))")
+
+
 def test_practice_without_an_id_takes_no_seed(data_dir):
     with pytest.raises(ValueError, match="seed= deals one variant of one exercise: give its id too"):
         practice(seed=3)

@@ -193,7 +193,6 @@ def practice_most_needed() -> Practice:
     """The variant you most need, from your record (every lesson): 1) the exercise of your latest slip not yet put
     right, on numbers where that slip gives its own number; 2) one not right yet; 3) one not tried; 4) the right
     answer you gave longest ago. Its ``.reason`` says why, in one line."""
-    from helpers.exercises import record
     from helpers.exercises.own_progress import in_order, most_needed, summarise
 
     summaries = summarise(record.read_events())
@@ -205,7 +204,8 @@ def practice_most_needed() -> Practice:
     assert isinstance(found, Exercise)
     start = secrets.randbelow(SEEDS)
     if not need.slips:
-        return Practice(found, start, draw(found.id, start), reason=need.why)
+        off = record.why_not_recording()  # with no record, nothing of the learner's to aim at: say so
+        return Practice(found, start, draw(found.id, start), reason=f"{need.why} ({off})" if off else need.why)
     seed = aimed_seed(found, need.slips, start)
     if seed is None:  # no variant near this one tells the slip apart: the skill again, without that promise
         return Practice(found, start, draw(found.id, start), reason=f"{need.why}; the same skill on new numbers")
