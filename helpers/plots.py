@@ -133,3 +133,35 @@ def plot_gain_forms(max_grade: int = 3) -> Figure:
     axes.set_xticks(grades)
     axes.legend()
     return figure
+
+
+PROGRESS_COLOURS = {"right": "#1e7b34", "not right yet": "#b3261e", "not tried": "#9e9e9e"}
+
+
+def plot_progress(progress_table, slips) -> Figure:
+    """Your progress (lesson 00): per lesson, exercises right / not right yet / not tried; the slips made, by kind.
+
+    ``progress_table`` and ``slips`` are ``progress().table`` and ``progress().slips``.
+    """
+    figure, (by_lesson, by_slip) = plt.subplots(1, 2, figsize=(9.0, 3.4), layout="constrained")
+    counts = progress_table.groupby(["lesson", "status"]).size().unstack(fill_value=0)
+    lessons = list(counts.index)
+    left = [0] * len(lessons)
+    for status, colour in PROGRESS_COLOURS.items():
+        values = [int(counts.at[lesson, status]) if status in counts.columns else 0 for lesson in lessons]
+        by_lesson.barh(lessons, values, left=left, color=colour, label=status)
+        left = [start + value for start, value in zip(left, values, strict=True)]
+    by_lesson.invert_yaxis()
+    by_lesson.set(xlabel="exercises", ylabel="lesson", title="Exercises by lesson")
+    by_lesson.xaxis.get_major_locator().set_params(integer=True)
+    by_lesson.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=3, fontsize="small", frameon=False)
+    if len(slips):
+        shown = slips.head(8)
+        by_slip.barh(list(shown["slip"]), list(shown["times"]), height=0.6, color=PROGRESS_COLOURS["not right yet"])
+        by_slip.set_ylim(max(len(shown), 4) - 0.5, -0.5)  # top down; a single slip keeps a bar's width
+        by_slip.xaxis.get_major_locator().set_params(integer=True)
+        by_slip.set(xlabel="answers that made it", title="Your slips, by kind")
+    else:
+        by_slip.set_axis_off()
+        by_slip.text(0.5, 0.5, "no slip recorded yet", ha="center", va="center", transform=by_slip.transAxes)
+    return figure

@@ -6,6 +6,10 @@ uses the ``libreoffice`` fixture, ``core`` for every test of no other tier
 (``pytest -n 2 -m core`` is the quick run). Browser tests are skipped, saying
 why, where /usr/bin/chromium is missing.
 
+The learner's progress record (:mod:`helpers.exercises.record`) is off for the whole run
+(``RANKING_METRICS_PROGRESS=off``, inherited by every kernel and process a test starts), so no test writes
+into the real Jupyter data folder; the tests of the record turn it on in a temporary one.
+
 Before any test runs, the register of exercises is imported once: an entry
 that does not register (a misspelt slip, a slip that gives the right answer)
 stops the run with its own message, once, instead of a collection error per
@@ -53,6 +57,7 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 # seconds a process stopped at a module's or the run's end may take to exit by itself (tests/test_processes.py: 1)
+PROGRESS_ENV = "RANKING_METRICS_PROGRESS"  # helpers.exercises.record.PROGRESS_ENV (tests/test_progress.py checks)
 LEFT_RUNNING_GRACE = float(os.environ.get("HELPERS_TEST_GRACE", "10"))
 
 
@@ -61,6 +66,9 @@ def is_worker(config: pytest.Config) -> bool:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # no test writes a learner's progress record into the real Jupyter data folder: the record is off for the
+    # whole run and every process it starts; tests/test_progress.py turns it on with JUPYTER_DATA_DIR in tmp_path
+    os.environ[PROGRESS_ENV] = "off"  # named here, not imported: helpers.exercises registers at sessionstart
     if is_worker(config):  # the run id from the controller, with this worker's id
         run = os.environ[processes.RUN_ENV].split(".", 1)[0]
         os.environ[processes.RUN_ENV] = f"{run}.{config.workerinput['workerid']}"  # type: ignore[attr-defined]

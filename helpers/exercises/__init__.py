@@ -1,6 +1,6 @@
 """The exercises of the lessons: questions, the checker that names the slip, hints and solutions on demand.
 
->>> from helpers.exercises import exercise, check, check_function, hint, solution
+>>> from helpers.exercises import exercise, check, check_function, hint, solution, practice, progress
 
 Two kinds of copy use the same names. A practice copy (the repository, or
 ``release --practice``) holds the answer key, :mod:`helpers.exercises.lessons`:
@@ -38,7 +38,9 @@ else:
         solution,
     )
     from helpers.exercises.fresh import practice
+from helpers.exercises import record
 from helpers.exercises.checklog import LOG_ENV
+from helpers.exercises.own_progress import Progress, progress
 from helpers.exercises.registry import (
     REGISTRY,
     Exercise,
@@ -80,6 +82,9 @@ __all__ = [
     "load_extra_exercises",
     "mistake_values",
     "practice",
+    "progress",
+    "Progress",
+    "record",
     "register",
     "reveal",
     "solution",

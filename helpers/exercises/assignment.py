@@ -203,8 +203,10 @@ def mistake_values(exercise_id: str) -> pd.DataFrame:
     raise ValueError(f"{found.id}: this is an assignment copy, it holds no answer key to compute slips from")
 
 
-def practice(exercise_id: str, seed: int | None = None):
+def practice(exercise_id: str | None = None, seed: int | None = None):
     """Variants are computed from the answer key, which an assignment copy does not hold."""
+    if exercise_id is None:
+        raise ValueError("practice() needs a practice copy; this assignment copy holds no answer key")
     found = get(exercise_id)
     raise ValueError(f"{found.id}: practice() needs a practice copy; this assignment copy holds no answer key")
 

@@ -28,7 +28,7 @@ from typing import Any
 
 import pandas as pd
 
-from helpers.exercises import checklog
+from helpers.exercises import checklog, record
 from helpers.exercises._display import AMBER, GREEN, GREY, RED, verdict_html
 from helpers.exercises.answers import (
     Answer,
@@ -132,7 +132,15 @@ def check(exercise_id: str, answer: Any) -> CheckResult:
     """
     exercise = _answer_exercise(exercise_id)
     checklog.record_check(exercise.id, answer)
-    return replace(judge(exercise, answer, exercise.worked()), question=exercise.question)
+    result = replace(judge(exercise, answer, exercise.worked()), question=exercise.question)
+    record_verdict("check", exercise, result)
+    return result
+
+
+def record_verdict(event: str, exercise: Exercise | FunctionExercise, result: CheckResult, **details: Any) -> None:
+    """Add a verdict to the learner's own record (:mod:`helpers.exercises.record`): right, or the slips named."""
+    record.record(event, exercise.id, exercise.lesson, verdict=result.verdict.name.lower(),
+                  slips=[list(group) for group in result.slip_groups], **details)
 
 
 def judge(exercise: Exercise, answer: Any, worked: Worked) -> CheckResult:
@@ -296,6 +304,7 @@ def check_function(exercise_id: str, fn: Any, timeout: float = 2.0) -> FunctionR
     if fn is None:
         message = f"Not answered yet: define {exercise.name} and pass it instead of None."
         checklog.record_function(exercise.id, None)
+        record.record("check", exercise.id, exercise.lesson, verdict="not_answered", slips=[])
         return FunctionReport(
             exercise.id, False, (), message, pd.DataFrame(), answered=False, question=exercise.question
         )
@@ -303,6 +312,8 @@ def check_function(exercise_id: str, fn: Any, timeout: float = 2.0) -> FunctionR
         raise TypeError(f"check_function needs your function {exercise.name}, got {type(fn).__name__}")
     report = run_cases(exercise.id, exercise.name, exercise.cases(), fn, float(timeout))
     checklog.record_function(exercise.id, list(report.outputs))
+    record.record("check", exercise.id, exercise.lesson, verdict="right" if report.correct else "wrong",
+                  slips=[list(report.slips)] if report.slips else [])
     return replace(report, question=exercise.question)
 
 
@@ -357,6 +368,7 @@ def hint(exercise_id: str) -> Shown:
     found = get(exercise_id)
     number = _hints_shown.get(found.id, 0)
     checklog.record_event("hint", found.id, number=number + 1)
+    record.record("hint", found.id, found.lesson, number=number + 1)
     if number >= len(found.hints):
         return Shown(
             f"No more hints for {found.id}",
@@ -370,6 +382,7 @@ def solution(exercise_id: str) -> Shown:
     """The worked solution: the steps with the real numbers and the code that computes it (every lesson)."""
     found = get(exercise_id)
     checklog.record_event("solution", found.id)
+    record.record("solution", found.id, found.lesson)
     code = found.code
     if isinstance(found, FunctionExercise):
         return Shown(f"Solution of {found.id}", (found.question, f"one way to write {found.name}:"), code)
@@ -404,6 +417,7 @@ def reveal(exercise_id: str) -> Revealed:
     """The short form of ``solution``: the expected value and how it ends (every lesson)."""
     found = _answer_exercise(exercise_id)
     checklog.record_event("reveal", found.id)
+    record.record("reveal", found.id, found.lesson)
     worked = found.worked()
     return Revealed(found.id, worked.value, found.decimals, worked.steps[-1] if worked.steps else "")
 

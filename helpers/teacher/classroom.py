@@ -397,8 +397,12 @@ def claim_port(port: int) -> socket.socket | None:
 
 
 def classroom_environment() -> dict[str, str]:
-    """The environment of Voilà: the classroom template on JUPYTER_PATH, inline plots."""
+    """The environment of Voilà: the classroom template on JUPYTER_PATH, inline plots, no progress record (a
+    reveal on the projector is the room's, not a learner's: :mod:`helpers.exercises.record`)."""
+    from helpers.exercises.record import PROGRESS_ENV
+
     env = dict(os.environ)
+    env[PROGRESS_ENV] = "off"
     env["JUPYTER_PATH"] = os.pathsep.join(filter(None, [str(TEMPLATES_ROOT), env.get("JUPYTER_PATH", "")]))
     env.pop("MPLBACKEND", None)  # with MPLBACKEND=Agg a notebook shows no inline plot
     return env
