@@ -34,6 +34,7 @@ import xlsxwriter
 from xlsxwriter.exceptions import XlsxWriterException
 from xlsxwriter.utility import quote_sheetname, xl_cell_to_rowcol, xl_rowcol_to_cell
 
+from helpers._files import atomic_path
 from helpers.metrics import GAINS
 from helpers.sheet.layouts import (
     C_DCG,
@@ -231,13 +232,8 @@ def write_workbook(example, path, *, force: bool = False, gain: str = "linear") 
     """
     target = _check_target(path, force)
     sheets = example_sheets(example, gain)
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.part")  # then renamed: never half a file
-    try:
+    with atomic_path(target) as temporary:  # then renamed: never half a file
         save_sheets(sheets, temporary)
-        os.replace(temporary, target)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
     return target
 
 
