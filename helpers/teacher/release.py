@@ -52,6 +52,7 @@ from nbconvert.preprocessors import ClearOutputPreprocessor, TagRemovePreprocess
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from helpers.exercises import REGISTRY, Exercise, load_extra_exercises
+from helpers.exercises.calls import check_calls
 from helpers.exercises.questions import parameters_of
 from helpers.exercises.registry import EXTRA_EXERCISES_ENV, EXTRA_EXERCISES_FOLDER, AnyExercise
 from helpers.teacher import manifest as manifests
@@ -63,8 +64,6 @@ from helpers.teacher.roles import role_of
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = PROJECT_ROOT / "notebooks"
 WRITTEN = ("notebooks", "exercises", "data", "helpers", "pyproject.toml", "requirements.txt", "README.md")
-CHECK_WITH = re.compile(r"""\bcheck\(\s*["']([a-z0-9-]+)["']\s*,\s*([^)]*)\)""")
-ANY_CHECK = re.compile(r"""\bcheck(?:_function)?\(\s*["']([a-z0-9-]+)["']""")
 SHOWS_SOLUTION = re.compile(r"^\s*(solution|reveal)\(", flags=re.M)
 ANSWER_TEMPLATE = "answer = None  # your answer: a number such as 0.123 (3/8 or 37.5% work too)\ncheck({id!r}, answer)"
 LEARNER_README = """# Ranking metrics by hand: your copy
@@ -122,12 +121,13 @@ def refuse_solutions(notebook: nbformat.NotebookNode, name: str) -> None:
         if cell.cell_type != "code" or role_of(cell) == "solution":
             continue
         where = f"{name}, cell {number}"
-        for exercise_id, argument in CHECK_WITH.findall(cell.source):
-            if argument.strip() != "answer":
-                raise ValueError(f"{where}: check({exercise_id!r}, {argument.strip()}) gives the answer away")
-        for exercise_id in ANY_CHECK.findall(cell.source):
-            if exercise_id not in REGISTRY:
-                raise ValueError(f"{where}: unknown exercise id {exercise_id!r}")
+        calls = check_calls(cell.source)
+        for call in calls:
+            if call.function == "check" and not call.passes_answer:
+                raise ValueError(f"{where}: check({call.exercise_id!r}, {call.argument}) gives the answer away")
+        for call in calls:
+            if call.exercise_id not in REGISTRY:
+                raise ValueError(f"{where}: unknown exercise id {call.exercise_id!r}")
             if role_of(cell) != "exercise":
                 raise ValueError(f"{where}: a check outside a cell tagged 'exercise'")
         if SHOWS_SOLUTION.search(cell.source):

@@ -31,13 +31,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from helpers.exercises import REGISTRY
+from helpers.exercises.calls import ids_checked
 
 if TYPE_CHECKING:  # nbformat itself is imported when first needed: it takes seconds (jsonschema)
     from nbformat import NotebookNode
 
 MAX_HAND_IN_BYTES = 50 * 1024**2  # a lesson's notebook is well under 1 MB
 MAX_CELLS = 5000  # a lesson has about 60
-CHECK_CALL = re.compile(r"""\bcheck(?:_function)?\(\s*["']([a-z0-9-]+)["']""")
 LESSON_IN_NAME = re.compile(r"^(\d{2})(?:[_\- .]|$)")
 
 
@@ -222,7 +222,7 @@ def peek_notebook(data: bytes) -> NotebookNode | None:
 
 def checked_ids(notebook: NotebookNode) -> list[str]:
     """The exercise ids its code cells pass to check / check_function, in order."""
-    return [match for cell in notebook.cells if cell.cell_type == "code" for match in CHECK_CALL.findall(cell.source)]
+    return [found for cell in notebook.cells if cell.cell_type == "code" for found in ids_checked(cell.source)]
 
 
 def lessons_of(notebook: NotebookNode, name: str) -> list[str]:
