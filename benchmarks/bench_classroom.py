@@ -78,7 +78,7 @@ sys.path.insert(0, str(ROOT))
 from pupils import Traffic, Visit, leave, record, replay  # noqa: E402 (beside this script, which Python puts on the path)
 
 from helpers.teacher.classroom import FILL_DELAY, FORKED_KERNELS, POOL_SIZE  # noqa: E402 (the project's folder first)
-from tests.browser.servers import cpu_seconds, descendants  # noqa: E402
+from tests.browser.servers import cpu_seconds, kernels_below  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run"]
@@ -160,14 +160,7 @@ class Classroom:
 
     def kernels(self) -> dict[int, int]:
         """Kernel processes started by this server: pid -> resident memory in KiB."""
-        found = {}
-        for process in descendants(self.process.pid):
-            try:
-                if "ipykernel_launcher" in " ".join(process.cmdline()):
-                    found[process.pid] = process.memory_info().rss // 1024
-            except psutil.Error:
-                continue
-        return found
+        return kernels_below(self.process.pid)
 
     def stop(self, timeout: float = 30) -> None:
         """Stop the command as a teacher's Ctrl-C does and wait until it and its kernels are gone, so that the next

@@ -1,18 +1,24 @@
-"""Files written whole or not at all: the one atomic write of every record, gradebook and workbook (teacher's tools).
+"""Files written whole or not at all, and read without following a link (teacher's tools).
 
-A writer fills a temporary file in the target's own folder; it is flushed and
-``fsync``-ed, renamed over the target with ``os.replace`` (atomic on POSIX
-within one file system), and the folder is ``fsync``-ed so the rename itself
-survives a power cut. A crash leaves the old file or the new one, never half.
+The one atomic write of every record, gradebook and workbook: a writer fills a
+temporary file in the target's own folder; it is flushed and ``fsync``-ed,
+renamed over the target with ``os.replace`` (atomic on POSIX within one file
+system), and the folder is ``fsync``-ed so the rename itself survives a power
+cut. A crash leaves the old file or the new one, never half.
+
+The one read of a learner's file: opened without following a symbolic link and
+without waiting on a pipe, and refused unless it is a plain file.
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO
+from typing import IO, BinaryIO
 
 
 def temporary_for(path: Path) -> Path:
@@ -80,3 +86,20 @@ def write_text_atomic(path: str | os.PathLike[str], text: str, *, encoding: str 
     with atomic_open(path, encoding=encoding, private=private) as handle:
         handle.write(text)
     return Path(path)
+
+
+def open_plain(path: str | os.PathLike[str]) -> BinaryIO:
+    """A plain file opened for reading, never through a symbolic link (one swapped in since the file was found is
+    refused) and never waiting on a pipe; OSError for a link, a folder, a pipe or a device."""
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    file = os.fdopen(descriptor, "rb")
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        file.close()
+        raise OSError(errno.EINVAL, "not a plain file", str(path))
+    return file
+
+
+def read_without_links(path: str | os.PathLike[str]) -> bytes:
+    """A plain file's bytes, read as :func:`open_plain` opens it."""
+    with open_plain(path) as file:
+        return file.read()

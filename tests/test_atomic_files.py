@@ -1,4 +1,4 @@
-"""The one atomic write of records and gradebooks (helpers._files): whole or not at all, synced, no leftovers."""
+"""helpers._files: the one atomic write (whole or not at all, synced, no leftovers) and the one read without links."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import stat
 import pytest
 
 from helpers import _files
-from helpers._files import atomic_open, atomic_path, temporary_for, write_text_atomic
+from helpers._files import atomic_open, atomic_path, open_plain, read_without_links, temporary_for, write_text_atomic
 
 
 def test_write_text_replaces_the_file_and_leaves_no_temporary(tmp_path):
@@ -78,3 +78,16 @@ def test_the_file_is_synced_before_the_rename_and_the_folder_after(tmp_path, mon
     with atomic_path(tmp_path / "book.xlsx") as temporary:
         temporary.write_bytes(b"PK")
     assert events == ["fsync file", "replace", "fsync folder"] * 2
+
+
+def test_a_plain_file_is_read_and_a_link_a_folder_or_a_pipe_is_refused(tmp_path):
+    plain = tmp_path / "ann.ipynb"
+    plain.write_bytes(b'{"cells": []}')
+    assert read_without_links(plain) == b'{"cells": []}'
+    (tmp_path / "link.ipynb").symlink_to(plain)
+    os.mkfifo(tmp_path / "pipe.ipynb")
+    for refused in ("link.ipynb", "pipe.ipynb", "."):
+        with pytest.raises(OSError):
+            read_without_links(tmp_path / refused)
+    with open_plain(plain) as file:
+        assert file.read(2) == b'{"'

@@ -33,9 +33,9 @@ from helpers.teacher.classroom import (
     classroom_notebook,
     default_pool_size,
     lesson_path,
-    role_of,
     voila_command,
 )
+from helpers.teacher.roles import role_of
 
 LESSONS = sorted(classroom.NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
 TEMPLATE = TEMPLATES_ROOT / "voila" / "templates" / "classroom"

@@ -47,7 +47,7 @@ from nbformat.sign import NotebookNotary
 from helpers._checks import check_number, check_whole
 from helpers.teacher.forked_kernels import runs
 from helpers.teacher.names import shown
-from helpers.teacher.roles import role_of
+from helpers.teacher.roles import without_roles
 
 TEMPLATES_ROOT = Path(__file__).resolve().parent  # holds voila/templates/classroom
 NOTEBOOKS = Path(__file__).resolve().parent.parent.parent / "notebooks"
@@ -108,7 +108,7 @@ CRISP_PLOTS = (
 def classroom_notebook(path: Path) -> nbformat.NotebookNode:
     """The lesson without its exercise and solution cells, clean of outputs, its plots drawn for a projector."""
     notebook = nbformat.read(path, as_version=4)
-    notebook.cells = [cell for cell in notebook.cells if role_of(cell) not in HIDDEN_ROLES]
+    notebook = without_roles(notebook, HIDDEN_ROLES)
     for cell in notebook.cells:
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None

@@ -48,7 +48,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import nbformat
-from nbconvert.preprocessors import ClearOutputPreprocessor, TagRemovePreprocessor
+from nbconvert.preprocessors import ClearOutputPreprocessor
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from helpers.exercises import REGISTRY, Exercise, load_extra_exercises
@@ -59,7 +59,7 @@ from helpers.teacher import manifest as manifests
 from helpers.teacher.keyless import copy_keyless_helpers, keyless_pyproject
 from helpers.teacher.names import shown
 from helpers.teacher.per_learner import personalised, read_roster, read_secret, roster_id_problem
-from helpers.teacher.roles import role_of
+from helpers.teacher.roles import role_of, without_roles
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = PROJECT_ROOT / "notebooks"
@@ -134,16 +134,9 @@ def refuse_solutions(notebook: nbformat.NotebookNode, name: str) -> None:
             raise ValueError(f"{where}: calls solution() or reveal()")
 
 
-class RoleRemovePreprocessor(TagRemovePreprocessor):
-    """nbconvert's tag remover, deciding by the cell's role (:func:`role_of`, the one rule of every tool)."""
-
-    def check_cell_conditions(self, cell, resources, index):
-        return role_of(cell) not in self.remove_cell_tags
-
-
 def stripped(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """The notebook without its solution cells, outputs, execution counts and cell metadata beyond the tags."""
-    notebook, _ = RoleRemovePreprocessor(remove_cell_tags={"solution"}).preprocess(notebook, {})
+    notebook = without_roles(notebook, {"solution"})
     notebook, _ = ClearOutputPreprocessor().preprocess(notebook, {})
     for cell in notebook.cells:
         cell.metadata = {"tags": list(cell.metadata.get("tags", []))}

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from helpers._files import open_plain
 from helpers.exercises import REGISTRY
 from helpers.exercises.calls import ids_checked
 
@@ -113,13 +114,11 @@ def read_submissions(folder: Path) -> list[Submission]:
 def read_hand_in(path: Path, learner: str, notebook: str) -> Submission:
     """A plain file's hand-in, sized first: over :data:`MAX_HAND_IN_BYTES` only its digest is taken."""
     try:
-        handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        file = open_plain(path)
     except OSError:
         return Submission(path, learner, notebook, b"")
-    with os.fdopen(handle, "rb") as file:
+    with file:
         status = os.fstat(file.fileno())
-        if not stat.S_ISREG(status.st_mode):
-            return Submission(path, learner, notebook, b"")
         if status.st_size > MAX_HAND_IN_BYTES:
             digest = hashlib.sha256()
             while chunk := file.read(1024**2):
@@ -160,14 +159,11 @@ def read_plain(path: Path) -> bytes:
     """The bytes of a plain file, opened without following a link (a file swapped for one since is refused);
     b'' past :data:`MAX_HAND_IN_BYTES`, unread (as :func:`read_hand_in` keeps such a hand-in)."""
     try:
-        handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        file = open_plain(path)
     except OSError:
         return b""
-    with os.fdopen(handle, "rb") as file:
-        status = os.fstat(file.fileno())
-        if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_HAND_IN_BYTES:
-            return b""
-        return file.read()
+    with file:
+        return b"" if os.fstat(file.fileno()).st_size > MAX_HAND_IN_BYTES else file.read()
 
 
 def read_notebook(data: bytes, warned: list[str] | None = None) -> NotebookNode:

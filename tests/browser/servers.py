@@ -266,8 +266,13 @@ def kernels_quiet(server: Server, seconds: float = 0.5) -> bool:
 
 def kernels(server: Server) -> dict[int, int]:
     """The server's running kernels: process id -> resident memory in KiB."""
+    return kernels_below(server.process.pid)
+
+
+def kernels_below(pid: int) -> dict[int, int]:
+    """The kernels started, directly or not, by ``pid``: process id -> resident memory in KiB."""
     found = {}
-    for process in descendants(server.process.pid):
+    for process in descendants(pid):
         try:
             if "ipykernel_launcher" in " ".join(process.cmdline()):
                 found[process.pid] = process.memory_info().rss // 1024
