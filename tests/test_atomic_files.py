@@ -1,4 +1,4 @@
-"""helpers._files: the one atomic write (whole or not at all, synced, no leftovers) and the one read without links."""
+"""helpers.teacher.files: the one atomic write (whole or not at all, synced, no leftovers), the one plain read."""
 
 from __future__ import annotations
 
@@ -7,8 +7,15 @@ import stat
 
 import pytest
 
-from helpers import _files
-from helpers._files import atomic_open, atomic_path, open_plain, read_without_links, temporary_for, write_text_atomic
+from helpers.teacher import files
+from helpers.teacher.files import (
+    atomic_open,
+    atomic_path,
+    open_plain,
+    read_without_links,
+    temporary_for,
+    write_text_atomic,
+)
 
 
 def test_write_text_replaces_the_file_and_leaves_no_temporary(tmp_path):
@@ -72,8 +79,8 @@ def test_the_file_is_synced_before_the_rename_and_the_folder_after(tmp_path, mon
         events.append("replace")
         real_replace(source, target)
 
-    monkeypatch.setattr(_files.os, "fsync", fsync)
-    monkeypatch.setattr(_files.os, "replace", replace)
+    monkeypatch.setattr(files.os, "fsync", fsync)
+    monkeypatch.setattr(files.os, "replace", replace)
     write_text_atomic(tmp_path / "shard.json", "{}")
     with atomic_path(tmp_path / "book.xlsx") as temporary:
         temporary.write_bytes(b"PK")

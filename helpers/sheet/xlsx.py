@@ -34,7 +34,6 @@ import xlsxwriter
 from xlsxwriter.exceptions import XlsxWriterException
 from xlsxwriter.utility import quote_sheetname, xl_cell_to_rowcol, xl_rowcol_to_cell
 
-from helpers._files import atomic_path
 from helpers.metrics import GAINS
 from helpers.sheet.layouts import (
     C_DCG,
@@ -59,6 +58,7 @@ from helpers.sheet.layouts import (
     first_rank_cell,
 )
 from helpers.sheet.model import Cell, InputRule, Sheet, is_number
+from helpers.teacher.files import atomic_path
 
 __all__ = [
     "CUTOFFS",

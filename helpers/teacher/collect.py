@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from helpers._files import read_without_links
+from helpers.teacher.files import read_without_links
 from helpers.teacher.names import shown
 
 USER_FIELD = "{user}"

@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from helpers._files import atomic_open
 from helpers.exercises import REGISTRY
+from helpers.teacher.files import atomic_open
 from helpers.teacher.reports import class_gradebook, number, safe_text
 from helpers.teacher.results import Gradebook, NotebookResult, Row
 

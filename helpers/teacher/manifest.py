@@ -49,7 +49,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from helpers._files import atomic_open
+from helpers.teacher.files import atomic_open
 
 FORMAT = "ranking-metrics-assignment"
 VERSION = 1

@@ -50,8 +50,8 @@ from typing import TYPE_CHECKING, Protocol
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup
 
-from helpers._files import atomic_open, atomic_path, temporary_for, write_text_atomic
 from helpers.exercises import REGISTRY, exercises_of
+from helpers.teacher.files import atomic_open, atomic_path, temporary_for, write_text_atomic
 from helpers.teacher.manifest import canonical
 from helpers.teacher.names import shown
 from helpers.teacher.results import (

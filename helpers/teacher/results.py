@@ -16,7 +16,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from helpers._files import write_text_atomic
+from helpers.teacher.files import write_text_atomic
 
 # problem code -> what it means, in words a learner can read in the feedback
 PROBLEMS = {

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from helpers._files import write_text_atomic
+from helpers.teacher.files import write_text_atomic
 from helpers.teacher.results import NotebookResult, read_result, result_file
 
 FORMAT = "ranking-metrics-grading-shard"

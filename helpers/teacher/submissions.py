@@ -30,9 +30,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from helpers._files import open_plain
 from helpers.exercises import REGISTRY
 from helpers.exercises.calls import ids_checked
+from helpers.teacher.files import open_plain
 
 if TYPE_CHECKING:  # nbformat itself is imported when first needed: it takes seconds (jsonschema)
     from nbformat import NotebookNode
