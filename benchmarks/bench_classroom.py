@@ -30,10 +30,10 @@ widgets from it. Measured:
 - **reloads 1 s apart, the pool full**: ``--reloads`` reloads of one page, each
   a second after the last was usable, starting with the pool full and quiet,
   without waiting for it to refill; the kernel processes and their resident
-  memory (from /proc) after each, and once the pool has refilled;
+  memory (psutil) after each, and once the pool has refilled;
 - **five pages at once**: ``--together`` new browser pages opened at the same
   moment (a class opening the link), the pool full, each timed to usable, and
-  the CPU seconds Chromium, Voila and the kernels used meanwhile (from /proc);
+  the CPU seconds Chromium, Voila and the kernels used meanwhile (psutil);
   then once more with browsers that have opened the page before (their caches
   warm), which tells the download from the page's own work;
 - **five pupils at once, each on a device of their own**: one new browser page
@@ -47,8 +47,8 @@ widgets from it. Measured:
   pupil is timed to the moment the widgets' states have come from its kernel.
 
 Prints a table (median, 90th percentile, min, max), the load average, and the
-CPU seconds the virtual machine's host took from it ("stolen", from
-/proc/stat) while pages were opened together, since other work on the machine
+CPU seconds the virtual machine's host took from it ("stolen", the kernel's
+steal count) while pages were opened together, since other work on the machine
 or its host moves every figure. Nothing is asserted.
 """
 
@@ -58,7 +58,6 @@ import argparse
 import asyncio
 import math
 import os
-import re
 import signal
 import socket
 import statistics
@@ -71,13 +70,15 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import psutil
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from pupils import Traffic, Visit, leave, record, replay  # noqa: E402 (beside this script, which Python puts on the path)
 
 from helpers.teacher.classroom import FILL_DELAY, FORKED_KERNELS, POOL_SIZE  # noqa: E402 (the project's folder first)
-from tests.browser.servers import cpu_ticks  # noqa: E402
+from tests.browser.servers import cpu_seconds, kernels_below  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run"]
@@ -153,36 +154,13 @@ class Classroom:
 
     def kernels_quiet(self, seconds: float = 0.5) -> bool:
         """True if no kernel of this server used more than 2 % of a core over ``seconds``."""
-        before = {pid: cpu_ticks(pid) for pid in self.kernels()}
+        before = {pid: cpu_seconds(pid) for pid in self.kernels()}
         time.sleep(seconds)
-        ticks = os.sysconf("SC_CLK_TCK")
-        return all(cpu_ticks(pid) - used <= 0.02 * seconds * ticks for pid, used in before.items())
+        return all(cpu_seconds(pid) - used <= 0.02 * seconds for pid, used in before.items())
 
     def kernels(self) -> dict[int, int]:
-        """Kernel processes started by this server: pid -> resident memory in KiB (from /proc)."""
-        parents, commands, memory = {}, {}, {}
-        for entry in Path("/proc").iterdir():
-            if entry.name.isdigit():
-                try:
-                    parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-                    commands[int(entry.name)] = (entry / "cmdline").read_bytes()
-                    rss = re.search(r"VmRSS:\s+(\d+)", (entry / "status").read_text())
-                    memory[int(entry.name)] = int(rss.group(1)) if rss else 0
-                except (OSError, IndexError):
-                    continue
-
-        def started_by_server(pid: int) -> bool:
-            while pid > 1:
-                if pid == self.process.pid:
-                    return True
-                pid = parents.get(pid, 0)
-            return False
-
-        return {
-            pid: memory[pid]
-            for pid, command in commands.items()
-            if b"ipykernel_launcher" in command and started_by_server(pid) and pid in memory
-        }
+        """Kernel processes started by this server: pid -> resident memory in KiB."""
+        return kernels_below(self.process.pid)
 
     def stop(self, timeout: float = 30) -> None:
         """Stop the command as a teacher's Ctrl-C does and wait until it and its kernels are gone, so that the next
@@ -242,25 +220,19 @@ def server_or_browser(command: bytes) -> str | None:
 
 
 def cpu_by_kind(kind_of: Callable[[bytes], str | None] = server_or_browser) -> dict[str, float]:
-    """CPU seconds used so far by the running processes of each kind ``kind_of`` names (from /proc)."""
+    """CPU seconds used so far by the running processes of each kind ``kind_of`` names."""
     used: dict[str, float] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            command = (entry / "cmdline").read_bytes()
-        except OSError:
-            continue
-        kind = kind_of(command)
+    for process in psutil.process_iter(["cmdline", "cpu_times"]):
+        command, times = process.info["cmdline"], process.info["cpu_times"]
+        kind = kind_of("\0".join(command).encode()) if command and times else None
         if kind:
-            used[kind] = used.get(kind, 0.0) + cpu_ticks(int(entry.name)) / os.sysconf("SC_CLK_TCK")
+            used[kind] = used.get(kind, 0.0) + times.user + times.system
     return used
 
 
 def stolen_seconds() -> float:
-    """CPU seconds the host of this virtual machine has taken from it so far, all cores (/proc/stat's steal)."""
-    with open("/proc/stat") as stat:
-        return int(stat.readline().split()[8]) / os.sysconf("SC_CLK_TCK")
+    """CPU seconds the host of this virtual machine has taken from it so far, all cores (the kernel's steal)."""
+    return psutil.cpu_times().steal
 
 
 def cpu_used() -> dict[str, float]:

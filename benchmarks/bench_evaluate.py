@@ -51,6 +51,7 @@ import collections
 import gc
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -62,6 +63,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import psutil
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -365,23 +367,15 @@ def write_files(folder: Path, n_queries: int, depth: int) -> tuple[Path, Path]:
 def memory_child(qrels: str, run: str) -> dict:
     """Peak resident memory of one evaluate call from files, in this (fresh) process.
 
-    Linux keeps the peak resident size in /proc/self/status (VmHWM).
+    The peak is the kernel's high-water mark of the resident size (getrusage's ru_maxrss, in KiB on Linux).
     """
-    before = resident_kib("VmRSS")
+    before = psutil.Process().memory_info().rss / 1024
     start = time.perf_counter()
     evaluate(qrels, run, MEASURES)
     seconds = time.perf_counter() - start
-    peak = resident_kib("VmHWM")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return {"rss_before_mib": before / 1024, "peak_rss_mib": peak / 1024, "peak_rss_gib": peak / 2**20,
             "peak_rss_gb": peak * 1024 / 1e9, "seconds": seconds}
-
-
-def resident_kib(field: str) -> int:
-    """A memory figure of this process from /proc/self/status, in KiB (the kernel writes "kB")."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1])
-    raise RuntimeError(f"{field} not found in /proc/self/status")
 
 
 def memory(size: str) -> dict:

@@ -15,7 +15,7 @@ lesson without its exercises) in Chromium at 1280x720, three ways:
 - **HTML alone**: that export with no widget script: the floor, the lesson's text, tables and plots only.
 
 For each it prints the CPU seconds of Chromium's renderer and of its other processes (browser, GPU, network), from
-/proc, half a second after the page was ready, median of ``--loads`` new browser contexts. Nothing is asserted.
+psutil, half a second after the page was ready, median of ``--loads`` new browser contexts. Nothing is asserted.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def renderer_or_other(command: bytes) -> str | None:
 
 
 def chromium_cpu() -> dict[str, float]:
-    """CPU seconds used so far by Chromium's processes, the renderers apart from the rest (from /proc)."""
+    """CPU seconds used so far by Chromium's processes, the renderers apart from the rest (psutil)."""
     return {"renderer": 0.0, "other": 0.0} | cpu_by_kind(renderer_or_other)
 
 

@@ -46,6 +46,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
+import psutil
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -54,7 +55,6 @@ from helpers.exercises import REGISTRY, check, exercises_of  # noqa: E402
 
 ANSWER_LINE = re.compile(r"^answer = None.*$", flags=re.M)
 CHECK_ID = re.compile(r"""\bcheck\(\s*["']([a-z0-9-]+)["']\s*,\s*answer\)""")
-TICK = os.sysconf("SC_CLK_TCK")
 
 
 def answer_text(exercise_id: str, kind: str) -> str | None:
@@ -144,7 +144,7 @@ class Steps:
     def __init__(self) -> None:
         self.wall: dict[str, float] = defaultdict(float)
         self.cpu: dict[str, float] = defaultdict(float)
-        self.pids: list[int] = []
+        self.pids: list[psutil.Process] = []
         self.cells: dict[str, list[float]] = defaultdict(list)  # a cell -> its CPU in each notebook
         self.rows: list[tuple[dict[str, float], dict[str, float]]] = []
 
@@ -167,16 +167,16 @@ class Steps:
         self.wall, self.cpu, self.pids = defaultdict(float), defaultdict(float), []
 
 
-def kernel_cpu(pids: list[int]) -> float:
+def kernel_cpu(processes: list[psutil.Process]) -> float:
     """CPU seconds used so far by these processes (with their reaped children); a gone process counts 0."""
-    total = 0
-    for pid in pids:
+    total = 0.0
+    for process in processes:
         try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
+            times = process.cpu_times()
+        except psutil.Error:
             continue
-        total += sum(int(value) for value in fields[11:15])  # utime, stime, cutime, cstime
-    return total / TICK
+        total += times.user + times.system + times.children_user + times.children_system
+    return total
 
 
 @contextlib.contextmanager

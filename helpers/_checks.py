@@ -82,13 +82,23 @@ def check_choice(value: Any, options: Sequence[str], name: str) -> str:
     return value
 
 
+def close_names(name: str, known: Iterable[str], most: int = 3) -> list[str]:
+    """The known names closest to a misspelt one, closest first, at most ``most`` ([] when none is close): the one
+    "did you mean" of every message (difflib's ratio of 0.6 or more).
+
+    >>> close_names("explain-rr-mea", ["explain-rr-mean", "ndcg-3", "mrr-1"])
+    ['explain-rr-mean']
+    """
+    return difflib.get_close_matches(name, list(known), n=most, cutoff=0.6)
+
+
 def did_you_mean(name: str, known: Iterable[str]) -> str:
     """'; did you mean 'x' or 'y'?' for the known names closest to a misspelt one ('' when none is close).
 
     >>> did_you_mean("ignored-cutof", ["ignored-cutoff", "no-discount"])
     "; did you mean 'ignored-cutoff'?"
     """
-    close = difflib.get_close_matches(name, list(known), n=3, cutoff=0.6)
+    close = close_names(name, known)
     return f"; did you mean {' or '.join(repr(found) for found in close)}?" if close else ""
 
 

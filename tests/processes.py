@@ -5,8 +5,9 @@ id, and in each pytest-xdist worker the run's id and the worker's (``<run>.gw0``
 by the tests' helpers gets a mark of its own below it (:func:`marked`, ``<run>.gw0.jupyterlab-...``). Every process a
 test starts (a server, the kernels it starts, a browser, a grader and its sandboxed kernels, a
 learner's server on the hub) inherits it, and keeps it when its parent dies. So a process left
-running is found by reading ``/proc/<pid>/environ``, even once it has been handed to init, and it
-is ended by its id (and its process group when it leads one), never by its name.
+running is found by its environment (psutil), even once it has been handed to init, and it
+is ended by its id (and its process group when it leads one), never by its name; psutil signals
+none whose id has been reused by another process since.
 
 The same run id names a folder shared by the run's processes (:func:`run_folder`), where
 :func:`claim` hands out a port (or any name) once across all of them.
@@ -19,8 +20,10 @@ import os
 import signal
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+
+import psutil
 
 RUN_ENV = "HELPERS_TEST_RUN"
 
@@ -30,8 +33,9 @@ class Found:
     """One running process: its id, its start time (to recognise it later) and its command line."""
 
     pid: int
-    started: str
+    started: float
     command: str
+    process: psutil.Process = field(compare=False, repr=False)
 
     def __str__(self) -> str:
         return f"pid {self.pid}: {self.command[:200]}"
@@ -64,13 +68,12 @@ def claim(kind: str, name: object) -> bool:
     return True
 
 
-def _stat(pid: int) -> tuple[str, str] | None:
-    """(state, start time) of a process from /proc, or None once it is gone."""
+def _runs(process: psutil.Process) -> bool:
+    """True while the process runs as itself: not gone, not a zombie, its id not taken by another since."""
     try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-    return fields[0], fields[19]
+        return process.is_running() and process.status() not in (psutil.STATUS_ZOMBIE, psutil.STATUS_DEAD)
+    except psutil.Error:
+        return False
 
 
 def marked(env: dict[str, str], name: str) -> tuple[dict[str, str], str]:
@@ -85,32 +88,20 @@ _numbers = itertools.count(1)
 
 def running(mark: str) -> list[Found]:
     """The live processes (no zombies) carrying this mark, or a mark below it (``<mark>.<more>``)."""
-    wanted, below = f"{RUN_ENV}={mark}".encode(), f"{RUN_ENV}={mark}.".encode()
     found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+    for process in psutil.process_iter(["environ", "cmdline", "create_time"]):
+        value = (process.info["environ"] or {}).get(RUN_ENV)  # None: no mark, gone, or not ours to read
+        if process.pid == os.getpid() or value is None or not (value == mark or value.startswith(f"{mark}.")):
             continue
-        try:
-            environ = (entry / "environ").read_bytes().split(b"\0")
-            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
-        except OSError:
-            continue
-        if not any(item == wanted or item.startswith(below) for item in environ):
-            continue
-        state = _stat(int(entry.name))
-        if state is not None and state[0] not in "ZX":
-            found.append(Found(int(entry.name), state[1], command))
+        if _runs(process):
+            command = " ".join(process.info["cmdline"] or []).strip()
+            found.append(Found(process.pid, process.info["create_time"], command, process))
     return found
 
 
 def still_running(processes: list[Found]) -> list[Found]:
     """Those of ``processes`` that still run as the same process (same start time, not a zombie)."""
-    return [found for found in processes if _same_and_alive(found)]
-
-
-def _same_and_alive(found: Found) -> bool:
-    state = _stat(found.pid)
-    return state is not None and state[0] not in "ZX" and state[1] == found.started
+    return [found for found in processes if _runs(found.process)]
 
 
 def wait_gone(processes: list[Found], seconds: float) -> list[Found]:
@@ -128,33 +119,24 @@ def end(processes: list[Found], grace: float = 3) -> None:
     for sig in (signal.SIGTERM, signal.SIGKILL):
         for found in still_running(processes):
             try:
-                if os.getpgid(found.pid) == found.pid:
+                if os.getpgid(found.pid) == found.pid:  # checked as itself just now by still_running
                     os.killpg(found.pid, sig)
                 else:
-                    os.kill(found.pid, sig)
-            except (ProcessLookupError, PermissionError):
+                    found.process.send_signal(sig)
+            except (ProcessLookupError, PermissionError, psutil.Error):
                 pass
         if not wait_gone(processes, grace):
             return
 
 
-def descendants(pid: int) -> list[int]:
+def descendants(pid: int) -> list[psutil.Process]:
     """Every process below pid, found through their parents (for a test that started pid itself)."""
-    parents = {}
-    for entry in Path("/proc").glob("[0-9]*"):
-        try:
-            parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            continue
-    found, frontier = [], [pid]
-    while frontier:
-        children = [child for child, parent in parents.items() if parent in frontier]
-        found += children
-        frontier = children
-    return found
+    try:
+        return psutil.Process(pid).children(recursive=True)
+    except psutil.Error:
+        return []
 
 
-def alive(pid: int) -> bool:
-    """True while the process runs (a zombie, dead and not yet reaped, is not)."""
-    state = _stat(pid)
-    return state is not None and state[0] not in "ZX"
+def alive(process: psutil.Process) -> bool:
+    """True while the process runs as itself (a zombie, dead and not yet reaped, is not; nor another in its id)."""
+    return _runs(process)

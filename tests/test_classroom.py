@@ -32,9 +32,9 @@ from helpers.teacher.classroom import (
     classroom_notebook,
     default_pool_size,
     lesson_path,
-    role_of,
     voila_command,
 )
+from helpers.teacher.roles import role_of
 
 LESSONS = sorted(classroom.NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
 TEMPLATE = TEMPLATES_ROOT / "voila" / "templates" / "classroom"
@@ -144,18 +144,18 @@ def test_the_pool_refills_only_once_voila_has_served_the_pages_being_opened(monk
 
     The windows are counted on a clock of the test's own, so no figure depends on how busy the machine is.
     """
-    clock = SimpleNamespace(now=0.0, ticks=0, busy=0, windows=0)
+    clock = SimpleNamespace(now=0.0, cpu=0.0, busy=0, windows=0)
 
     async def one_window(seconds: float) -> None:
         clock.now += seconds
         clock.windows += 1
         if clock.busy:  # a core's work in this window: well over 5 % of it
             clock.busy -= 1
-            clock.ticks += int(seconds * os.sysconf("SC_CLK_TCK"))
+            clock.cpu += seconds
 
     monkeypatch.setattr(classroom, "time", SimpleNamespace(monotonic=lambda: clock.now))
     monkeypatch.setattr(classroom, "asyncio", SimpleNamespace(sleep=one_window))
-    monkeypatch.setattr(classroom, "_cpu_ticks", lambda pid: clock.ticks)
+    monkeypatch.setattr(classroom, "_cpu_seconds", lambda pid: clock.cpu)
     manager = ClassroomKernelManager()  # runs inside Voila: this test's process plays Voila
 
     def windows_waited(busy: int) -> int:

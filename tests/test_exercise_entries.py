@@ -23,6 +23,7 @@ from types import SimpleNamespace
 import pytest
 
 from helpers.exercises import REGISTRY, Exercise
+from helpers.exercises.calls import ids_checked
 from helpers.teacher.release import lesson_notebooks
 from tests.notebook_runner import notebook_path
 
@@ -30,7 +31,6 @@ TODO = re.compile(r"\bTODO\b")
 STATED = re.compile(r"\b(\d+) decimals?\b")
 ACCEPTED = re.compile(r"\((\d+) (?:are|is) accepted\)")
 NUMBERED = re.compile(r"^\*\*(\d+)\. ")
-CHECK_LINE = re.compile(r"""^\s*check(?:_function)?\(\s*["']([a-z0-9-]+)["']""", re.M)
 
 
 def from_the_lessons(exercise) -> bool:
@@ -54,7 +54,7 @@ def exercise_cells(exercise) -> list[dict]:
     """The exercise's answer cell and the question cell right before it (none if the lesson lacks them)."""
     cells = cells_of(exercise.lesson) if exercise.lesson in LESSONS else []
     for index, cell in enumerate(cells):
-        if cell["cell_type"] == "code" and exercise.id in CHECK_LINE.findall(cell["source"]):
+        if cell["cell_type"] == "code" and exercise.id in ids_checked(cell["source"]):
             return cells[max(index - 1, 0): index + 1]
     return []
 
@@ -109,7 +109,7 @@ def placement_problems(cells: list[dict], registered: list[str]) -> list[str]:
     """Where a lesson's exercise cells are not in the register's order, numbered 1, 2, 3, ..., after its heading."""
     problems = []
     asked = [(index, found) for index, cell in enumerate(cells) if cell["cell_type"] == "code"
-             for found in CHECK_LINE.findall(cell["source"])]
+             for found in ids_checked(cell["source"])]
     if [found for _, found in asked] != registered:
         problems.append(f"the lesson asks {', '.join(found for _, found in asked)} but the register lists "
                         f"{', '.join(registered)}: put the cells (or the entries) in the same order")

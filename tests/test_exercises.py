@@ -19,6 +19,7 @@ from helpers.exercises import (
     Exercise,
     Verdict,
     answers,
+    calls,
     check,
     check_function,
     checking,
@@ -646,7 +647,8 @@ def test_worked_problems_agree_with_the_metrics():
 
 @pytest.mark.parametrize(
     "module",
-    [answers, checking, checklog, registry, runner, worked, graded_slips, rank_slips, counting_slips, mistakes, slips],
+    [answers, calls, checking, checklog, registry, runner, worked, graded_slips, rank_slips, counting_slips, mistakes,
+     slips],
 )
 def test_doctests(module):
     assert doctest.testmod(module).failed == 0

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import sys
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 from jupyter_client.provisioning import KernelProvisionerFactory
 
@@ -38,14 +38,14 @@ def test_a_gone_process_polls_as_ended():
 
 
 ASK = """
-import json, os, sys, numpy
+import json, os, sys, numpy, psutil
 from IPython import get_ipython
 kernel = get_ipython().kernel
 print(json.dumps({
     "pid": os.getpid(), "parent": os.getppid(), "session": os.getsid(0), "cwd": os.getcwd(),
     "mark": os.environ.get("CLASSROOM_TEST_MARK"), "random": float(numpy.random.random()),
     "targets": sorted(kernel.comm_manager.targets), "preloaded": "pandas" in sys.modules,
-    "command": open(f"/proc/{os.getpid()}/cmdline", "rb").read().split(b"\\0")[0].decode(),
+    "command": " ".join(psutil.Process().cmdline()),
 }))
 """
 
@@ -66,7 +66,7 @@ said: list = []
 
 
 @pytest.mark.notebook
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux only (forked kernels, setproctitle)")
 def test_forked_kernels_are_whole_kernels_and_end_with_the_classroom(tmp_path, monkeypatch):
     factory = KernelProvisionerFactory.instance()
     monkeypatch.setattr(factory, "default_provisioner_name", FORKED_PROVISIONER)
@@ -97,7 +97,7 @@ def test_forked_kernels_are_whole_kernels_and_end_with_the_classroom(tmp_path, m
         assert "-m ipykernel_launcher -f" in answer["command"]  # ps, the tests and the benchmark see a kernel
     assert answers[0]["random"] != answers[1]["random"]  # not the zygote's random state twice
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and any(os.path.exists(f"/proc/{a['pid']}") for a in answers):
+    while time.monotonic() < deadline and any(psutil.pid_exists(a["pid"]) for a in answers):
         time.sleep(0.1)
-    assert not any(os.path.exists(f"/proc/{answer['pid']}") for answer in answers)
-    assert not os.path.exists(f"/proc/{zygote_pid}")
+    assert not any(psutil.pid_exists(answer["pid"]) for answer in answers)
+    assert not psutil.pid_exists(zygote_pid)

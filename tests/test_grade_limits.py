@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import nbformat
+import psutil
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
@@ -248,7 +249,7 @@ def test_ctrl_c_stops_at_once_and_keeps_what_was_graded(tmp_path):
     deadline = time.monotonic() + 300
     while not list((out / "results").glob("a__*.json")) and time.monotonic() < deadline:
         time.sleep(0.2)
-    while len([pid for pid in descendants(grader.pid) if "ipykernel" in _command(pid)]) < 2 \
+    while len([child for child in descendants(grader.pid) if "ipykernel" in _command(child)]) < 2 \
             and time.monotonic() < deadline:
         time.sleep(0.2)  # two loops are running, a third kernel started ahead
     time.sleep(1)
@@ -265,15 +266,15 @@ def test_ctrl_c_stops_at_once_and_keeps_what_was_graded(tmp_path):
     assert len(rows) == 2 and rows[1].startswith("a,") and rows[0].split(",").index("total") == 5
     assert rows[1].split(",")[5] == "1"
     deadline = time.monotonic() + 30
-    while [pid for pid in family if alive(pid)] and time.monotonic() < deadline:
+    while [process for process in family if alive(process)] and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert not [pid for pid in family if alive(pid)], "no notebook's process outlives the grader"
+    assert not [process for process in family if alive(process)], "no notebook's process outlives the grader"
 
 
-def _command(pid: int) -> str:
+def _command(process: psutil.Process) -> str:
     try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-    except OSError:
+        return " ".join(process.cmdline())
+    except psutil.Error:
         return ""
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -115,7 +114,7 @@ def test_stopping_a_server_ends_a_process_it_started_whose_parent_has_gone(tmp_p
         while not left_with(tag) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert left_with(tag), "the server started its kernel"
-        os.kill(server.process.pid, signal.SIGKILL)  # the server dies first: its kernel is handed to init
+        server.process.kill()  # SIGKILL: the server dies first: its kernel is handed to init
         server.process.wait()
         assert left_with(tag), "the kernel outlived its server"
     finally:

@@ -49,6 +49,7 @@ def test_the_learner_copy_drops_solutions_outputs_and_widget_state():
 
 @pytest.mark.parametrize(("source", "tag", "message"), [
     ("check('explain-rr-mean', 0.5667)", "exercise", "gives the answer away"),
+    ("check('explain-rr-mean', round(answer, 2))", "exercise", r"check\('explain-rr-mean', round\(answer, 2\)\) gives"),
     ("check('no-such-exercise', answer)", "exercise", "unknown exercise id"),
     ("check('explain-rr-mean', answer)", "lesson", "outside a cell tagged 'exercise'"),
     ("solution('explain-rr-mean')", "lesson", "calls solution"),
@@ -58,6 +59,11 @@ def test_a_lesson_that_gives_an_answer_away_is_refused(source, tag, message):
     with pytest.raises(ValueError, match=message):
         release.refuse_solutions(lesson(tagged(new_code_cell(source), tag)), "01_x.ipynb")
     release.refuse_solutions(lesson(tagged(new_code_cell(source), "solution")), "01_x.ipynb")  # dropped anyway
+
+
+def test_a_check_in_a_comment_or_a_string_is_no_check():
+    source = "# check('explain-rr-mean', 0.5667)\nprint(\"check('no-such-exercise', 1)\")"
+    release.refuse_solutions(lesson(tagged(new_code_cell(source), "lesson")), "01_x.ipynb")
 
 
 def test_teachers_exercises_become_tagged_cells_after_the_lessons_own():

@@ -581,13 +581,14 @@ def test_marked_processes_are_found_and_killed():
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], env=env, start_new_session=True)
     try:
         deadline = time.monotonic() + 10
-        while child.pid not in sandbox.marked_processes(marker) and time.monotonic() < deadline:
+        while not sandbox.marked_processes(marker) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert sandbox.marked_processes(marker) == [child.pid]
-        assert sandbox.marked_processes(marker[:-1], prefix=True) == [child.pid]
+        assert [found.pid for found in sandbox.marked_processes(marker)] == [child.pid]
+        assert [found.pid for found in sandbox.marked_processes(marker[:-1], prefix=True)] == [child.pid]
         assert sandbox.marked_processes(marker[:-1]) == []
-        assert "time.sleep(60)" in sandbox.command_line(child.pid)
-        sandbox.kill_processes([child.pid])
+        (found,) = sandbox.marked_processes(marker)
+        assert "time.sleep(60)" in sandbox.command_line(found)
+        sandbox.kill_processes([found])
         assert child.wait(timeout=10) == -9
     finally:
         child.kill()

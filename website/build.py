@@ -50,7 +50,8 @@ from nbclient import NotebookClient
 from traitlets.config import Config
 
 from helpers.collection import repository_address
-from helpers.teacher.roles import role_of
+from helpers.teacher.fingerprint import files_digest
+from helpers.teacher.roles import without_roles
 from website.downloads import offer_downloads
 from website.snapshot import WIDGET_VIEW, image_sources, snapshot
 
@@ -207,8 +208,7 @@ def live_note(notebook: str, address: str | None) -> str:
 
 def site_copy(lesson: Any) -> Any:
     """The lesson as the site runs it: its solution cells left out."""
-    lesson.cells = [cell for cell in lesson.cells if role_of(cell) not in LEFT_OUT]
-    return lesson
+    return without_roles(lesson, LEFT_OUT)
 
 
 def with_address(lesson: Any, notebook: str, address: str | None) -> Any:
@@ -228,10 +228,7 @@ def fingerprint(notebook: str) -> str:
     """What a run of the lesson depends on, hashed: the lesson, ``helpers/``, ``data/`` and this builder."""
     digest = hashlib.sha256((ROOT / notebook).read_bytes())
     for name in RUN_INPUTS:
-        top = ROOT / name
-        for path in sorted([top] if top.is_file() else top.rglob("*")):
-            if path.is_file() and "__pycache__" not in path.parts:
-                digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes())
+        digest.update(f"{name}\0{files_digest(ROOT / name)}\n".encode())
     return digest.hexdigest()
 
 

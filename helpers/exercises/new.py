@@ -26,10 +26,11 @@ from pathlib import Path
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell
 
+from helpers.exercises.calls import ids_checked
+
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{1,48}$")
 NUMBERED = re.compile(r"^\*\*(\d+)\. ")
-CHECK_LINE = re.compile(r"""^\s*check(?:_function)?\(\s*["']([a-z0-9-]+)["']""", re.M)
 LINE_LENGTH = 120  # ruff's, in pyproject.toml
 ANSWER_CELL = 'answer = None  # your answer: a number such as 0.123 (3/8 or 37.5% work too)\ncheck("{id}", answer)'
 TEMPLATES = {  # the worked_* call and the placeholder inputs a contributor replaces with the lesson's data
@@ -163,7 +164,7 @@ def checked_ids(cells: list) -> list[tuple[int, str]]:
         (index, found)
         for index, cell in enumerate(cells)
         if cell.cell_type == "code" and is_exercise(cell)
-        for found in CHECK_LINE.findall(cell.source)
+        for found in ids_checked(cell.source)
     ]
 
 

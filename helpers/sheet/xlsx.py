@@ -58,6 +58,7 @@ from helpers.sheet.layouts import (
     first_rank_cell,
 )
 from helpers.sheet.model import Cell, InputRule, Sheet, is_number
+from helpers.teacher.files import atomic_path
 
 __all__ = [
     "CUTOFFS",
@@ -231,13 +232,8 @@ def write_workbook(example, path, *, force: bool = False, gain: str = "linear") 
     """
     target = _check_target(path, force)
     sheets = example_sheets(example, gain)
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.part")  # then renamed: never half a file
-    try:
+    with atomic_path(target) as temporary:  # then renamed: never half a file
         save_sheets(sheets, temporary)
-        os.replace(temporary, target)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
     return target
 
 

@@ -39,12 +39,14 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
+import psutil
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
 from nbformat.sign import NotebookNotary
 
 from helpers._checks import check_number, check_whole
+from helpers.teacher.forked_kernels import runs
 from helpers.teacher.names import shown
-from helpers.teacher.roles import role_of
+from helpers.teacher.roles import without_roles
 
 TEMPLATES_ROOT = Path(__file__).resolve().parent  # holds voila/templates/classroom
 NOTEBOOKS = Path(__file__).resolve().parent.parent.parent / "notebooks"
@@ -58,21 +60,15 @@ HEAT_NICENESS = 10  # a kernel runs the lesson at this niceness, so the pages be
 
 def default_pool_size(available_mib: float | None = None) -> int:
     """The preheated kernels for this machine: MOST_KERNELS if they take at most a quarter of the memory available
-    (``available_mib``, read from /proc/meminfo when None), fewer when they would not, and never fewer than 2."""
+    (``available_mib``, asked of psutil when None), fewer when they would not, and never fewer than 2."""
     if available_mib is None:
         available_mib = _available_mib()
     return max(2, min(MOST_KERNELS, int(available_mib / 4 // KERNEL_MIB)))
 
 
 def _available_mib() -> float:
-    """The memory available to new processes, in MiB (Linux's MemAvailable; all of it elsewhere)."""
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemAvailable:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**20
+    """The memory available to new processes, in MiB (Linux's MemAvailable)."""
+    return psutil.virtual_memory().available / 2**20
 
 
 POOL_SIZE = default_pool_size()
@@ -111,7 +107,7 @@ CRISP_PLOTS = (
 def classroom_notebook(path: Path) -> nbformat.NotebookNode:
     """The lesson without its exercise and solution cells, clean of outputs, its plots drawn for a projector."""
     notebook = nbformat.read(path, as_version=4)
-    notebook.cells = [cell for cell in notebook.cells if role_of(cell) not in HIDDEN_ROLES]
+    notebook = without_roles(notebook, HIDDEN_ROLES)
     for cell in notebook.cells:
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
@@ -182,10 +178,10 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         deadline, quiet = time.monotonic() + timeout, 0
         while quiet < 2 and time.monotonic() < deadline:
             pids = [pid for kernel in list(self._kernels.values()) if (pid := _kernel_pid(kernel))] + [os.getpid()]
-            before = {pid: _cpu_ticks(pid) for pid in pids}
+            before = {pid: _cpu_seconds(pid) for pid in pids}
             await asyncio.sleep(window)
-            limit = 0.05 * window * os.sysconf("SC_CLK_TCK")
-            quiet = quiet + 1 if all(_cpu_ticks(pid) - used <= limit for pid, used in before.items()) else 0
+            limit = 0.05 * window
+            quiet = quiet + 1 if all(_cpu_seconds(pid) - used <= limit for pid, used in before.items()) else 0
 
     async def cull_kernel_if_idle(self, kernel_id: str) -> None:
         taken_at = self._taken_at.setdefault(kernel_id, datetime.now(UTC))
@@ -265,13 +261,13 @@ def _lower_priority(pid: int | None, niceness: int) -> None:
         pass
 
 
-def _cpu_ticks(pid: int) -> int:
-    """The CPU time a process has used so far, in clock ticks (0 once it is gone)."""
+def _cpu_seconds(pid: int) -> float:
+    """The CPU time a process has used so far, user and system, in seconds (0 once it is gone)."""
     try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0
-    return int(fields[11]) + int(fields[12])  # utime + stime
+        times = psutil.Process(pid).cpu_times()
+    except psutil.Error:
+        return 0.0
+    return times.user + times.system
 
 
 # The kernels speak to Voila over local sockets, not TCP ports, where the system has them. A TCP kernel's ports are
@@ -483,7 +479,7 @@ def serve_until_stopped(start: Callable[[], subprocess.Popen], grace: float = 30
     shuts down are ignored, so a second Ctrl-C cannot cut the shutdown short. The signals are caught before Voila
     starts: a Ctrl-C as the link is printed stops Voila as soon as it has started.
     """
-    kernels: dict[int, str] = {}
+    kernels: list[psutil.Process] = []
     stopping: list[float] = []  # when the stop was asked for
     started: list[subprocess.Popen] = []
     told: list[bool] = []  # Voila has been told to stop
@@ -491,7 +487,7 @@ def serve_until_stopped(start: Callable[[], subprocess.Popen], grace: float = 30
     def tell() -> None:
         if started and stopping and not told:
             told.append(True)
-            kernels.update(kernel_processes(started[0].pid))
+            kernels.extend(kernel_processes(started[0].pid))
             started[0].send_signal(signal.SIGTERM)
 
     def stop(_signum: int, _frame: object) -> None:
@@ -524,50 +520,31 @@ def serve_until_stopped(start: Callable[[], subprocess.Popen], grace: float = 30
             signal.signal(sig, signal.SIG_IGN if stopping else handler)
 
 
-def kernel_processes(pid: int) -> dict[int, str]:
-    """The processes started by ``pid`` (its kernels): process id -> start time, read from /proc."""
-    table: dict[int, tuple[int, str]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            table[int(entry.name)] = (int(fields[1]), fields[19])
-    found: dict[int, str] = {}
-    queue = [pid]
-    while queue:
-        parent = queue.pop()
-        for child, (ppid, started) in table.items():
-            if ppid == parent and child not in found:
-                found[child] = started
-                queue.append(child)
-    return found
+def kernel_processes(pid: int) -> list[psutil.Process]:
+    """The processes started by ``pid`` (its kernels), and theirs ([] once it is gone)."""
+    try:
+        return psutil.Process(pid).children(recursive=True)
+    except psutil.Error:
+        return []
 
 
-def end_processes(processes: dict[int, str], grace: float = 5) -> None:
-    """End the processes that still run as the same process (same start time): SIGTERM, then SIGKILL."""
-
-    def running() -> list[int]:
-        alive = []
-        for pid, started in processes.items():
-            try:
-                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if fields[19] == started and fields[0] != "Z":
-                alive.append(pid)
-        return alive
-
+def end_processes(processes: list[psutil.Process], grace: float = 5) -> None:
+    """End the processes that still run: SIGTERM, then SIGKILL after ``grace`` seconds (psutil signals a process
+    only while its id still names the same process, never one that took a reused id)."""
     for sig in (signal.SIGTERM, signal.SIGKILL):
-        for pid in running():
+        for process in running(processes):
             try:
-                os.kill(pid, sig)
-            except ProcessLookupError:
+                process.send_signal(sig)
+            except psutil.Error:
                 pass
         deadline = time.monotonic() + grace
-        while running() and time.monotonic() < deadline:
+        while running(processes) and time.monotonic() < deadline:
             time.sleep(0.1)
+
+
+def running(processes: list[psutil.Process]) -> list[psutil.Process]:
+    """Those of ``processes`` still running as themselves (not gone, not a zombie, their id not reused)."""
+    return [process for process in processes if runs(process)]
 
 
 if __name__ == "__main__":

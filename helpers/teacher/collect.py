@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from helpers.teacher.files import read_without_links
 from helpers.teacher.names import shown
 
 USER_FIELD = "{user}"
@@ -213,13 +214,6 @@ def copy_all(collection: Collection, out: Path) -> list[Path]:
         writer.writerow(["learner", "source", "modified_utc", "bytes", "sha256"])
         writer.writerows(rows)
     return copies
-
-
-def read_without_links(path: Path) -> bytes:
-    """The file's bytes, refusing a file that became a symbolic link since it was found."""
-    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    with os.fdopen(descriptor, "rb") as file:
-        return file.read()
 
 
 def hub_users(url: str, token: str | None, opener=urllib.request.urlopen) -> list[str]:

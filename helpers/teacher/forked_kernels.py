@@ -39,6 +39,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+import psutil
 from jupyter_client.connect import KernelConnectionInfo
 from jupyter_client.provisioning import LocalProvisioner
 
@@ -77,6 +78,17 @@ def forkable(cmd: list[str], kwargs: dict[str, Any]) -> bool:
         return False
 
 
+def runs(process: psutil.Process | None) -> bool:
+    """True while a process runs as itself: not ended, not a zombie, its id not taken by another since."""
+    try:
+        return process is not None and process.is_running() and process.status() not in (
+            psutil.STATUS_ZOMBIE, psutil.STATUS_DEAD)
+    except psutil.NoSuchProcess:
+        return False
+    except psutil.Error:
+        return True  # not ours to look at, but there: it runs
+
+
 class ForkedProcess:
     """A kernel forked by the zygote, as Jupyter's provisioner sees a process (the zygote is its parent, and
     reaps it: this process can only ask whether it still runs)."""
@@ -86,19 +98,14 @@ class ForkedProcess:
 
     def __init__(self, pid: int):
         self.pid = pid
+        try:  # a psutil.Process remembers its start: an id reused later is never taken for this kernel
+            self._process: psutil.Process | None = psutil.Process(pid)
+        except psutil.NoSuchProcess:
+            self._process = None
 
     def poll(self) -> int | None:
-        if self.returncode is None:
-            try:
-                os.kill(self.pid, 0)
-                state = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-            except ProcessLookupError:
-                self.returncode = 0  # ended and reaped: its status went to the zygote
-            except OSError:
-                return None  # no /proc (macOS): kill(0) said it runs
-            else:
-                if state in ("Z", "X"):
-                    self.returncode = 0
+        if self.returncode is None and not runs(self._process):
+            self.returncode = 0  # ended and reaped: its status went to the zygote
         return self.returncode
 
     def wait(self, timeout: float | None = None) -> int:
@@ -112,10 +119,10 @@ class ForkedProcess:
         return self.returncode or 0
 
     def send_signal(self, signum: int) -> None:
-        if self.poll() is None:
+        if self.poll() is None and self._process is not None:
             try:
-                os.kill(self.pid, signum)
-            except ProcessLookupError:
+                self._process.send_signal(signum)
+            except psutil.NoSuchProcess:
                 pass
 
     def terminate(self) -> None:

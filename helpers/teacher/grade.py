@@ -49,6 +49,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from helpers._checks import close_names
 from helpers.teacher import sandbox as sb
 from helpers.teacher.names import shown
 from helpers.teacher.progress import Progress
@@ -557,15 +558,13 @@ def unknown_exercises(submissions: Sequence[Submission]) -> str:
 
 def unknown_message(found: dict[str, list[str]]) -> str:
     """'' for no unknown id, else the ids with the notebooks that use them, the nearest known id, what to pass."""
-    import difflib
-
     from helpers.exercises import REGISTRY
 
     if not found:
         return ""
     listed = []
     for exercise_id, names in sorted(found.items()):
-        close = difflib.get_close_matches(exercise_id, list(REGISTRY), n=1)
+        close = close_names(exercise_id, REGISTRY, most=1)
         nearest = f": did you mean {close[0]!r}?" if close else ""
         listed.append(f"{exercise_id} ({', '.join(sorted(set(names))[:3])}){nearest}")
     return (f"these notebooks use exercises the grader does not know: {'; '.join(listed)}. Your own exercise: pass "

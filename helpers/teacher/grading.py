@@ -42,6 +42,8 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+import psutil
+
 from helpers.exercises import REGISTRY
 from helpers.teacher import sandbox as sb
 from helpers.teacher.judging import AnswerKey, checked_ids, judge_notebook, unanswered
@@ -313,7 +315,7 @@ def _run_and_judge(state: Started, settings: Settings) -> None:
         problems.extend(stop_leftovers(marker, connection, before_shutdown=True))
 
     sources = [cell.source if cell.cell_type == "code" else "" for cell in state.notebook.cells]  # type: ignore[attr-defined]
-    also = None if settings.sandbox.bwrap else (lambda: sb.marked_processes(marker))  # bwrap keeps its orphans
+    also = None if settings.sandbox.bwrap else (lambda: [p.pid for p in sb.marked_processes(marker)])  # bwrap reaps
     net = wall_net(settings.timeout, settings.wall_timeout)
     budget = Budget(settings.timeout, net, cpu_meter(state.group, kernel.process.pid, also),
                     settings.disk_mb * 1024**2, sb.disk_meter(settings.sandbox, state.root, kernel.process.pid))
@@ -513,21 +515,21 @@ def seed_font_cache(session: Path) -> None:
 def stop_leftovers(marker: str, connection_file: str, before_shutdown: bool) -> list[Problem]:
     """Kill the notebook's marked processes (before shutdown: other than the kernel and bwrap); report them."""
     if before_shutdown:
-        pids = [pid for pid in sb.marked_processes(marker) if not sb.is_infrastructure(pid, connection_file)]
+        found = [p for p in sb.marked_processes(marker) if not sb.is_infrastructure(p, connection_file)]
     else:
-        pids = _outliving(marker, seconds=2.0)
-    shown = [sb.command_line(pid) or str(pid) for pid in pids]
-    sb.kill_processes(pids)
-    if not pids:
+        found = _outliving(marker, seconds=2.0)
+    shown = [sb.command_line(process) or str(process.pid) for process in found]
+    sb.kill_processes(found)
+    if not found:
         return []
     when = "when its cells had run" if before_shutdown else "after its kernel was shut down"
-    said = f"{len(pids)} process(es) still running {when}, killed: " + "; ".join(shown[:4])
+    said = f"{len(found)} process(es) still running {when}, killed: " + "; ".join(shown[:4])
     return [Problem("background-process", said)]
 
 
-def _outliving(marker: str, seconds: float) -> list[int]:
+def _outliving(marker: str, seconds: float) -> list[psutil.Process]:
     """The marked processes still there ``seconds`` after the kernel was killed (dying ones get the time)."""
     deadline = time.monotonic() + seconds
-    while (pids := sb.marked_processes(marker)) and time.monotonic() < deadline:
+    while (found := sb.marked_processes(marker)) and time.monotonic() < deadline:
         time.sleep(0.1)
-    return pids
+    return found

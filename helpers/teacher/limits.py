@@ -28,7 +28,6 @@ counted, so load never turns a right notebook into ``cpu-time``.
 from __future__ import annotations
 
 import os
-import signal
 import sys
 import time
 from collections.abc import Callable
@@ -103,14 +102,9 @@ def tmp_megabytes(limits: Limits, memory_mb: int, disk_mb: int | None = None) ->
 
 def running_tasks() -> int:
     """The processes and threads this user runs now (what RLIMIT_NPROC counts)."""
-    uid, count = os.getuid(), 0
-    for entry in Path("/proc").glob("[0-9]*"):
-        try:
-            if entry.stat().st_uid == uid:
-                count += len(os.listdir(entry / "task"))
-        except OSError:
-            continue
-    return count
+    uid = os.getuid()
+    return sum(process.info["num_threads"] or 0 for process in psutil.process_iter(["uids", "num_threads"])
+               if process.info["uids"] is not None and process.info["uids"].real == uid)
 
 
 @dataclass
@@ -196,8 +190,8 @@ class NotebookGroup:
         while (pids := self.pids()) and time.monotonic() < deadline:
             for pid in pids:
                 try:
-                    os.kill(pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
+                    psutil.Process(pid).kill()
+                except psutil.Error:  # gone, or not ours
                     pass
             time.sleep(0.05)
         for folder in dict.fromkeys(self.folders.values()):
@@ -283,7 +277,7 @@ def find_limits(mode: str = "auto", root: Path = CGROUP_ROOT) -> Limits:
 def own_groups() -> dict[str, str]:
     """Controller ('memory', 'pids', or '' for v2) -> this process's group, from /proc/self/cgroup."""
     found: dict[str, str] = {}
-    try:
+    try:  # psutil has no cgroup API: the kernel's own file
         lines = Path("/proc/self/cgroup").read_text().splitlines()
     except OSError:
         return found

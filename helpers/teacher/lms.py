@@ -29,13 +29,13 @@ lesson (0 without a hand-in), so nobody is left out.
 from __future__ import annotations
 
 import csv
-import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from helpers.exercises import REGISTRY
+from helpers.teacher.files import atomic_open
 from helpers.teacher.reports import class_gradebook, number, safe_text
 from helpers.teacher.results import Gradebook, NotebookResult, Row
 
@@ -147,10 +147,8 @@ def moodle_table(marks: LessonMarks) -> list[list[str]]:
 def write_table(path: Path, table: list[list[str]]) -> None:
     """A CSV in plain UTF-8 (what both imports read), written atomically; text a spreadsheet would take for a
     formula gets a ``'`` (:func:`helpers.teacher.reports.safe_text`)."""
-    temporary = path.with_name(path.name + ".part")
-    with temporary.open("w", newline="", encoding="utf-8") as handle:
+    with atomic_open(path, newline="") as handle:
         csv.writer(handle).writerows([safe_text(cell) for cell in row] for row in table)
-    os.replace(temporary, path)
 
 
 class CanvasCsv:

@@ -13,12 +13,12 @@ and counted; lines about exercise ids the grader does not know are reported
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from helpers._checks import close_names
 from helpers.teacher.results import Problem
 
 MAX_LOG_BYTES = 4 * 1024**2
@@ -68,7 +68,7 @@ def read_log_bytes(data: bytes, known: Collection[str], overflow: bool = False) 
 
 def did_you_mean(name: str, known: Collection[str]) -> str:
     """An unknown id with the nearest known one: "'teacher-new-mr3' (did you mean 'teacher-new-mrr'?)"."""
-    close = difflib.get_close_matches(name, list(known), n=1)
+    close = close_names(name, known, most=1)
     return f"{name!r} (did you mean {close[0]!r}?)" if close else repr(name)
 
 

@@ -42,7 +42,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import os
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -50,6 +49,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from helpers.teacher.files import atomic_open
 from helpers.teacher.records import Fields
 
 FORMAT = "ranking-metrics-assignment"
@@ -159,12 +159,9 @@ class Manifest:
 
     def write(self, path: Path) -> None:
         """Write the manifest (readable by its owner alone: it holds the variant seeds)."""
-        temporary = path.with_name(path.name + ".part")
-        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        with atomic_open(path, private=True) as handle:
             json.dump(self.to_json(), handle, indent=1, ensure_ascii=False)
             handle.write("\n")
-        os.replace(temporary, path)
 
     @classmethod
     def from_json(cls, data: dict) -> Manifest:

@@ -24,13 +24,13 @@ from pathlib import Path
 import nbformat
 from nbformat.v4 import new_markdown_cell
 
+from helpers.exercises.calls import check_calls
 from helpers.exercises.fresh import VARIANTS, Variant, draw
 from helpers.exercises.worked import Worked
 from helpers.teacher.names import has_control, shown
 
 SECRET_BYTES = 32
 ROSTER_FORMULA_START = ("=", "+", "-", "@")  # what a spreadsheet runs as a formula at the start of a cell
-CHECKED = re.compile(r"""^\s*check\(\s*["']([a-z0-9-]+)["']\s*,\s*answer\s*\)""", flags=re.M)
 ON_THE_LESSON = "This one is on the lesson's own numbers, not on your table."
 
 
@@ -159,9 +159,9 @@ def personalised(notebook: nbformat.NotebookNode, secret: bytes, learner: str) -
     from helpers.exercises import REGISTRY
 
     copy = nbformat.from_dict(notebook)
-    checks = [(index, CHECKED.search(cell.source)) for index, cell in enumerate(copy.cells)
+    checks = [(index, [c for c in check_calls(cell.source) if c.passes_answer]) for index, cell in enumerate(copy.cells)
               if cell.cell_type == "code" and index > 0 and "exercise" in cell.get("metadata", {}).get("tags", [])]
-    found = [(index, match.group(1)) for index, match in checks if match]
+    found = [(index, calls[0].exercise_id) for index, calls in checks if calls]
     if any(exercise_id in VARIANTS for _, exercise_id in found):
         for index, exercise_id in found:
             if exercise_id in VARIANTS:

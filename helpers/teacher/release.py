@@ -48,23 +48,22 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import nbformat
-from nbconvert.preprocessors import ClearOutputPreprocessor, TagRemovePreprocessor
+from nbconvert.preprocessors import ClearOutputPreprocessor
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from helpers.exercises import REGISTRY, Exercise, load_extra_exercises
+from helpers.exercises.calls import check_calls
 from helpers.exercises.questions import parameters_of
 from helpers.exercises.registry import EXTRA_EXERCISES_ENV, EXTRA_EXERCISES_FOLDER, AnyExercise
 from helpers.teacher import manifest as manifests
 from helpers.teacher.keyless import copy_keyless_helpers, keyless_pyproject
 from helpers.teacher.names import shown
 from helpers.teacher.per_learner import personalised, read_roster, read_secret, roster_id_problem
-from helpers.teacher.roles import role_of
+from helpers.teacher.roles import role_of, without_roles
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = PROJECT_ROOT / "notebooks"
 WRITTEN = ("notebooks", "exercises", "data", "helpers", "pyproject.toml", "requirements.txt", "README.md")
-CHECK_WITH = re.compile(r"""\bcheck\(\s*["']([a-z0-9-]+)["']\s*,\s*([^)]*)\)""")
-ANY_CHECK = re.compile(r"""\bcheck(?:_function)?\(\s*["']([a-z0-9-]+)["']""")
 SHOWS_SOLUTION = re.compile(r"^\s*(solution|reveal)\(", flags=re.M)
 ANSWER_TEMPLATE = "answer = None  # your answer: a number such as 0.123 (3/8 or 37.5% work too)\ncheck({id!r}, answer)"
 LEARNER_README = """# Ranking metrics by hand: your copy
@@ -122,28 +121,22 @@ def refuse_solutions(notebook: nbformat.NotebookNode, name: str) -> None:
         if cell.cell_type != "code" or role_of(cell) == "solution":
             continue
         where = f"{name}, cell {number}"
-        for exercise_id, argument in CHECK_WITH.findall(cell.source):
-            if argument.strip() != "answer":
-                raise ValueError(f"{where}: check({exercise_id!r}, {argument.strip()}) gives the answer away")
-        for exercise_id in ANY_CHECK.findall(cell.source):
-            if exercise_id not in REGISTRY:
-                raise ValueError(f"{where}: unknown exercise id {exercise_id!r}")
+        calls = check_calls(cell.source)
+        for call in calls:
+            if call.function == "check" and not call.passes_answer:
+                raise ValueError(f"{where}: check({call.exercise_id!r}, {call.argument}) gives the answer away")
+        for call in calls:
+            if call.exercise_id not in REGISTRY:
+                raise ValueError(f"{where}: unknown exercise id {call.exercise_id!r}")
             if role_of(cell) != "exercise":
                 raise ValueError(f"{where}: a check outside a cell tagged 'exercise'")
         if SHOWS_SOLUTION.search(cell.source):
             raise ValueError(f"{where}: calls solution() or reveal()")
 
 
-class RoleRemovePreprocessor(TagRemovePreprocessor):
-    """nbconvert's tag remover, deciding by the cell's role (:func:`role_of`, the one rule of every tool)."""
-
-    def check_cell_conditions(self, cell, resources, index):
-        return role_of(cell) not in self.remove_cell_tags
-
-
 def stripped(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """The notebook without its solution cells, outputs, execution counts and cell metadata beyond the tags."""
-    notebook, _ = RoleRemovePreprocessor(remove_cell_tags={"solution"}).preprocess(notebook, {})
+    notebook = without_roles(notebook, {"solution"})
     notebook, _ = ClearOutputPreprocessor().preprocess(notebook, {})
     for cell in notebook.cells:
         cell.metadata = {"tags": list(cell.metadata.get("tags", []))}

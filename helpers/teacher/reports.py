@@ -37,7 +37,6 @@ import hashlib
 import io
 import json
 import math
-import os
 import re
 import shutil
 import time
@@ -52,6 +51,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup
 
 from helpers.exercises import REGISTRY, exercises_of
+from helpers.teacher.files import atomic_open, atomic_path, temporary_for, write_text_atomic
 from helpers.teacher.manifest import canonical
 from helpers.teacher.names import shown
 from helpers.teacher.results import (
@@ -225,12 +225,10 @@ def safe_text(text: str) -> str:
 def write_csv(path: Path, header: list[str], rows: Iterable[list[str]]) -> None:
     """Write a CSV atomically (a temporary file, then renamed), UTF-8 with a byte-order mark; every cell
     :func:`safe_text`."""
-    temporary = path.with_name(path.name + ".part")
-    with temporary.open("w", newline="", encoding="utf-8-sig") as handle:
+    with atomic_open(path, newline="", encoding="utf-8-sig") as handle:
         writer = csv.writer(handle)
         writer.writerow(header)
         writer.writerows([safe_text(cell) for cell in row] for row in rows)
-    os.replace(temporary, path)
 
 
 class Exporter(Protocol):
@@ -266,8 +264,13 @@ class GradebookXlsx:
     def write(self, path: Path, book: Gradebook, results: Sequence[NotebookResult] = ()) -> None:
         import xlsxwriter
 
-        temporary = path.with_name(path.name + ".part")
-        workbook = xlsxwriter.Workbook(str(temporary), {"strings_to_formulas": False, "strings_to_numbers": False})
+        with atomic_path(path) as temporary:
+            self._fill(xlsxwriter.Workbook(str(temporary), {"strings_to_formulas": False,
+                                                            "strings_to_numbers": False}), book, results)
+
+    @staticmethod
+    def _fill(workbook, book: Gradebook, results: Sequence[NotebookResult]) -> None:
+        """Every cell of the gradebook into an open xlsxwriter workbook, then close it (the file is written)."""
         workbook.set_properties({"created": graded_when(results) or datetime(2000, 1, 1, tzinfo=UTC)})
         sheet = workbook.add_worksheet("gradebook")
         columns = book.columns
@@ -281,7 +284,6 @@ class GradebookXlsx:
                 elif value is not None:
                     sheet.write_number(line, place, float(value))
         workbook.close()
-        os.replace(temporary, path)
 
 
 def exporters() -> list[Exporter]:
@@ -665,7 +667,7 @@ class OutputFolder:
             watch.ignored.append((out / RESULTS).resolve())
             watch.ignored.append((out / FEEDBACK).resolve())
             for name in (*TABLES, CLASS_REPORT):
-                watch.own |= {(out / name).resolve(), (out / f"{name}.part").resolve()}
+                watch.own |= {(out / name).resolve(), temporary_for(out / name).resolve()}
 
     @property
     def files(self) -> list[str]:
@@ -794,6 +796,4 @@ def _percent(share: float) -> str:
 
 
 def _write_text(path: Path, text: str) -> None:
-    temporary = path.with_name(path.name + ".part")
-    temporary.write_text(text, encoding="utf-8")
-    os.replace(temporary, path)
+    write_text_atomic(path, text)

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
+from helpers.teacher.files import write_text_atomic
 from helpers.teacher.records import Fields
 
 # problem code -> what it means, in words a learner can read in the feedback
@@ -151,10 +151,7 @@ def result_file(notebook: str) -> str:
 def write_result(folder: Path, result: NotebookResult) -> Path:
     """Save a record atomically (a temporary file, then renamed): a crash leaves the old one or the new one."""
     path = folder / result_file(result.notebook)
-    temporary = path.with_name(f".{path.name}.part")
-    temporary.write_text(result.to_json(), encoding="utf-8")
-    os.replace(temporary, path)
-    return path
+    return write_text_atomic(path, result.to_json())
 
 
 def read_result(path: Path) -> NotebookResult | None:

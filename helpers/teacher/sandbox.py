@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -31,6 +30,8 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+
+import psutil
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 MARKER_ENV = "HELPERS_GRADED_RUN"  # every process a graded notebook starts inherits it
@@ -284,43 +285,38 @@ def try_bwrap(bwrap: str) -> str:
 # --- processes ---------------------------------------------------------------------------
 
 
-def marked_processes(marker: str, prefix: bool = False) -> list[int]:
-    """Pids of the processes whose environment holds ``MARKER_ENV=<marker>`` (``prefix``: a value starting so)."""
-    wanted = f"{MARKER_ENV}={marker}".encode()
+def marked_processes(marker: str, prefix: bool = False) -> list[psutil.Process]:
+    """The processes whose environment holds ``MARKER_ENV=<marker>`` (``prefix``: a value starting so), by pid."""
     found = []
-    for entry in Path("/proc").glob("[0-9]*"):
-        try:
-            environ = (entry / "environ").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if any(item.startswith(wanted) if prefix else item == wanted for item in environ):
-            found.append(int(entry.name))
-    return sorted(pid for pid in found if pid != os.getpid())
+    for process in psutil.process_iter(["environ"]):
+        value = (process.info["environ"] or {}).get(MARKER_ENV)  # None: gone, or not ours to read
+        if value is not None and (value.startswith(marker) if prefix else value == marker):
+            found.append(process)
+    return sorted((process for process in found if process.pid != os.getpid()), key=lambda process: process.pid)
 
 
-def command_line(pid: int) -> str:
+def command_line(process: psutil.Process) -> str:
     """A process's command line, short, for a report ('' when it is gone)."""
     try:
-        parts = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-    except OSError:
+        text = " ".join(part for part in process.cmdline() if part)
+    except psutil.Error:
         return ""
-    text = " ".join(part.decode("utf-8", "replace") for part in parts if part)
     return text if len(text) <= 120 else text[:117] + "..."
 
 
-def is_infrastructure(pid: int, connection_file: str) -> bool:
+def is_infrastructure(process: psutil.Process, connection_file: str) -> bool:
     """True for the kernel itself, bwrap, and the limits launcher: the grader's own processes."""
-    text = command_line(pid)
+    text = command_line(process)
     program = text.split(" ", 1)[0]
     return Path(program).name == "bwrap" or (connection_file in text and "ipykernel" in text)
 
 
-def kill_processes(pids: Iterable[int]) -> None:
-    """SIGKILL each process (gone already: fine)."""
-    for pid in pids:
+def kill_processes(processes: Iterable[psutil.Process]) -> None:
+    """SIGKILL each process (gone already, or its id taken by another process since: psutil sends nothing)."""
+    for process in processes:
         try:
-            os.kill(pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
+            process.kill()
+        except psutil.Error:
             pass
 
 
@@ -347,8 +343,6 @@ def folder_bytes(folder: Path, budget: int) -> int:
 
 def sandbox_inside(pid: int) -> int | None:
     """The first process of the bubblewrap sandbox started as ``pid`` (its root is the sandbox's), or None."""
-    import psutil
-
     try:
         return next((child.pid for child in psutil.Process(pid).children()), None)
     except psutil.Error:
@@ -360,6 +354,7 @@ def sandbox_tmp_bytes(inside: int | None) -> int:
     if inside is None:
         return 0
     try:
+        # the sandbox's own /tmp, seen through its root: psutil has no view of another process's mounts
         found = os.statvfs(f"/proc/{inside}/root{SANDBOX_TMP}")
     except OSError:
         return 0

@@ -35,12 +35,12 @@ whole class would have written (the records' times aside).
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from helpers.teacher.files import write_text_atomic
 from helpers.teacher.records import Fields
 from helpers.teacher.results import NotebookResult, read_result, result_file
 
@@ -96,9 +96,7 @@ class ShardRecord:
     def write(self, folder: Path) -> None:
         """Write shard.json into the shard's folder, atomically."""
         path = folder / SHARD_FILE
-        temporary = path.with_name(f".{path.name}.part")
-        temporary.write_text(json.dumps(self.to_json(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-        os.replace(temporary, path)
+        write_text_atomic(path, json.dumps(self.to_json(), indent=1, ensure_ascii=False) + "\n")
 
     @classmethod
     def read(cls, folder: Path) -> ShardRecord:

@@ -31,13 +31,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from helpers.exercises import REGISTRY
+from helpers.exercises.calls import ids_checked
+from helpers.teacher.files import open_plain
 
 if TYPE_CHECKING:  # nbformat itself is imported when first needed: it takes seconds (jsonschema)
     from nbformat import NotebookNode
 
 MAX_HAND_IN_BYTES = 50 * 1024**2  # a lesson's notebook is well under 1 MB
 MAX_CELLS = 5000  # a lesson has about 60
-CHECK_CALL = re.compile(r"""\bcheck(?:_function)?\(\s*["']([a-z0-9-]+)["']""")
 LESSON_IN_NAME = re.compile(r"^(\d{2})(?:[_\- .]|$)")
 
 
@@ -113,13 +114,11 @@ def read_submissions(folder: Path) -> list[Submission]:
 def read_hand_in(path: Path, learner: str, notebook: str) -> Submission:
     """A plain file's hand-in, sized first: over :data:`MAX_HAND_IN_BYTES` only its digest is taken."""
     try:
-        handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        file = open_plain(path)
     except OSError:
         return Submission(path, learner, notebook, b"")
-    with os.fdopen(handle, "rb") as file:
+    with file:
         status = os.fstat(file.fileno())
-        if not stat.S_ISREG(status.st_mode):
-            return Submission(path, learner, notebook, b"")
         if status.st_size > MAX_HAND_IN_BYTES:
             digest = hashlib.sha256()
             while chunk := file.read(1024**2):
@@ -160,14 +159,11 @@ def read_plain(path: Path) -> bytes:
     """The bytes of a plain file, opened without following a link (a file swapped for one since is refused);
     b'' past :data:`MAX_HAND_IN_BYTES`, unread (as :func:`read_hand_in` keeps such a hand-in)."""
     try:
-        handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        file = open_plain(path)
     except OSError:
         return b""
-    with os.fdopen(handle, "rb") as file:
-        status = os.fstat(file.fileno())
-        if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_HAND_IN_BYTES:
-            return b""
-        return file.read()
+    with file:
+        return b"" if os.fstat(file.fileno()).st_size > MAX_HAND_IN_BYTES else file.read()
 
 
 def read_notebook(data: bytes, warned: list[str] | None = None) -> NotebookNode:
@@ -222,7 +218,7 @@ def peek_notebook(data: bytes) -> NotebookNode | None:
 
 def checked_ids(notebook: NotebookNode) -> list[str]:
     """The exercise ids its code cells pass to check / check_function, in order."""
-    return [match for cell in notebook.cells if cell.cell_type == "code" for match in CHECK_CALL.findall(cell.source)]
+    return [found for cell in notebook.cells if cell.cell_type == "code" for found in ids_checked(cell.source)]
 
 
 def lessons_of(notebook: NotebookNode, name: str) -> list[str]:

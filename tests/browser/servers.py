@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
+import psutil
 
 from tests import processes
 
@@ -247,35 +248,36 @@ def wait_for_preheat(server: Server, times: int = 1, timeout: float = 180) -> No
     wait_until(server, lambda: kernels_quiet(server), "its kernels to finish running the lesson", timeout=timeout)
 
 
-def cpu_ticks(pid: int) -> int:
-    """The CPU time a process has used so far, in clock ticks (0 once it is gone)."""
+def cpu_seconds(pid: int) -> float:
+    """The CPU time a process has used so far, user and system, in seconds (0 once it is gone)."""
     try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0
-    return int(fields[11]) + int(fields[12])  # utime + stime
+        times = psutil.Process(pid).cpu_times()
+    except psutil.Error:
+        return 0.0
+    return times.user + times.system
 
 
 def kernels_quiet(server: Server, seconds: float = 0.5) -> bool:
     """True if no kernel of the server used more than 2 % of a core over ``seconds``."""
-    before = {pid: cpu_ticks(pid) for pid in kernels(server)}
+    before = {pid: cpu_seconds(pid) for pid in kernels(server)}
     time.sleep(seconds)
-    limit = 0.02 * seconds * os.sysconf("SC_CLK_TCK")
-    return all(cpu_ticks(pid) - used <= limit for pid, used in before.items())
+    return all(cpu_seconds(pid) - used <= 0.02 * seconds for pid, used in before.items())
 
 
 def kernels(server: Server) -> dict[int, int]:
-    """The server's running kernels: process id -> resident memory in KiB (from /proc)."""
+    """The server's running kernels: process id -> resident memory in KiB."""
+    return kernels_below(server.process.pid)
+
+
+def kernels_below(pid: int) -> dict[int, int]:
+    """The kernels started, directly or not, by ``pid``: process id -> resident memory in KiB."""
     found = {}
-    for pid in descendants(server.process.pid):
+    for process in descendants(pid):
         try:
-            command = Path(f"/proc/{pid}/cmdline").read_bytes()
-            status = Path(f"/proc/{pid}/status").read_text()
-        except OSError:
+            if "ipykernel_launcher" in " ".join(process.cmdline()):
+                found[process.pid] = process.memory_info().rss // 1024
+        except psutil.Error:
             continue
-        if b"ipykernel_launcher" in command:
-            rss = [line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:")]
-            found[pid] = int(rss[0]) if rss else 0
     return found
 
 
@@ -305,40 +307,24 @@ def wait_until(server: Server, ready, what: str, timeout: float = 90) -> None:
     raise TimeoutError(f"{server.name} did not get ready ({what}) in {timeout:.0f} s:\n{server.log_tail()}")
 
 
-def process_table() -> dict[int, tuple[int, str, str]]:
-    """pid -> (parent pid, state, start time) of every process, read from /proc."""
-    table = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            table[int(entry.name)] = (int(fields[1]), fields[0], fields[19])
-    return table
+def descendants(pid: int) -> list[psutil.Process]:
+    """Every process started, directly or not, by ``pid`` (a psutil.Process knows its start: a reused id is not it)."""
+    try:
+        return psutil.Process(pid).children(recursive=True)
+    except psutil.Error:
+        return []
 
 
-def descendants(pid: int) -> dict[int, str]:
-    """Every process started, directly or not, by ``pid``: its id and start time (to recognise it later)."""
-    table = process_table()
-    children: dict[int, list[int]] = {}
-    for child, (parent, _, _) in table.items():
-        children.setdefault(parent, []).append(child)
-    found, queue = {}, [pid]
-    while queue:
-        for child in children.get(queue.pop(), []):
-            if child not in found:
-                found[child] = table[child][2]
-                queue.append(child)
-    return found
-
-
-def still_running(processes: dict[int, str]) -> list[int]:
-    """The ids among ``processes`` that still run as the same process (same start time, not a zombie)."""
-    table = process_table()
-    return [
-        pid for pid, started in processes.items() if pid in table and table[pid][2] == started and table[pid][1] != "Z"
-    ]
+def still_running(processes: list[psutil.Process]) -> list[psutil.Process]:
+    """Those of ``processes`` that still run as the same process (not gone, not a zombie, the id not reused)."""
+    alive = []
+    for process in processes:
+        try:
+            if process.is_running() and process.status() != psutil.STATUS_ZOMBIE:
+                alive.append(process)
+        except psutil.Error:
+            continue
+    return alive
 
 
 def stop(server: Server, grace: float = 10) -> None:
@@ -362,10 +348,10 @@ def stop(server: Server, grace: float = 10) -> None:
     deadline = time.monotonic() + grace
     while still_running(children) and time.monotonic() < deadline:
         time.sleep(0.2)
-    for pid in still_running(children):
+    for child in still_running(children):
         try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
+            child.kill()
+        except psutil.Error:
             pass
     if server.mark:  # a kernel whose parent had gone before the stop: found by its mark
         processes.end(processes.running(server.mark))
