@@ -164,6 +164,7 @@ def diagnose(exercise: Exercise, given: Answer, worked: Worked) -> CheckResult:
     singles = distinct_slips(exercise, worked)
     if verdict is NumberVerdict.WRONG:  # far from the key: two slips at once (never near the key's digits)
         slips = combined.matching_pairs(given, worked, singles, exercise.decimals, exercise.min_decimals)
+        slips = slips or combined.padded_slips(given, singles, exercise.decimals)
         if slips:
             return _slip_result(exercise, given, slips)
     fewest = exercise.decimals if exercise.min_decimals is None else exercise.min_decimals

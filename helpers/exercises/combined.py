@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from helpers.exercises.answers import Answer, NumberVerdict, judge_number, matches, truncated
+from helpers.exercises.answers import Answer, NumberVerdict, correctly_rounded, judge_number, matches, truncated
 from helpers.exercises.worked import Slip, Worked
 from helpers.slips import CATALOGUE
 
@@ -130,21 +130,24 @@ def pairs(worked: Worked, singles: Sequence[Slip], decimals: int) -> list[Candid
 def matching_pairs(
     given: Answer, worked: Worked, singles: Sequence[Slip], decimals: int, fewest: int | None
 ) -> list[tuple[str, ...]]:
-    """The pairs of slips whose number the answer gives (none when more than three would be named)."""
+    """The pairs of slips whose number the answer gives (several where formula slips give the same number)."""
     candidates = pairs(worked, singles, decimals)
     for exact in (True, False):
         found = list(dict.fromkeys(c.codes for c in candidates if hits(given, c, decimals, fewest, exact)))
         if found:
-            return found if len(found) <= 3 else []
+            return found
     return []
 
 
-def near_band(worked: Worked, decimals: int) -> float:
-    """How far rounding early moves this problem's own answer, between 1 and 5 units of the last decimal (0: never)."""
-    moved = [abs(value - worked.value) for codes, value in worked.slips
-             if codes == ("rounded-early",) and math.isfinite(value)]
-    unit = 10.0**-decimals
-    return min(max(max(moved), unit), NEAR_BAND_UNITS * unit) if moved else 0.0
+def near_band(worked: Worked, decimals: int, value: float) -> float:
+    """How far rounding early moves a slip's value: as far, relative to its size, as it moves this problem's
+    own answer; between 1 and 5 units of the last decimal asked (times its size), 0 where nothing is rounded."""
+    moved = [abs(slipped - worked.value) for codes, slipped in worked.slips
+             if codes == ("rounded-early",) and math.isfinite(slipped)]
+    if not moved or not worked.value:
+        return 0.0
+    scale, unit = max(1.0, abs(value / worked.value)), 10.0**-decimals
+    return min(max(max(moved) * scale, unit), NEAR_BAND_UNITS * unit * scale)
 
 
 def near_slips(given: Answer, worked: Worked, singles: Sequence[Slip], decimals: int) -> list[tuple[str, ...]]:
@@ -153,15 +156,28 @@ def near_slips(given: Answer, worked: Worked, singles: Sequence[Slip], decimals:
     None when the problem has no rounding early, when the answer is that near the right value too, or when
     two slips with different values are that near.
     """
-    band = near_band(worked, decimals)
-    if not band or given.undefined or abs(given.value - worked.value) <= band + 1e-12:
+    if given.undefined or abs(given.value - worked.value) <= near_band(worked, decimals, worked.value) + 1e-12:
         return []
     near = [(codes, value) for codes, value in singles
             if math.isfinite(value) and not (WRITING | {"rounded-early"}) & set(codes)
-            and abs(given.value - value) <= band + 1e-12]
+            and abs(given.value - value) <= near_band(worked, decimals, value) + 1e-12]
     if len({_shown(value, decimals) for _, value in near}) != 1:
         return []
     return list(dict.fromkeys((*codes, "rounded-early") for codes, _ in near))
+
+
+def padded_slips(given: Answer, singles: Sequence[Slip], decimals: int) -> list[tuple[str, ...]]:
+    """The formula slips whose value, rounded to fewer decimals, the answer writes with zeros after it ("0.560")."""
+    if given.typed == "number" or given.decimals is None or not isinstance(given.number, Decimal):
+        return []
+    found = []
+    for places in range(1, min(given.decimals, decimals)):
+        kept = given.number.quantize(Decimal(1).scaleb(-places))
+        if kept != given.number:
+            continue
+        found += [(*codes, "zeros-added") for codes, value in singles
+                  if math.isfinite(value) and not WRITING & set(codes) and kept in correctly_rounded(value, places)]
+    return list(dict.fromkeys(found))
 
 
 def zeros_added(given: Answer, expected: float, fewest: int) -> bool:
