@@ -23,7 +23,7 @@ from scipy import stats
 
 from helpers import metrics as m
 from helpers.data import load_example, rank_by_score
-from helpers.exercises import REGISTRY, Verdict, check
+from helpers.exercises import REGISTRY, Verdict, Worked, check, judge
 from helpers.exercises.checking import distinct_slips
 from helpers.exercises.lessons import lesson08, lesson09
 from helpers.exercises.registry import Exercise
@@ -180,8 +180,14 @@ def writings(value: float, places: int, share: bool) -> list[tuple[str, str]]:
     return found
 
 
+@cache
+def worked_of(exercise_id: str) -> Worked:
+    return REGISTRY[exercise_id].worked()
+
+
+@cache
 def worked_by_hand(exercise: Exercise) -> tuple[float, list[tuple[str, float]]]:
-    worked = exercise.worked()
+    worked = worked_of(exercise.id)
     if worked.topic:
         return by_hand(worked.topic, worked.inputs)
     return by_hand_of_library(exercise.id)
@@ -189,7 +195,7 @@ def worked_by_hand(exercise: Exercise) -> tuple[float, list[tuple[str, float]]]:
 
 def cases(exercise: Exercise) -> list[tuple[str, tuple[str, ...]]]:
     """(the learner's answer, the slips it was made with) for one exercise, each distinct from the right answer."""
-    worked, places = exercise.worked(), exercise.decimals
+    worked, places = worked_of(exercise.id), exercise.decimals
     right, slips = worked_by_hand(exercise)
     assert math.isclose(right, worked.value, rel_tol=1e-9, abs_tol=1e-12), (exercise.id, right, worked.value)
     share = worked.topic in SHARES
@@ -236,8 +242,8 @@ def exercises() -> list[Exercise]:
 def named_truly(exercise: Exercise, text: str, codes: tuple[str, ...]) -> bool:
     """The answer is judged wrong, the slips it was made with are named together (or the same formula slip with
     an equally true slip of rounding), and the key is not shown."""
-    result = check(exercise.id, text)
-    shown = f"{exercise.worked().value:.{exercise.decimals}f}"
+    result = judge(exercise, text, worked_of(exercise.id))  # check, without working the exercise out each time
+    shown = f"{worked_of(exercise.id).value:.{exercise.decimals}f}"
     slips = dict(worked_by_hand(exercise)[1])
     named = any(set(codes) <= set(group) or also_true(text, codes, group, slips, exercise.decimals)
                 for group in result.slip_groups)
@@ -254,7 +260,7 @@ def trial() -> tuple[Counter, Counter, tuple[str, ...]]:
             if named_truly(exercise, text, codes):
                 named[exercise.lesson] += 1
             else:
-                result = check(exercise.id, text)
+                result = judge(exercise, text, worked_of(exercise.id))
                 missed.append(f"{exercise.id}: {'+'.join(codes)} {text} -> {result.verdict.name} {result.message[:90]}")
     return made, named, tuple(missed)
 
