@@ -148,8 +148,9 @@ def judge(exercise: Exercise, answer: Any, worked: Worked) -> CheckResult:
 
 
 def diagnose(exercise: Exercise, given: Answer, worked: Worked) -> CheckResult:
-    """Right; a slip (at the asked precision, or its exact value with the trailing zeros left off); too few
-    decimals, in the same words whatever the digits; truncated; close; wrong."""
+    """Right; a slip (at the asked precision, or its exact value with the trailing zeros left off); far from the
+    key, two slips at once (:mod:`~helpers.exercises.combined`); zeros added after a right rounding; too few
+    decimals, in the same words whatever the digits; truncated; close; a slip's value rounded early; wrong."""
     expected, decimals, fewest = worked.value, exercise.decimals, exercise.min_decimals
     if not math.isfinite(expected) or given.undefined:
         return _undefined(exercise, given, worked)
@@ -162,17 +163,14 @@ def diagnose(exercise: Exercise, given: Answer, worked: Worked) -> CheckResult:
             slips = [*slips, ("digits-cut-off",)]
         return _slip_result(exercise, given, slips)
     singles = distinct_slips(exercise, worked)
-    if verdict is NumberVerdict.WRONG:  # far from the key: two slips at once (never near the key's digits)
+    # two slips at once, far from the key (never near its digits); a short answer whatever its digits, as above
+    if verdict in (NumberVerdict.WRONG, NumberVerdict.TOO_FEW_DECIMALS):
         slips = combined.matching_pairs(given, worked, singles, exercise.decimals, exercise.min_decimals)
         slips = slips or combined.padded_slips(given, singles, exercise.decimals)
         if slips:
             return _slip_result(exercise, given, slips)
-    fewest = exercise.decimals if exercise.min_decimals is None else exercise.min_decimals
-    if combined.zeros_added(given, expected, fewest):
-        message = (f"{given.quoted} has zeros written after a rounded answer: give {exercise.precision}; a 0 past "
-                   "them says that digit of the value is 0.")
-        return CheckResult(exercise.id, Verdict.CLOSE, message, given.text, ("zeros-added",),
-                           slip_groups=(("zeros-added",),))
+    if combined.zeros_added(given, expected, exercise.decimals if fewest is None else fewest):
+        return _zeros_added(exercise, given)
     if too_short(given, exercise):
         # whatever its digits (a rounding of the key or not), the same words: a short answer reveals nothing
         message = f"{given.quoted} has fewer decimals than this exercise asks for: give {exercise.precision}."
@@ -194,6 +192,14 @@ def diagnose(exercise: Exercise, given: Answer, worked: Worked) -> CheckResult:
     return CheckResult(
         exercise.id, Verdict.WRONG, f"{given.quoted} is not right yet. hint('{exercise.id}') gives a nudge.", given.text
     )
+
+
+def _zeros_added(exercise: Exercise, given: Answer) -> CheckResult:
+    """A right rounding with zeros written after it: they claim digits the value does not have."""
+    message = (f"{given.quoted} has zeros written after a rounded answer: give {exercise.precision}; a 0 past "
+               "them says that digit of the value is 0.")
+    return CheckResult(exercise.id, Verdict.CLOSE, message, given.text, ("zeros-added",),
+                       slip_groups=(("zeros-added",),))
 
 
 def too_short(given: Answer, exercise: Exercise) -> bool:
