@@ -262,7 +262,10 @@ TWISTS: dict[str, list[dict]] = {
     "dcg-for-cg": [{"as": "dcg"}],
 }
 # slips read off the answer itself, whatever the measure
-ON_THE_ANSWER = {"digits-cut-off", "percent-without-sign", "a-minus-b", "one-side-of-a-gap"}
+ON_THE_ANSWER = {
+    "digits-cut-off", "percent-without-sign", "a-minus-b", "one-side-of-a-gap", "decimal-point-shifted",
+    "one-minus-the-answer",
+}
 # twists that only make sense for one form of the question (the slip's own condition)
 APPLIES_WHEN = {
     "retrieved-only-ideal": lambda topic, inputs: inputs.get("ideal", "judged") == "judged",
@@ -306,6 +309,10 @@ def slip_values(code, topic, inputs, right, places):
         return [100 * right]
     if code == "a-minus-b":
         return [-right]
+    if code == "decimal-point-shifted":
+        return [10 * right, right / 10] if places else []
+    if code == "one-minus-the-answer":
+        return [1 - right]
     parts = sides(topic, inputs)
     if code in GAIN_SLIPS and len({i.get("gain") for _, i in parts}) > 1:
         return []  # a gap between the two gains: the gain is what the question is about
@@ -349,7 +356,8 @@ def sweep(seeds) -> tuple[Counter, Counter, list[str]]:
         seen: set[str] = set()
         for code in applicable(measure, kind):
             for wrong in slip_values(code, worked.topic, worked.inputs, right, places):
-                answer = f"{wrong:.{places}f}" if math.isfinite(wrong) else ""
+                digits = places + (code == "decimal-point-shifted" and abs(wrong) < abs(right))  # 0.0550 for 0.550
+                answer = f"{wrong:.{digits}f}" if math.isfinite(wrong) else ""
                 if not answer or answer == shown_right or (code, answer) in seen:
                     continue  # the slip cannot be told from the right answer here
                 seen.add((code, answer))

@@ -28,7 +28,7 @@ from typing import Any
 
 import pandas as pd
 
-from helpers.exercises import checklog, record
+from helpers.exercises import checklog, combined, record
 from helpers.exercises._display import AMBER, GREEN, GREY, RED, verdict_html
 from helpers.exercises.answers import (
     Answer,
@@ -156,8 +156,9 @@ def judge(exercise: Exercise, answer: Any, worked: Worked) -> CheckResult:
 
 
 def diagnose(exercise: Exercise, given: Answer, worked: Worked) -> CheckResult:
-    """Right; a slip (at the asked precision, or its exact value with the trailing zeros left off); too few
-    decimals, in the same words whatever the digits; truncated; close; wrong."""
+    """Right; a slip (at the asked precision, or its exact value with the trailing zeros left off); far from the
+    key, two slips at once (:mod:`~helpers.exercises.combined`); zeros added after a right rounding; too few
+    decimals, in the same words whatever the digits; truncated; close; a slip's value rounded early; wrong."""
     expected, decimals, fewest = worked.value, exercise.decimals, exercise.min_decimals
     if not math.isfinite(expected) or given.undefined:
         return _undefined(exercise, given, worked)
@@ -169,6 +170,15 @@ def diagnose(exercise: Exercise, given: Answer, worked: Worked) -> CheckResult:
         if verdict is NumberVerdict.TRUNCATED:  # the truncated key is also a slip's value: name both
             slips = [*slips, ("digits-cut-off",)]
         return _slip_result(exercise, given, slips)
+    singles = distinct_slips(exercise, worked)
+    # two slips at once, far from the key (never near its digits); a short answer whatever its digits, as above
+    if verdict in (NumberVerdict.WRONG, NumberVerdict.TOO_FEW_DECIMALS):
+        slips = combined.matching_pairs(given, worked, singles, exercise.decimals, exercise.min_decimals)
+        slips = slips or combined.padded_slips(given, singles, exercise.decimals)
+        if slips:
+            return _slip_result(exercise, given, slips)
+    if combined.zeros_added(given, expected, exercise.decimals if fewest is None else fewest):
+        return _zeros_added(exercise, given)
     if too_short(given, exercise):
         # whatever its digits (a rounding of the key or not), the same words: a short answer reveals nothing
         message = f"{given.quoted} has fewer decimals than this exercise asks for: give {exercise.precision}."
@@ -184,9 +194,20 @@ def diagnose(exercise: Exercise, given: Answer, worked: Worked) -> CheckResult:
             "only the final answer, to the nearest value (5 or more rounds up)."
         )
         return CheckResult(exercise.id, Verdict.CLOSE, message, given.text)
+    near = combined.near_slips(given, worked, singles, exercise.decimals)
+    if near:
+        return _slip_result(exercise, given, near, near=True)
     return CheckResult(
         exercise.id, Verdict.WRONG, f"{given.quoted} is not right yet. hint('{exercise.id}') gives a nudge.", given.text
     )
+
+
+def _zeros_added(exercise: Exercise, given: Answer) -> CheckResult:
+    """A right rounding with zeros written after it: they claim digits the value does not have."""
+    message = (f"{given.quoted} has zeros written after a rounded answer: give {exercise.precision}; a 0 past "
+               "them says that digit of the value is 0.")
+    return CheckResult(exercise.id, Verdict.CLOSE, message, given.text, ("zeros-added",),
+                       slip_groups=(("zeros-added",),))
 
 
 def too_short(given: Answer, exercise: Exercise) -> bool:
@@ -212,10 +233,13 @@ def _undefined(exercise: Exercise, given: Answer, worked: Worked) -> CheckResult
     return CheckResult(exercise.id, Verdict.WRONG, f"{given.quoted} is not right yet.", given.text)
 
 
-def _slip_result(exercise: Exercise, given: Answer, slips: list[tuple[str, ...]]) -> CheckResult:
-    """The answer is what these slips give: each named, kept apart (``slip_groups``), and their codes together."""
+def _slip_result(
+    exercise: Exercise, given: Answer, slips: list[tuple[str, ...]], near: bool = False
+) -> CheckResult:
+    """The answer is what these slips give (``near``: off in the last digits of it), each named, kept apart
+    (``slip_groups``), and their codes together."""
     codes = tuple(dict.fromkeys(code for group in slips for code in group))
-    message = slip_message(given, slips)
+    message = slip_message(given, slips, near)
     return CheckResult(exercise.id, Verdict.SLIP, message, given.text, codes, slip_groups=tuple(slips))
 
 
@@ -242,9 +266,7 @@ def distinct_slips(exercise: Exercise, worked: Worked) -> list[Slip]:
             return math.isfinite(value) == math.isfinite(target)
         return matches(read_answer(f"{value:.{exercise.decimals}f}"), target, exercise.decimals)
 
-    slips = list(worked.slips)
-    if math.isfinite(expected) and expected != 0:
-        slips.append((("percent-without-sign",), 100 * expected))  # 12.5 written for 0.125
+    slips = [*worked.slips, *combined.writing_slips(worked, exercise.decimals)]  # 12.5 written for 0.125, ...
     distinct = [(codes, value) for codes, value in slips if not same(value, expected)]
     return [
         (codes, value)
@@ -260,26 +282,25 @@ def matching_slips(exercise: Exercise, given: Answer, worked: Worked, exact: boo
     for codes, value in distinct_slips(exercise, worked):
         if not math.isfinite(value):
             continue
-        decimals, fewest = exercise.decimals, exercise.min_decimals
-        if codes == ("percent-without-sign",):  # 12.5 for 0.125: a percentage has two decimals fewer
-            decimals, fewest = max(decimals - 2, 0), None if fewest is None else max(fewest - 2, 0)
-        if exact:
-            hit = judge_number(given, value, decimals, fewest) is NumberVerdict.RIGHT
-        else:
-            hit = matches(given, value, decimals, fewest)
-        if hit:
+        # 12.5 for 0.125: a percentage has two decimals fewer, the point moved right one fewer
+        candidate = combined.Candidate(codes, value, combined.written_shift(codes, value, worked.value))
+        if combined.hits(given, candidate, exercise.decimals, exercise.min_decimals, exact):
             found.append(codes)
     return list(dict.fromkeys(found))
 
 
-def slip_message(given: Answer, slips: list[tuple[str, ...]]) -> str:
-    """Name the slip(s) an answer matches and how to fix each."""
+def slip_message(given: Answer, slips: list[tuple[str, ...]], near: bool = False) -> str:
+    """Name the slip(s) an answer matches and how to fix each (``near``: it is off in the last digits of theirs)."""
 
     def explain(codes: tuple[str, ...]) -> str:
         parts = [describe_slip(code) for code in codes]
         title = " together with ".join(part.title for part in parts)
         return f"{title}. Fix: {' '.join(part.fix for part in parts)}"
 
+    if near:
+        listed = " Or: ".join(explain(codes) for codes in slips)
+        return (f"Not right: {given.quoted} is off only in its last digits from what this slip gives, as a step "
+                f"rounded early (or the last digit rounded the other way) leaves it: {listed}")
     if len(slips) == 1:
         return f"Not right: {given.quoted} is what you get with this slip: {explain(slips[0])}"
     listed = " Or: ".join(f"({number}) {explain(codes)}" for number, codes in enumerate(slips, start=1))

@@ -391,6 +391,7 @@ def worked_ndcg(
     other: Gain = "exponential" if gain == "linear" else "linear"
     swap = "exponential-for-linear" if gain == "linear" else "linear-for-exponential"
     slips.append(((swap,), _or_nan(m.ndcg, grades, k, ideal=ideal_grades, gain=other)))
+    slips.append(((swap, "dcg-for-ndcg"), m.dcg(grades, k, other)))  # DCG given, with the other gain too
     slips += [  # two slips at once: the other gain with no discount, or with the rank as the discount
         ((swap, "no-discount"), normalised(lambda g, gn: graded_slips.dcg_no_discount(g, k, gn), other)),
         ((swap, "rank-as-discount"), normalised(lambda g, gn: graded_slips.dcg_rank_discount(g, k, gn), other)),

@@ -7,7 +7,7 @@ slips (A - B, one-sided p, the population SD) are here too.
 
 from __future__ import annotations
 
-from helpers.slips._catalogue import declare
+from helpers.slips._catalogue import EVERY_KIND, EVERY_MEASURE, SHARES, declare
 
 declare(
     "rounded-early",
@@ -30,6 +30,28 @@ declare(
     'sign (12.5%).',
     measures=('mrr', 'hit-rate', 'ndcg', 'precision', 'recall', 'ap'),
     kinds=('value', 'mean', 'difference'),
+)
+declare(
+    "decimal-point-shifted",
+    "the decimal point moved by one place: the answer ten times too large or too small",
+    "Check the size of the answer against your last step: each place the point moves multiplies or divides the "
+    "number by 10.",
+    measures=EVERY_MEASURE,
+    kinds=EVERY_KIND,
+)
+declare(
+    "one-minus-the-answer",
+    "1 minus the measure: the share missed given instead of the share achieved",
+    "The measure counts what was achieved (hits, relevant results, gain), not what is missing to reach 1: give "
+    "the value itself.",
+    measures=SHARES,
+    kinds=("value", "mean"),
+)
+declare(
+    "zeros-added",
+    "zeros written past the digits of a rounded answer",
+    "Give the decimals the exercise asks for: a 0 written after them says that digit of the value is 0, and "
+    "rounding only leaves the digits you keep.",
 )
 declare(
     "before-the-change",
