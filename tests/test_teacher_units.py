@@ -482,25 +482,34 @@ def test_the_kernel_command_carries_the_limits_and_an_allow_list(tmp_path):
     wrapped = sandbox.Sandbox("/usr/bin/bwrap").command_prefix(tmp_path, tmp_path / "w", course, launcher, 256)
     text = " ".join(wrapped)
     assert "--ro-bind / /" not in text, "nothing of the machine by default"
-    assert "--unshare-all" in text and "--cap-drop ALL" in text and f"--size {256 * 1024**2} --tmpfs /tmp" in text
-    assert "--dir /tmp/home" in text, "the kernel's HOME is in the capped /tmp"
+    assert "--unshare-all" in text and "--cap-drop ALL" in text
+    assert f"--size {256 * 1024**2} --tmpfs /notebook --copied {tmp_path} /notebook" in text, "one capped tmpfs"
+    assert "--dir /notebook/tmp/home --symlink /notebook/tmp /tmp" in text, "/tmp and HOME are in it"
     unsized = sandbox.Sandbox("/usr/bin/bwrap", sized_tmp=False).command_prefix(tmp_path, tmp_path, course, [], 256)
     assert "--size" not in unsized and "--tmpfs" in unsized, "an older bwrap without --size still runs"
-    assert f"--ro-bind {course} /opt/course" in text and f"--bind {tmp_path} /notebook" in text, "neutral names"
-    assert wrapped[-1] == "--"
-    moved, descriptor = sandbox.by_descriptor([*wrapped, "python"])
+    assert f"--tmpfs /opt/course --copied {course} /opt/course --remount-ro /opt/course" in text, "neutral names"
+    assert text.endswith("--remount-ro / --unsetenv JPY_PARENT_PID --chdir /notebook/w --"), "a read-only root"
+    (tmp_path / "w").mkdir()
+    (tmp_path / "w" / "01.ipynb").write_text("{}")
+    moved, descriptors = sandbox.by_descriptor([*wrapped, "python"])
     try:
-        assert moved == [*launcher, "/usr/bin/bwrap", "--args", str(descriptor), "--", "python"]
-        assert os.pread(descriptor, 1 << 20, 0).split(b"\0")[:-1] == [word.encode() for word in wrapped[
-            len(launcher) + 1 : -1]], "every option through the descriptor, none on the command line"
+        assert moved == [*launcher, "/usr/bin/bwrap", "--args", str(descriptors[0]), "--", "python"]
+        said = [word.decode() for word in os.pread(descriptors[0], 1 << 20, 0).split(b"\0")[:-1]]
+        assert "--copied" not in said and str(tmp_path) not in " ".join(said), "no path of the grader's folder"
+        files = {said[i + 2]: int(said[i + 1]) for i, word in enumerate(said) if word == "--file"}
+        assert set(files) == {"/etc/passwd", "/etc/group", "/etc/hosts", "/notebook/etc/passwd",
+                              "/notebook/etc/group", "/notebook/etc/hosts", "/notebook/w/01.ipynb"}, files
+        assert sorted(files.values()) == sorted(descriptors[1:]), "each copied file by its own descriptor"
+        assert os.pread(files["/notebook/w/01.ipynb"], 100, 0) == b"{}"
+        assert ["--dir", "/notebook/w"] == said[said.index("/notebook/w") - 1 : said.index("/notebook/w") + 1]
     finally:
-        os.close(descriptor)
+        sandbox.close_all(descriptors)
     binds = [wrapped[i + 1] for i, word in enumerate(wrapped) if word in ("--ro-bind", "--bind")]
     for path in binds:
         assert not Path(path).resolve() == Path.home().resolve(), "never the whole home"
         assert Path(path).resolve() != sandbox.PROJECT_ROOT.resolve(), "never the repository"
-        assert not str(path).startswith("/etc/") or Path(path).name in {
-            *sandbox.SYSTEM_ETC, "passwd", "group", "hosts"} or str(path).startswith(str(tmp_path))
+        assert not str(path).startswith("/etc/") or Path(path).name in sandbox.SYSTEM_ETC
+        assert not Path(path).is_relative_to(tmp_path), "no folder of the grader's is mounted"
     assert (tmp_path / "etc" / "passwd").read_text().startswith("learner:x:")
     assert {str(folder) for folder in sandbox.python_folders()} <= set(binds)
 

@@ -192,7 +192,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--points", type=Path, help="CSV 'exercise,points' overriding the register's points")
     parser.add_argument("--expect", default="",
                         help="exercise ids or lessons every learner is graded on, and only these (01,old-mrr)")
-    parser.add_argument("--keep", action="store_true", help="keep each notebook's folder (printed)")
+    parser.add_argument("--keep", action="store_true",
+                        help="keep each notebook's folder as the grader made it (printed; in bubblewrap what the "
+                             "notebook wrote was in its sandbox's memory)")
     parser.add_argument("--secret", type=Path,
                         help="the course secret of a release with --roster: each learner judged on their own numbers")
     parser.add_argument("--allow-unknown", action="store_true",

@@ -38,7 +38,7 @@ import shutil
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -178,7 +178,9 @@ def start(submission: Submission, settings: Settings, number: int) -> Started:
             state.root, work, settings.course, settings.limits.launcher(settings.memory_mb, state.group),
             tmp_megabytes(settings.limits, settings.memory_mb, settings.disk_mb),
         )
-        state.kernel = start_kernel(state.root, work, prefix, env, settings.sandbox.inside(state.root, state.root))
+        reach = sb.sandbox_folder if settings.sandbox.bwrap else None  # its folder is the sandbox's own tmpfs
+        state.kernel = start_kernel(state.root, work, prefix, env, settings.sandbox.inside(state.root, state.root),
+                                    reach)
     except Exception as error:  # that notebook's grader-error, when its turn comes
         state.failed = f"its kernel could not be started: {type(error).__name__}: {error}"
     state.seconds = time.monotonic() - began
@@ -202,31 +204,9 @@ def finish(state: Started, settings: Settings) -> NotebookResult:
             discard(state, settings)
     if not judged and not result.answers:  # it could not run, or the grader failed: out of its lesson's points
         _out_of_the_lesson(result, state.submission, settings)
-    redact_session(result, settings.session)
     result.seconds = round(state.seconds + time.monotonic() - began, 2)
     result.graded_at = datetime.now(UTC).isoformat(timespec="seconds")
     return result
-
-
-SESSION_SHOWN = "<the grader's folder>"
-
-
-def redact_session(result: NotebookResult, session: Path) -> None:
-    """The grader's temporary folder written as :data:`SESSION_SHOWN` in every text of a record.
-
-    A sandboxed kernel's /proc/self/mountinfo still names the folders its /notebook and /opt/course are mounted
-    from; an error, an answer or a process's command line that quotes them reaches no page with the path.
-    """
-    paths = sorted({str(session), os.path.realpath(session)}, key=len, reverse=True)
-
-    def plain(text: str) -> str:
-        for path in paths:
-            text = text.replace(path, SESSION_SHOWN)
-        return text
-
-    result.problems = [Problem(problem.code, plain(problem.message)) for problem in result.problems]
-    result.answers = [replace(answer, answer=plain(answer.answer), message=plain(answer.message))
-                      for answer in result.answers]
 
 
 def discard(state: Started, settings: Settings) -> None:

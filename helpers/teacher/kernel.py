@@ -233,6 +233,7 @@ class KernelProcess:
     log: Drain
     stderr: Drain
     pipes: tuple[bytes, bytes] | None = None  # what the two pipes held, once closed
+    reach: Callable[[int], Path | None] | None = None  # where its folder is seen from here, given its pid
 
     def alive(self) -> bool:
         return self.process.poll() is None
@@ -256,32 +257,46 @@ class KernelProcess:
 
 
 def start_kernel(root: Path, work: Path, prefix: Sequence[str], env: dict[str, str], seen_as: Path | None = None,
-                 ) -> KernelProcess:
+                 reach: Callable[[int], Path | None] | None = None) -> KernelProcess:
     """Start ``prefix`` + ipykernel with local sockets in ``root`` and the two pipes; return at once.
 
     ``seen_as``: ``root`` as the kernel sees it (in the sandbox), for its connection file and command line;
-    bwrap's options go through a file descriptor (:func:`helpers.teacher.sandbox.by_descriptor`).
+    ``reach``: where the grader finds that folder, given the process's pid (a sandbox's own tmpfs, seen through
+    /proc; None until it can be), else ``root``. bwrap's options go through a file descriptor
+    (:func:`helpers.teacher.sandbox.by_descriptor`).
     """
-    from helpers.teacher.sandbox import by_descriptor
+    from helpers.teacher.sandbox import by_descriptor, close_all
 
     inside = seen_as or root
     key = secrets.token_hex(32).encode()
     _, info = write_connection_file(str(root / "kernel.json"), ip=str(inside / "k"), key=key, transport="ipc")
     log, stderr = Drain(MAX_LOG_BYTES), Drain(STDERR_TAIL, tail=True)
-    command, options = by_descriptor([*prefix, sys.executable, "-m", "ipykernel_launcher", "-f",
-                                      str(inside / "kernel.json")])
+    command, descriptors = by_descriptor([*prefix, sys.executable, "-m", "ipykernel_launcher", "-f",
+                                          str(inside / "kernel.json")])
     try:
         process = subprocess.Popen(
             command, cwd=work, env={**env, "HELPERS_CHECK_FD": str(log.writer)}, stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL, stderr=stderr.writer, start_new_session=True,
-            pass_fds=(log.writer, *([] if options is None else [options])),
+            pass_fds=(log.writer, *descriptors),
         )
     finally:
-        if options is not None:
-            os.close(options)
+        close_all(descriptors)
     log.start()
     stderr.start()
-    return KernelProcess(process, {**info, "ip": str(root / "k")}, log, stderr)  # the same sockets, seen from here
+    return KernelProcess(process, {**info, "ip": str(root / "k")}, log, stderr, reach=reach)  # seen from here
+
+
+def reach_sockets(kernel: KernelProcess, deadline: float) -> None:
+    """Point ``kernel.info['ip']`` at its sockets as seen from here, once its ``reach`` can say where."""
+    if kernel.reach is None:
+        return
+    while (folder := kernel.reach(kernel.process.pid)) is None:
+        if not kernel.alive():
+            raise Stopped("died")
+        if time.monotonic() > deadline:
+            raise Stopped("no-start", "the kernel's sandbox did not start within a minute")
+        time.sleep(0.02)
+    kernel.info["ip"] = str(folder / "k")
 
 
 class Client:
@@ -354,6 +369,7 @@ class Client:
 
 def connect(kernel: KernelProcess, deadline: float) -> Client:
     """Wait for the kernel to answer, then connect for good (no reconnection) and make sure iopub hears."""
+    reach_sockets(kernel, deadline)
     first = Client(kernel, reconnect=True)  # finds the sockets whenever the kernel makes them
     try:
         _handshake(first, deadline, need_iopub=False)

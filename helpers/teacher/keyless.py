@@ -51,11 +51,16 @@ def keyless_pyproject(text: str) -> str:
 
 
 def copy_course(target: Path, exercises: Iterable) -> Path:
-    """The grader's course folder: keyless helpers (compiled once, so no kernel compiles them) and the data."""
+    """The grader's course folder: keyless helpers (compiled once, so no kernel compiles them) and the data.
+
+    The compiled files are checked by nothing (unchecked hash pycs): the sandbox copies the course in, which gives
+    each source a new time, and a time-checked pyc would then be stale in every kernel.
+    """
     import compileall
+    import py_compile
 
     helpers = copy_keyless_helpers(target, exercises)
-    compileall.compile_dir(str(helpers), quiet=1)
+    compileall.compile_dir(str(helpers), quiet=1, invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
     shutil.copytree(PROJECT_ROOT / "data", target / "data", ignore=shutil.ignore_patterns(*NOT_COPIED))
     return target
 

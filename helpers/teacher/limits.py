@@ -94,8 +94,9 @@ class Limits:
 
 
 def tmp_megabytes(limits: Limits, memory_mb: int, disk_mb: int | None = None) -> int:
-    """The size of a sandboxed notebook's /tmp: all of --memory in a cgroup (which counts it), else a quarter;
-    never more than the disk budget, so a writer meets a full /tmp (disk-limit) before the memory limit."""
+    """The size of a sandboxed notebook's tmpfs (its folder with /tmp in it): all of --memory in a cgroup (which
+    counts it), else a quarter; never more than the disk budget, so a writer meets a full /tmp (disk-limit) before
+    the memory limit."""
     size = memory_mb if limits.cgroups else max(16, memory_mb // 4)
     return size if disk_mb is None else min(size, disk_mb)
 

@@ -2,8 +2,8 @@
 
 With ``bwrap`` (Debian's package ``bubblewrap``) each kernel sees only what a
 lesson needs (:func:`bwrap_arguments`): the system's libraries, Python and the
-keyless helpers and data read-only, its own writable folder, an empty /tmp, no
-network. The repository, the answer key, the submissions, the grader's output
+keyless helpers and data read-only (a copy), its own writable folder (a copy, in
+memory, with /tmp in it), no network. The repository, the answer key, the submissions, the grader's output
 and your home are not there at all. It runs in its own process namespace, so
 every process it started dies with it. Whether
 bwrap works is found by trying it (:func:`find_sandbox`): it may be installed
@@ -35,9 +35,9 @@ import psutil
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 MARKER_ENV = "HELPERS_GRADED_RUN"  # every process a graded notebook starts inherits it
-SANDBOX_TMP = Path("/tmp")  # inside bubblewrap: a tmpfs of a capped size, the kernel's TMPDIR and HOME
-# Inside bubblewrap the notebook's folder and the keyless course are mounted at these neutral names, so the
-# grader's temporary folder is in none of the kernel's paths, its command line or its environment
+SANDBOX_TMP = Path("/tmp")  # inside bubblewrap: a link into the notebook's capped tmpfs, its TMPDIR and HOME
+# Inside bubblewrap the notebook's folder and the keyless course are tmpfs at these neutral names, filled with
+# copies, so the grader's temporary folder is in none of the kernel's paths, command line, environment or mounts
 SANDBOX_ROOT = Path("/notebook")
 SANDBOX_COURSE = Path("/opt/course")
 
@@ -94,20 +94,26 @@ SYSTEM_FOLDERS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32")
 SYSTEM_ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "alternatives", "fonts")
 
 
+COPIED = "--copied"  # not bwrap's: ``--copied HOST DEST`` becomes a --dir and --file FD per entry (by_descriptor)
+
+
 def bwrap_arguments(bwrap: str, root: Path, work: Path, course: Path, tmp_mb: int | None = 1024) -> list[str]:
-    """bwrap's options: an allow-list on an empty root, no network, ``root`` the only writable folder.
+    """bwrap's options: an allow-list on an empty, read-only root, no network, one writable tmpfs.
 
     Read-only: the system's libraries (/usr and its links), a few files of /etc
-    (the linker's cache, the time zone, fonts) and ``root/etc``'s made-up
-    passwd, group and hosts, this Python's folders (each alone, wherever it
-    lives: a Python in your home brings no other file of your home) with every
-    ``helpers`` an install put there hidden under an empty folder
-    (:func:`hidden_helpers`: it holds the answer key), and the keyless
-    ``course`` (helpers and data) at :data:`SANDBOX_COURSE`. A fresh /dev and
-    /proc, and a fresh /tmp of ``tmp_mb`` MB (None: no cap) holding the
-    kernel's HOME. ``root``, the only writable folder, is at :data:`SANDBOX_ROOT`.
-    The kernel is started with these options passed through a file descriptor
-    (:func:`by_descriptor`), so its command line holds none of them.
+    (the linker's cache, the time zone, fonts), this Python's folders (each
+    alone, wherever it lives: a Python in your home brings no other file of your
+    home) with every ``helpers`` an install put there hidden under an empty
+    folder (:func:`hidden_helpers`: it holds the answer key). Copied in, never
+    mounted from the grader's folders: the made-up passwd, group and hosts
+    (:func:`made_up_etc`), the keyless ``course`` (helpers and data) on a
+    read-only tmpfs at :data:`SANDBOX_COURSE`, and the notebook's folder ``root``
+    on the only writable file system, a tmpfs of ``tmp_mb`` MB (None: no cap) at
+    :data:`SANDBOX_ROOT`, whose ``tmp`` is /tmp (a link) and holds the kernel's
+    HOME. So /proc/self/mountinfo names no folder of the grader. A fresh /dev
+    and /proc. The kernel is started with these options passed through a file
+    descriptor (:func:`by_descriptor`, which also opens the copied files), so its
+    command line holds none of them.
     """
     arguments = [bwrap, "--unshare-all", "--cap-drop", "ALL", "--die-with-parent", "--new-session"]
     for name in SYSTEM_FOLDERS:
@@ -120,36 +126,71 @@ def bwrap_arguments(bwrap: str, root: Path, work: Path, course: Path, tmp_mb: in
     for name in SYSTEM_ETC:
         if (Path("/etc") / name).exists():
             arguments += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
-    for name in made_up_etc(root):
-        arguments += ["--ro-bind", str(root / "etc" / name), f"/etc/{name}"]
-    arguments += ["--proc", "/proc", "--dev", "/dev"]
+    made_up_etc(root)
+    arguments += [COPIED, str(root / "etc"), "/etc", "--proc", "/proc", "--dev", "/dev"]
     arguments += ["--size", str(tmp_mb * 1024**2)] if tmp_mb else []
-    arguments += ["--tmpfs", str(SANDBOX_TMP), "--dir", str(SANDBOX_TMP / "home")]
+    arguments += ["--tmpfs", str(SANDBOX_ROOT), COPIED, str(root), str(SANDBOX_ROOT)]
+    arguments += ["--dir", str(SANDBOX_ROOT / "tmp" / "home"), "--symlink", str(SANDBOX_ROOT / "tmp"),
+                  str(SANDBOX_TMP)]
     folders = python_folders()
     for folder in folders:
         arguments += ["--ro-bind", str(folder), str(folder)]
     for hidden in hidden_helpers(folders):  # an installed helpers holds the answer key: an empty folder there
         arguments += ["--tmpfs", str(hidden)]
-    arguments += ["--ro-bind", str(course), str(SANDBOX_COURSE), "--bind", str(root), str(SANDBOX_ROOT)]
+    arguments += ["--tmpfs", str(SANDBOX_COURSE), COPIED, str(course), str(SANDBOX_COURSE)]
+    arguments += ["--remount-ro", str(SANDBOX_COURSE), "--remount-ro", "/"]
     # JPY_PARENT_PID: inside its own process namespace the kernel's parent is pid 1, which ipykernel
     # would take for "my parent died"; --die-with-parent does that job instead.
     arguments += ["--unsetenv", "JPY_PARENT_PID", "--chdir", str(SANDBOX_ROOT / work.relative_to(root)), "--"]
     return arguments
 
 
-def by_descriptor(command: list[str]) -> tuple[list[str], int | None]:
-    """The command with bwrap's options moved into a file read through ``bwrap --args FD``; and that FD (to pass
-    to the child, then close), or None when the command has no bwrap. What a kernel reads in ``/proc/1/cmdline``
-    is then ``bwrap --args FD`` and its own command."""
+def copied_options(host: Path, dest: Path, descriptors: list[int]) -> list[str]:
+    """``--dir`` for each folder under ``host`` and ``--file FD`` for each regular file (opened here, its
+    descriptor added to ``descriptors``), at the same place under ``dest``; links and other kinds are left out."""
+    options: list[str] = []
+    for current, folders, names in os.walk(host):
+        inside = dest / Path(current).relative_to(host)
+        options += [word for name in sorted(folders) for word in ("--dir", str(inside / name))]
+        for name in sorted(names):
+            try:
+                descriptor = os.open(os.path.join(current, name), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            except OSError:
+                continue
+            descriptors.append(descriptor)
+            options += ["--file", str(descriptor), str(inside / name)]
+    return options
+
+
+def by_descriptor(command: list[str]) -> tuple[list[str], list[int]]:
+    """The command with bwrap's options moved into a file read through ``bwrap --args FD``, every ``--copied``
+    expanded (:func:`copied_options`); and the descriptors to pass to the child, then close (that FD first;
+    none when the command has no bwrap). What a kernel reads in ``/proc/1/cmdline`` is then ``bwrap --args FD``
+    and its own command."""
     found = next((i for i, word in enumerate(command) if Path(word).name == "bwrap"), None)
     if found is None or "--" not in command[found:]:
-        return command, None
+        return command, []
     end = command.index("--", found)
-    data = b"".join(word.encode() + b"\0" for word in command[found + 1 : end])
-    descriptor = os.memfd_create("bwrap-arguments", 0)
+    descriptors: list[int] = []
+    options: list[str] = []
+    words = iter(command[found + 1 : end])
+    try:
+        for word in words:
+            options += copied_options(Path(next(words)), Path(next(words)), descriptors) if word == COPIED else [word]
+        data = b"".join(word.encode() + b"\0" for word in options)
+        descriptor = os.memfd_create("bwrap-arguments", 0)
+    except BaseException:
+        close_all(descriptors)
+        raise
     os.write(descriptor, data)
     os.lseek(descriptor, 0, os.SEEK_SET)
-    return [*command[: found + 1], "--args", str(descriptor), *command[end:]], descriptor
+    return [*command[: found + 1], "--args", str(descriptor), *command[end:]], [descriptor, *descriptors]
+
+
+def close_all(descriptors: Iterable[int]) -> None:
+    """Close each file descriptor."""
+    for descriptor in descriptors:
+        os.close(descriptor)
 
 
 def made_up_etc(root: Path) -> list[str]:
@@ -270,13 +311,18 @@ def try_bwrap(bwrap: str) -> str:
     """Run a Python inside bwrap with the grader's own options; '' when it works, else why not."""
     with tempfile.TemporaryDirectory(prefix="helpers-bwrap-") as folder:
         root = Path(folder)
-        command = [*bwrap_arguments(bwrap, root, root, root, None), sys.executable, "-S", "-c",
-                   "open('ok', 'w').write('1')"]
+        (root / "course").mkdir()
+        (root / "course" / "said").write_text("1", encoding="utf-8")
+        code = f"open('ok', 'w').write(open('{SANDBOX_COURSE}/said').read()); print(open('ok').read())"
+        command, descriptors = by_descriptor(
+            [*bwrap_arguments(bwrap, root, root, root / "course", None), sys.executable, "-S", "-c", code])
         try:
-            done = subprocess.run(command, capture_output=True, text=True, timeout=20)
+            done = subprocess.run(command, capture_output=True, text=True, timeout=20, pass_fds=descriptors)
         except (OSError, subprocess.TimeoutExpired) as error:
             return f"bwrap did not run: {error}"
-        if done.returncode != 0 or not (root / "ok").is_file():
+        finally:
+            close_all(descriptors)
+        if done.returncode != 0 or done.stdout.strip() != "1":
             said = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
             return f"bwrap is installed but does not work here: {said[:200]}"
     return ""
@@ -349,15 +395,32 @@ def sandbox_inside(pid: int) -> int | None:
         return None
 
 
-def sandbox_tmp_bytes(inside: int | None) -> int:
-    """The bytes used in the /tmp of the sandbox whose process is ``inside`` (0 when it cannot be seen)."""
+def sandbox_folder(pid: int) -> Path | None:
+    """The notebook's folder of the sandbox started as ``pid`` seen from here (``/proc/<its first process>/root``
+    and :data:`SANDBOX_ROOT`), once that process has entered it; None until then."""
+    inside = sandbox_inside(pid)
     if inside is None:
+        return None
+    try:
+        entered = os.stat(f"/proc/{inside}/root") != os.stat("/")  # before its pivot_root it sees our /
+    except OSError:
+        return None
+    folder = Path(f"/proc/{inside}/root{SANDBOX_ROOT}")
+    return folder if entered and folder.is_dir() else None
+
+
+def sandbox_bytes(folder: Path | None, budget: int) -> int:
+    """The bytes used in the notebook's tmpfs ``folder`` (its /tmp included); more than ``budget`` past
+    :data:`MOST_FILES` files and folders; 0 when it cannot be seen."""
+    if folder is None:
         return 0
     try:
-        # the sandbox's own /tmp, seen through its root: psutil has no view of another process's mounts
-        found = os.statvfs(f"/proc/{inside}/root{SANDBOX_TMP}")
+        # the sandbox's own tmpfs, seen through its root: psutil has no view of another process's mounts
+        found = os.statvfs(folder)
     except OSError:
         return 0
+    if found.f_files - found.f_ffree > MOST_FILES:
+        return budget + 1
     return (found.f_blocks - found.f_bfree) * found.f_frsize
 
 
@@ -365,12 +428,12 @@ def disk_meter(sandbox: Sandbox, root: Path, pid: int) -> Callable[[int], int]:
     """A function of a budget (bytes) giving the bytes the notebook wrote so far: its folder and /tmp together."""
     if not sandbox.bwrap:
         return lambda budget: folder_bytes(root, budget)  # without bwrap its HOME and TMPDIR are in its folder
-    inside: list[int | None] = [None]
+    seen: list[Path | None] = [None]
 
     def written(budget: int) -> int:
-        if inside[0] is None:
-            inside[0] = sandbox_inside(pid)
-        return folder_bytes(root, budget) + sandbox_tmp_bytes(inside[0])
+        if seen[0] is None:
+            seen[0] = sandbox_folder(pid)
+        return sandbox_bytes(seen[0], budget)
 
     return written
 
