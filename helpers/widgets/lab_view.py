@@ -251,7 +251,7 @@ class MetricsLab(StateView[LabSetup, LabState, LabResult]):
         ):
             box.value = _note(note)
         for name, label in self.metric_labels.items():
-            label.value = bold(result.labels[name])
+            label.value = _metric(result.labels[name])
         self.formula_label.value = pre_lines(result.formula_lines)
         rows = [row.record() for row in result.rows]
         self.table_html.value = table_sheet_html(
@@ -274,7 +274,17 @@ def _result_row(rank: int, entry: Listed) -> str:
     """One result of the list: greyed past K, marked when relevant."""
     colour = "inherit" if entry.counted else GREYED
     mark = " " + _mark("✓", RELEVANT_MARK, "small", more=" relevant") if entry.relevant else ""
-    return f"<span style='color:{colour}'><b>{rank}.</b> {text(entry.doc_id)} · {text(entry.title)}{mark}</span>"
+    title = f"<span class='lab-title'> · {text(entry.title)}</span>"  # left out on the classroom's smallest screen
+    return f"<span style='color:{colour}'><b>{rank}.</b> {text(entry.doc_id)}{title}{mark}</span>"
+
+
+def _metric(label: str) -> str:
+    """A metric's label in bold, "name = value" in parts (lesson 05): the classroom's smallest screen stacks them."""
+    name, equals, value = label.partition(" = ")
+    if not equals or " " in value:
+        return bold(label)
+    parts = [("lab-name", name), ("lab-equals", equals), ("lab-value", value)]
+    return "<b>" + "".join(f"<span class='{css}'>{text(part)}</span>" for css, part in parts) + "</b>"
 
 
 def _mark(label: str, colours: tuple[str, str], tag: str = "span", more: str = "") -> str:

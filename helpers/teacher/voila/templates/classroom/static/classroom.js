@@ -178,7 +178,8 @@
   // The screen in the room's units: the page's width and height divided by the scale (a 1280x720 screen at scale 2
   // is a 640x360 one at scale 1; at 150 % browser zoom the page itself is 853x480). Smaller screens get a denser
   // first screen (classroom.css): the plot below the inputs, the lesson's switches beside them, then the heading
-  // below and the switches under the inputs.
+  // below and the switches under the inputs; on a slim one (1024 wide at scale 1.5 and 2) lesson 05's results by
+  // their ids alone.
   function measure() {
     var root = document.documentElement;
     var scale = parseFloat(window.getComputedStyle(root).getPropertyValue('--classroom-scale')) || 1;
@@ -189,6 +190,7 @@
     var rows = window.innerHeight / Math.max(44, 29 * scale);
     var classes = {
       'classroom-narrow': width < 1100,
+      'classroom-slim': width < 760,
       'classroom-short': height < 600,
       'classroom-tiny': height < 420 || rows < 12,
     };
