@@ -20,13 +20,13 @@ from helpers.widgets._arithmetic import grade_name
 from helpers.widgets._common import (
     IDEAL_LABELS,
     StateView,
-    bold,
     checkbox,
     control_layout,
     gain_toggle,
     html_box,
     k_slider,
     metric_box,
+    metric_label,
     note_box,
     pre_lines,
     text,
@@ -251,7 +251,7 @@ class MetricsLab(StateView[LabSetup, LabState, LabResult]):
         ):
             box.value = _note(note)
         for name, label in self.metric_labels.items():
-            label.value = _metric(result.labels[name])
+            label.value = metric_label(result.labels[name])
         self.formula_label.value = pre_lines(result.formula_lines)
         rows = [row.record() for row in result.rows]
         self.table_html.value = table_sheet_html(
@@ -276,15 +276,6 @@ def _result_row(rank: int, entry: Listed) -> str:
     mark = " " + _mark("✓", RELEVANT_MARK, "small", more=" relevant") if entry.relevant else ""
     title = f"<span class='lab-title'> · {text(entry.title)}</span>"  # left out on the classroom's smallest screen
     return f"<span style='color:{colour}'><b>{rank}.</b> {text(entry.doc_id)}{title}{mark}</span>"
-
-
-def _metric(label: str) -> str:
-    """A metric's label in bold, "name = value" in parts (lesson 05): the classroom's smallest screen stacks them."""
-    name, equals, value = label.partition(" = ")
-    if not equals or " " in value:
-        return bold(label)
-    parts = [("lab-name", name), ("lab-equals", equals), ("lab-value", value)]
-    return "<b>" + "".join(f"<span class='{css}'>{text(part)}</span>" for css, part in parts) + "</b>"
 
 
 def _mark(label: str, colours: tuple[str, str], tag: str = "span", more: str = "") -> str:
