@@ -233,14 +233,41 @@
     return starts;
   }
 
-  // where PageDown and PageUp stop: each section's start, and a screen at a time (a sixth kept) through a long one
+  // each table's header row top and first data row bottom, in the page's units (from the top of the scrolling box)
+  function tableRows(box) {
+    var offset = box.getBoundingClientRect().top - box.scrollTop;
+    return [].map.call(box.querySelectorAll('.jp-OutputArea-output table'), function (table) {
+      var rows = [].slice.call(table.querySelectorAll('tr'));
+      var head = table.querySelector('thead tr:last-child')
+        || rows.filter(function (tr) { return tr.querySelector('th') && !tr.querySelector('td'); })[0];
+      var row = rows.filter(function (tr) { return tr.querySelector('td'); })[0];
+      if (!head || !row || table.offsetParent === null) {
+        return null;
+      }
+      return [head.getBoundingClientRect().top - offset, row.getBoundingClientRect().bottom - offset];
+    }).filter(Boolean);
+  }
+
+  // where PageDown and PageUp stop: each section's start, and a screen at a time (a sixth kept) through a long one; a
+  // table's header row never shows at a screen's foot without its first data row: the next screen starts at the table
   function stops(box) {
     var screen = box.clientHeight;
     var last = box.scrollHeight - screen;
     var starts = sectionStarts(box).concat([box.scrollHeight]).sort(function (a, b) { return a - b; });
+    var tables = tableRows(box);
+    function next(top) {
+      var step = top + Math.round(screen * 5 / 6);
+      tables.forEach(function (rows) {
+        var at = Math.floor(rows[0]) - 8;
+        if (at > top + 4 && at < step && rows[0] < top + screen && rows[1] > top + screen) {
+          step = at;
+        }
+      });
+      return step;
+    }
     var found = [];
     for (var i = 0; i + 1 < starts.length; i += 1) {
-      for (var top = starts[i]; top < starts[i + 1] - screen / 4; top += Math.round(screen * 5 / 6)) {
+      for (var top = starts[i]; top < starts[i + 1] - screen / 4; top = next(top)) {
         found.push(Math.min(top, last));
       }
     }
