@@ -530,6 +530,17 @@
     });
   }
 
+  // "Starting the lab…" goes at the frame the control is drawn (watchLab, once a second, would leave it pushing the
+  // first screen down for up to a second)
+  function drawnSince() {
+    document.querySelectorAll('.classroom-status:not([data-state="failed"])').forEach(function (status) {
+      var cell = status.closest('[cell-index]');
+      if (cell && cell.querySelector('.jp-OutputArea-output .jupyter-widgets, .jp-OutputArea-output .widget-container')) {
+        status.remove();
+      }
+    });
+  }
+
   // The first screen is arranged at the next frame after each change; the rest (names, links, wide outputs, the
   // legend), which reads the layout of the whole page, once the page has been quiet for a moment, so that it
   // does not make the browser lay the page out again at every frame while the widgets are being drawn.
@@ -547,6 +558,7 @@
       pending = true;
       window.requestAnimationFrame(function () {
         pending = false;
+        drawnSince();
         measure();
         arrange();
         lay(document);
