@@ -13,6 +13,7 @@ for a projector so that inputs, numbers and plot share the first screen.
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -63,6 +64,19 @@ def bold(value: str) -> str:
 def pre_lines(lines: Sequence[str]) -> str:
     """Lines of text as one preformatted HTML block (monospace, so the sums line up)."""
     return f"<pre style='{MONO};margin:4px 0'>" + "\n".join(text(line) for line in lines) + "</pre>"
+
+
+NUMBER = re.compile(r"[-+]?\d+(\.\d+)?")  # a metric's value as a label shows it
+
+
+def metric_label(label: str) -> str:
+    """A metric's label in bold, "name = value" in parts (lessons 02, 03, 05): the classroom's smallest screen stacks
+    the name above the value. A label of another shape ("Recall@3: undefined (R = 0)") stays whole."""
+    name, equals, value = label.partition(" = ")
+    if not equals or ":" in name or not NUMBER.fullmatch(value):
+        return bold(label)
+    parts = [("label-name", name), ("label-equals", equals), ("label-value", value)]
+    return "<b>" + "".join(f"<span class='{css}'>{text(part)}</span>" for css, part in parts) + "</b>"
 
 
 def metric_box(name: str, min_width: str = "10em") -> widgets.HTML:

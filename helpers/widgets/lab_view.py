@@ -20,13 +20,13 @@ from helpers.widgets._arithmetic import grade_name
 from helpers.widgets._common import (
     IDEAL_LABELS,
     StateView,
-    bold,
     checkbox,
     control_layout,
     gain_toggle,
     html_box,
     k_slider,
     metric_box,
+    metric_label,
     note_box,
     pre_lines,
     text,
@@ -251,7 +251,7 @@ class MetricsLab(StateView[LabSetup, LabState, LabResult]):
         ):
             box.value = _note(note)
         for name, label in self.metric_labels.items():
-            label.value = bold(result.labels[name])
+            label.value = metric_label(result.labels[name])
         self.formula_label.value = pre_lines(result.formula_lines)
         rows = [row.record() for row in result.rows]
         self.table_html.value = table_sheet_html(
@@ -274,7 +274,8 @@ def _result_row(rank: int, entry: Listed) -> str:
     """One result of the list: greyed past K, marked when relevant."""
     colour = "inherit" if entry.counted else GREYED
     mark = " " + _mark("✓", RELEVANT_MARK, "small", more=" relevant") if entry.relevant else ""
-    return f"<span style='color:{colour}'><b>{rank}.</b> {text(entry.doc_id)} · {text(entry.title)}{mark}</span>"
+    title = f"<span class='lab-title'> · {text(entry.title)}</span>"  # left out on the classroom's smallest screen
+    return f"<span style='color:{colour}'><b>{rank}.</b> {text(entry.doc_id)}{title}{mark}</span>"
 
 
 def _mark(label: str, colours: tuple[str, str], tag: str = "span", more: str = "") -> str:

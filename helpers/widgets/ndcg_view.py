@@ -12,12 +12,12 @@ from helpers.widgets._common import (
     MONO,
     WHOLE_LABEL,
     StateView,
-    bold,
     control_layout,
     gain_toggle,
     html_box,
     k_slider,
     metric_box,
+    metric_label,
     pre_lines,
     text,
 )
@@ -124,7 +124,7 @@ class NdcgControl(StateView[NdcgSetup, NdcgState, NdcgResult]):
         )
         self.ranking_html.value = f"<span style='{MONO}'>{listed}</span>"
         for name, label in self.metric_labels.items():
-            label.value = bold(result.labels[name])
+            label.value = metric_label(result.labels[name])
         self.formula_label.value = pre_lines(result.formula_lines)
         rows = [row.record() for row in result.rows]
         self.table_html.value = table_sheet_html(rows, result.gain, None, result.table_title, False)

@@ -11,13 +11,13 @@ from helpers.sheet import Sheet, ndcg_worksheet
 from helpers.widgets import worksheet_model as model
 from helpers.widgets._common import (
     StateView,
-    bold,
     checkbox,
     control_layout,
     gain_toggle,
     html_box,
     k_slider,
     metric_box,
+    metric_label,
     text,
 )
 from helpers.widgets.worksheet_model import WorksheetResult, WorksheetSetup, WorksheetState
@@ -100,7 +100,7 @@ class WorksheetControl(StateView[WorksheetSetup, WorksheetState, WorksheetResult
         )
         self.sheet_html.value = self.sheet.to_html()
         for name in ("dcg", "idcg", "ndcg"):
-            self.metric_labels[name].value = bold(result.labels[name])
+            self.metric_labels[name].value = metric_label(result.labels[name])
         self.metric_labels["ndcg-returned"].value = text(result.labels["ndcg-returned"])
 
 

@@ -178,7 +178,8 @@
   // The screen in the room's units: the page's width and height divided by the scale (a 1280x720 screen at scale 2
   // is a 640x360 one at scale 1; at 150 % browser zoom the page itself is 853x480). Smaller screens get a denser
   // first screen (classroom.css): the plot below the inputs, the lesson's switches beside them, then the heading
-  // below and the switches under the inputs.
+  // below and the switches under the inputs; on a slim one (1024 wide at scale 1.5 and 2) lesson 05's results by
+  // their ids alone.
   function measure() {
     var root = document.documentElement;
     var scale = parseFloat(window.getComputedStyle(root).getPropertyValue('--classroom-scale')) || 1;
@@ -189,6 +190,7 @@
     var rows = window.innerHeight / Math.max(44, 29 * scale);
     var classes = {
       'classroom-narrow': width < 1100,
+      'classroom-slim': width < 760,
       'classroom-short': height < 600,
       'classroom-tiny': height < 420 || rows < 12,
     };
@@ -231,14 +233,41 @@
     return starts;
   }
 
-  // where PageDown and PageUp stop: each section's start, and a screen at a time (a sixth kept) through a long one
+  // each table's header row top and first data row bottom, in the page's units (from the top of the scrolling box)
+  function tableRows(box) {
+    var offset = box.getBoundingClientRect().top - box.scrollTop;
+    return [].map.call(box.querySelectorAll('.jp-OutputArea-output table'), function (table) {
+      var rows = [].slice.call(table.querySelectorAll('tr'));
+      var head = table.querySelector('thead tr:last-child')
+        || rows.filter(function (tr) { return tr.querySelector('th') && !tr.querySelector('td'); })[0];
+      var row = rows.filter(function (tr) { return tr.querySelector('td'); })[0];
+      if (!head || !row || table.offsetParent === null) {
+        return null;
+      }
+      return [head.getBoundingClientRect().top - offset, row.getBoundingClientRect().bottom - offset];
+    }).filter(Boolean);
+  }
+
+  // where PageDown and PageUp stop: each section's start, and a screen at a time (a sixth kept) through a long one; a
+  // table's header row never shows at a screen's foot without its first data row: the next screen starts at the table
   function stops(box) {
     var screen = box.clientHeight;
     var last = box.scrollHeight - screen;
     var starts = sectionStarts(box).concat([box.scrollHeight]).sort(function (a, b) { return a - b; });
+    var tables = tableRows(box);
+    function next(top) {
+      var step = top + Math.round(screen * 5 / 6);
+      tables.forEach(function (rows) {
+        var at = Math.floor(rows[0]) - 8;
+        if (at > top + 4 && at < step && rows[0] < top + screen && rows[1] > top + screen) {
+          step = at;
+        }
+      });
+      return step;
+    }
     var found = [];
     for (var i = 0; i + 1 < starts.length; i += 1) {
-      for (var top = starts[i]; top < starts[i + 1] - screen / 4; top += Math.round(screen * 5 / 6)) {
+      for (var top = starts[i]; top < starts[i + 1] - screen / 4; top = next(top)) {
         found.push(Math.min(top, last));
       }
     }
@@ -501,6 +530,17 @@
     });
   }
 
+  // "Starting the lab…" goes at the frame the control is drawn (watchLab, once a second, would leave it pushing the
+  // first screen down for up to a second)
+  function drawnSince() {
+    document.querySelectorAll('.classroom-status:not([data-state="failed"])').forEach(function (status) {
+      var cell = status.closest('[cell-index]');
+      if (cell && cell.querySelector('.jp-OutputArea-output .jupyter-widgets, .jp-OutputArea-output .widget-container')) {
+        status.remove();
+      }
+    });
+  }
+
   // The first screen is arranged at the next frame after each change; the rest (names, links, wide outputs, the
   // legend), which reads the layout of the whole page, once the page has been quiet for a moment, so that it
   // does not make the browser lay the page out again at every frame while the widgets are being drawn.
@@ -518,6 +558,7 @@
       pending = true;
       window.requestAnimationFrame(function () {
         pending = false;
+        drawnSince();
         measure();
         arrange();
         lay(document);
