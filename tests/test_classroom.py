@@ -349,7 +349,7 @@ def test_a_kernel_still_running_code_is_ended_at_once_without_a_traceback(tmp_pa
     """A stop while the pool refills: Voila's shutdown_all meets a kernel that is running the lesson."""
 
     async def stop_while_busy(log) -> tuple[subprocess.Popen, int | None]:
-        manager = ClassroomKernelManager()
+        manager = ClassroomKernelManager(connection_dir=str(tmp_path))  # Jupyter's default "" is the working folder
         kernel_id = await manager.start_kernel(stderr=log)
         process = manager.get_kernel(kernel_id).provisioner.process
         client = manager.get_kernel(kernel_id).client()

@@ -73,7 +73,7 @@ def test_forked_kernels_are_whole_kernels_and_end_with_the_classroom(tmp_path, m
     monkeypatch.setenv("CLASSROOM_TEST_MARK", "seen")
 
     async def two_kernels() -> tuple[list[dict], int]:
-        manager = ClassroomKernelManager(root_dir=str(tmp_path))
+        manager = ClassroomKernelManager(root_dir=str(tmp_path), connection_dir=str(tmp_path))
         ids = [await manager.start_kernel(path="") for _ in range(2)]
         said.clear()
         first = await ask(manager, ids[0])
