@@ -98,22 +98,20 @@ COPIED = "--copied"  # not bwrap's: ``--copied HOST DEST`` becomes a --dir and -
 
 
 def bwrap_arguments(bwrap: str, root: Path, work: Path, course: Path, tmp_mb: int | None = 1024) -> list[str]:
-    """bwrap's options: an allow-list on an empty, read-only root, no network, one writable tmpfs.
+    """bwrap's options: an allow-list on an empty, read-only root, no network, one writable tmpfs (two, for a
+    Python that lives under /tmp).
 
-    Read-only: the system's libraries (/usr and its links), a few files of /etc
-    (the linker's cache, the time zone, fonts), this Python's folders (each
-    alone, wherever it lives: a Python in your home brings no other file of your
-    home) with every ``helpers`` an install put there hidden under an empty
-    folder (:func:`hidden_helpers`: it holds the answer key). Copied in, never
-    mounted from the grader's folders: the made-up passwd, group and hosts
-    (:func:`made_up_etc`), the keyless ``course`` (helpers and data) on a
-    read-only tmpfs at :data:`SANDBOX_COURSE`, and the notebook's folder ``root``
-    on the only writable file system, a tmpfs of ``tmp_mb`` MB (None: no cap) at
-    :data:`SANDBOX_ROOT`, whose ``tmp`` is /tmp (a link) and holds the kernel's
-    HOME. So /proc/self/mountinfo names no folder of the grader. A fresh /dev
-    and /proc. The kernel is started with these options passed through a file
-    descriptor (:func:`by_descriptor`, which also opens the copied files), so its
-    command line holds none of them.
+    Read-only: the system's libraries (/usr and its links), a few files of /etc (the linker's cache, the time
+    zone, fonts), this Python's folders (each alone, wherever it lives: a Python in your home brings no other file
+    of your home) with every ``helpers`` an install put there hidden under an empty folder
+    (:func:`hidden_helpers`: it holds the answer key). Copied in, never mounted from the grader's folders: the
+    made-up passwd, group and hosts (:func:`made_up_etc`), the keyless ``course`` (helpers and data) on a
+    read-only tmpfs at :data:`SANDBOX_COURSE`, and the notebook's folder ``root`` on the only writable file
+    system, a tmpfs of ``tmp_mb`` MB (None: no cap) at :data:`SANDBOX_ROOT`, whose ``tmp`` is /tmp (a link; for a
+    Python that lives under /tmp, a capped tmpfs of its own) and holds the kernel's HOME. So /proc/self/mountinfo
+    names no folder of the grader. A fresh /dev and /proc. The kernel is started with these options passed through
+    a file descriptor (:func:`by_descriptor`, which also opens the copied files), so its command line holds none
+    of them.
     """
     arguments = [bwrap, "--unshare-all", "--cap-drop", "ALL", "--die-with-parent", "--new-session"]
     for name in SYSTEM_FOLDERS:
@@ -130,9 +128,14 @@ def bwrap_arguments(bwrap: str, root: Path, work: Path, course: Path, tmp_mb: in
     arguments += [COPIED, str(root / "etc"), "/etc", "--proc", "/proc", "--dev", "/dev"]
     arguments += ["--size", str(tmp_mb * 1024**2)] if tmp_mb else []
     arguments += ["--tmpfs", str(SANDBOX_ROOT), COPIED, str(root), str(SANDBOX_ROOT)]
-    arguments += ["--dir", str(SANDBOX_ROOT / "tmp" / "home"), "--symlink", str(SANDBOX_ROOT / "tmp"),
-                  str(SANDBOX_TMP)]
     folders = python_folders()
+    if any(folder.is_relative_to(SANDBOX_TMP) for folder in folders):
+        # a Python that lives under /tmp is mounted there: /tmp is then a capped tmpfs of its own (metered too)
+        arguments += ["--size", str(tmp_mb * 1024**2)] if tmp_mb else []
+        arguments += ["--tmpfs", str(SANDBOX_TMP), "--dir", str(SANDBOX_TMP / "home")]
+    else:
+        arguments += ["--dir", str(SANDBOX_ROOT / "tmp" / "home"), "--symlink", str(SANDBOX_ROOT / "tmp"),
+                      str(SANDBOX_TMP)]
     for folder in folders:
         arguments += ["--ro-bind", str(folder), str(folder)]
     for hidden in hidden_helpers(folders):  # an installed helpers holds the answer key: an empty folder there
@@ -433,7 +436,11 @@ def disk_meter(sandbox: Sandbox, root: Path, pid: int) -> Callable[[int], int]:
     def written(budget: int) -> int:
         if seen[0] is None:
             seen[0] = sandbox_folder(pid)
-        return sandbox_bytes(seen[0], budget)
+        folder = seen[0]
+        own_tmp = folder.parent / SANDBOX_TMP.name if folder is not None else None
+        if own_tmp is None or own_tmp.is_symlink():  # /tmp is a link into the folder: counted with it
+            return sandbox_bytes(folder, budget)
+        return sandbox_bytes(folder, budget) + sandbox_bytes(own_tmp, budget)
 
     return written
 
