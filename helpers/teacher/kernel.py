@@ -271,8 +271,11 @@ def start_kernel(root: Path, work: Path, prefix: Sequence[str], env: dict[str, s
     key = secrets.token_hex(32).encode()
     _, info = write_connection_file(str(root / "kernel.json"), ip=str(inside / "k"), key=key, transport="ipc")
     log, stderr = Drain(MAX_LOG_BYTES), Drain(STDERR_TAIL, tail=True)
+    # the standard library's json, never orjson (jupyter_client's choice when it is installed): under the
+    # address-space cap a failed allocation must be a MemoryError, and orjson crashes the kernel instead
     command, descriptors = by_descriptor([*prefix, sys.executable, "-m", "ipykernel_launcher", "-f",
-                                          str(inside / "kernel.json")])
+                                          str(inside / "kernel.json"), "--Session.packer=json",
+                                          "--Session.unpacker=json"])
     try:
         process = subprocess.Popen(
             command, cwd=work, env={**env, "HELPERS_CHECK_FD": str(log.writer)}, stdin=subprocess.DEVNULL,
