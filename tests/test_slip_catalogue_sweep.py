@@ -22,20 +22,13 @@ from pathlib import Path
 import pytest
 
 from helpers.exercises import REGISTRY, judge
+from helpers.exercises.combined import TOPICS  # the worked problem's topic -> (measure, kind)
 from helpers.exercises.fresh import VARIANTS, draw
 from helpers.exercises.registry import Exercise
 from helpers.slips import CATALOGUE
 
 GOAL = 0.95
 QUICK_SEEDS, SLOW_SEEDS = range(3), range(40)
-
-# the worked problem's topic -> (measure, kind of question)
-TOPICS = {
-    "mrr": ("mrr", "mean"), "hit-rate": ("hit-rate", "mean"), "dcg": ("dcg", "value"),
-    "ideal-dcg": ("ideal-dcg", "value"), "ndcg": ("ndcg", "value"), "mean-ndcg": ("ndcg", "mean"),
-    "cg": ("cg", "value"), "precision": ("precision", "value"), "recall": ("recall", "value"),
-    "ap": ("ap", "value"), "map": ("ap", "mean"), "cg-minus-dcg": ("cg", "difference"),
-}  # fmt: skip
 
 
 def mean(values) -> float:
