@@ -19,6 +19,7 @@ from tests.browser import servers
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "test-output" / "browser"
 LAB_NOTEBOOK = "05_metrics_lab.ipynb"
+JUPYTERLAB_THEMES = {"JupyterLab Light": "true", "JupyterLab Dark": "false"}  # theme -> body's data-jp-theme-light
 
 
 def pytest_configure(config):
@@ -54,6 +55,15 @@ def page(browser, request, shots):
         page.screenshot(path=str(shots / f"{name}_last.png"))
     finally:
         context.close()
+
+
+@pytest.fixture(scope="module")
+def laptop_page(browser):
+    """One page at a laptop's 1366 x 768 for a module's tests."""
+    context = browser.new_context(viewport={"width": 1366, "height": 768})
+    context.set_default_timeout(30_000)
+    yield context.new_page()
+    context.close()
 
 
 @pytest.fixture(scope="module")

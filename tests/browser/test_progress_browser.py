@@ -16,16 +16,15 @@ import pytest
 
 from helpers.exercises import REGISTRY
 from tests.browser import page_checks, servers
+from tests.browser.conftest import JUPYTERLAB_THEMES as THEMES
 from tests.browser.conftest import ROOT
-from tests.browser.test_lessons_in_jupyterlab import close_lesson, open_lesson, run_all
+from tests.browser.test_lessons_in_jupyterlab import SCROLLER, close_lesson, open_lesson, run_all
 
 pytestmark = pytest.mark.browser
 
 AXE = next((path for path in (folder / "axe" / "node_modules" / "axe-core" / "axe.min.js"
                               for folder in (ROOT / ".venv", Path(sys.prefix))) if path.is_file()),
            ROOT / ".venv" / "axe" / "node_modules" / "axe-core" / "axe.min.js")
-THEMES = {"JupyterLab Light": "true", "JupyterLab Dark": "false"}
-SCROLLER = ".jp-NotebookPanel:visible .jp-WindowedPanel-outer"
 
 PROGRESS_SHOWN = """
 () => [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .helpers-progress')].map(box => ({
@@ -46,7 +45,6 @@ async () => (await axe.run({include: [['.jp-OutputArea-output .helpers-progress'
 @pytest.fixture(scope="module", params=list(THEMES))
 def themed_lab(request, tmp_path_factory):
     """JupyterLab in one theme serving a copy of the repository, with a notebook that keeps its own record."""
-    copy = servers.lessons_copy(tmp_path_factory.mktemp("repository"))
     record = tmp_path_factory.mktemp("jupyter-data")
     right = f"{REGISTRY['fresh-dcg4'].worked().value:.3f}"
     cells = [
@@ -57,19 +55,9 @@ def themed_lab(request, tmp_path_factory):
         "mine = progress()\nmine",
         "mine.chart();",
     ]
-    servers.write_notebook(copy / "notebooks" / "progress.ipynb", cells)
-    server = servers.start_jupyterlab(copy, tmp_path_factory.mktemp("lab-home"), theme=request.param)
-    server.theme = request.param
+    server = servers.start_themed_lab(tmp_path_factory, request.param, "progress.ipynb", cells)
     yield server
     servers.stop(server)
-
-
-@pytest.fixture(scope="module")
-def laptop_page(browser):
-    context = browser.new_context(viewport={"width": 1366, "height": 768})
-    context.set_default_timeout(30_000)
-    yield context.new_page()
-    context.close()
 
 
 def test_progress_table_and_chart_read_in_light_and_dark(themed_lab, laptop_page, shots):

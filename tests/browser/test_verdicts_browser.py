@@ -13,14 +13,13 @@ import pytest
 
 from helpers.exercises import REGISTRY
 from tests.browser import page_checks, servers
+from tests.browser.conftest import JUPYTERLAB_THEMES as THEMES
 from tests.browser.conftest import ROOT
-from tests.browser.test_lessons_in_jupyterlab import close_lesson, open_lesson, run_all
+from tests.browser.test_lessons_in_jupyterlab import SCROLLER, close_lesson, open_lesson, run_all
 
 pytestmark = pytest.mark.browser
 
 AXE = ROOT / ".venv" / "axe" / "node_modules" / "axe-core" / "axe.min.js"
-THEMES = {"JupyterLab Light": "true", "JupyterLab Dark": "false"}
-SCROLLER = ".jp-NotebookPanel:visible .jp-WindowedPanel-outer"
 
 # each verdict box: its own background, its text colour, and its mark's colour on the mark's background
 VERDICT_COLOURS = """
@@ -73,7 +72,6 @@ def contrast(colour: str, background: str) -> float:
 @pytest.fixture(scope="module", params=list(THEMES))
 def themed_lab(request, tmp_path_factory):
     """JupyterLab in one theme (a user setting in its isolated settings folder) serving a copy of the repository."""
-    copy = servers.lessons_copy(tmp_path_factory.mktemp("repository"))
     right = f"{REGISTRY['fresh-dcg4'].worked().value:.3f}"
     cells = [
         "from helpers.exercises import check, hint, practice",
@@ -85,19 +83,9 @@ def themed_lab(request, tmp_path_factory):
         "run.hint()",
         "run.check(0.5)",
     ]
-    servers.write_notebook(copy / "notebooks" / "verdicts.ipynb", cells)
-    server = servers.start_jupyterlab(copy, tmp_path_factory.mktemp("lab-home"), theme=request.param)
-    server.theme = request.param
+    server = servers.start_themed_lab(tmp_path_factory, request.param, "verdicts.ipynb", cells)
     yield server
     servers.stop(server)
-
-
-@pytest.fixture(scope="module")
-def laptop_page(browser):
-    context = browser.new_context(viewport={"width": 1366, "height": 768})
-    context.set_default_timeout(30_000)
-    yield context.new_page()
-    context.close()
 
 
 def test_verdict_boxes_take_the_theme_and_read_in_it(themed_lab, laptop_page, shots):
