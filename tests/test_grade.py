@@ -150,7 +150,12 @@ def graded_output(run, out: Path) -> dict:
 
 
 def codes(graded: dict, learner: str) -> str:
-    return graded["gradebook"][learner]["problems"]
+    """The learner's problem codes, "; "-joined; without a sandbox, less 'wrote-tmp': /tmp is then the
+    machine's, so another program's file there is flagged on whichever notebook was running (it costs nothing)."""
+    found = graded["gradebook"][learner]["problems"].split("; ")
+    if graded.get("mode") == "none":
+        found = [code for code in found if code != "wrote-tmp"]
+    return "; ".join(found)
 
 
 # --- the lessons: released, right, wrong -------------------------------------------------------------
@@ -523,7 +528,7 @@ def test_no_secret_reaches_the_output(attacks):
 def test_links_devices_and_pipes_are_refused_unread(attacks):
     for learner in ("leak", "copycat", "linked", "pipe"):
         row = attacks["gradebook"][learner]
-        assert row["problems"] == "not-a-file" and row["total"] == "0", (learner, row)
+        assert codes(attacks, learner) == "not-a-file" and row["total"] == "0", (learner, row)
         assert float(row["out_of"]) == len(LESSON_01)
     assert "symbolic link" in (attacks["out"] / "class-report.html").read_text()
 
@@ -539,9 +544,11 @@ def test_two_hand_ins_of_one_learner_are_both_graded_never_merged(attacks):
 
 def test_a_typo_in_an_exercise_id_is_an_unknown_exercise_with_the_nearest_id(attacks):
     row = attacks["gradebook"]["typo"]
-    assert row["problems"] == "unknown-exercise" and row["new-hit-rate-at-2"] == "1", "not raised: the cells go on"
+    assert codes(attacks, "typo") == "unknown-exercise", "not raised: the cells go on"
+    assert row["new-hit-rate-at-2"] == "1"
     results = [json.loads(p.read_text()) for p in (attacks["out"] / "results").glob("*.json")]
-    said = next(p["message"] for r in results if r["learner"] == "typo" for p in r["problems"])
+    said = next(p["message"] for r in results if r["learner"] == "typo" for p in r["problems"]
+                if p["code"] == "unknown-exercise")
     assert "'explain-rr-mea' (did you mean 'explain-rr-mean'?)" in said
 
 
