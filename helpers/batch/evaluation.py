@@ -69,6 +69,7 @@ from helpers.batch.measures import (  # noqa: F401 (parse_measure, supported_mea
     parse_measures,
     supported_measures,
 )
+from helpers.batch.registry import declaration_of
 from helpers.batch.trec_io import Source, grades_of_text, read_with_source
 from helpers.metrics import DENOMINATORS, IDEALS, Denominator, Ideal, UndefinedMetricError
 
@@ -164,6 +165,11 @@ def _qrels_grades(qrels: pd.DataFrame, fractional_grades: str, measures: list[Me
     grade = qrels["grade"].to_numpy(dtype="float64", na_value=np.nan)
     if fractional_grades == "truncate":
         grade = np.trunc(grade) + 0.0  # + 0.0 turns -0.0 into 0.0
+    for measure in measures:
+        most = declaration_of(measure.name).max_grade
+        if most is not None and len(grade) and grade.max() > most:
+            raise ValueError(f"qrels: the grade {grade.max():g} is above {most:g}, the maximum grade of "
+                             f"{measure} ({declaration_of(measure.name).definition})")
     exponential = [str(m) for m in measures if m.gain == "exp"]
     if exponential and len(grade) and grade.max() > MAX_EXPONENTIAL_GRADE:
         raise ValueError(
@@ -414,10 +420,8 @@ def evaluate(
                                                             measures, options)
     diagnosis.warn_or_refuse(id_problems, options.strict)
     diagnosis.warn_order(order_problems)
-    values = {
-        str(m): _engine.measure_values(m, judged, ranking, options.ideal, options.denominator)
-        for m in measures
-    }
+    conventions = _engine.Conventions(options.ideal, options.denominator)
+    values = {str(m): declaration_of(m.name).kernel(m, judged, ranking, conventions) for m in measures}
     per_query = pd.DataFrame(values, index=pd.Index(judged.labels, name="qid"))
     returned = ranking.returned
     if options.missing == "skip":
