@@ -43,8 +43,10 @@ over queries and :mod:`helpers.metrics`, to be read next to the lessons.
 Measures are named the ir_measures way: ``nDCG@10``, ``nDCG(gain=exp)@10``,
 ``nDCG``, ``RR``, ``RR(rel=2)@10``, ``AP``, ``AP@100``, ``P@5``, ``R@100``,
 ``Hit@3``, ``CG@5``, ``Rprec``, ``bpref``, ``Judged@10``, ``num_rel``,
-``num_rel_ret``, ``num_ret``. See :mod:`helpers.batch.measures` for the
-grammar, the gain maps and the trec_eval names that are accepted too. The
+``num_rel_ret``, ``num_ret``, ``RBP``, ``RBP_resid``, ``ERR@20``. Each is
+declared once in :mod:`helpers.batch.registry` (its definition, formula and
+kernel); see :mod:`helpers.batch.measures` for the grammar, the gain maps
+and the trec_eval names that are accepted too. The
 counts (num_...) are per query; trec_eval's ``all`` line sums them, where
 ``means`` averages them.
 """

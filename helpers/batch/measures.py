@@ -3,8 +3,10 @@
 A measure is written the ir_measures way, ``Name(param=value,...)@k``:
 ``nDCG@10``, ``nDCG(gain=exp)@10``, ``nDCG(gains={1:1,2:3,3:7})@10``,
 ``RR(rel=2)@10``, ``AP``, ``P@5``, ``R@100``, ``Hit@3``, ``CG@5``, ``Rprec``,
-``bpref``, ``Judged@10``, ``num_rel``, ``num_rel_ret``, ``num_ret``. Every
-name becomes one canonical spelling, ``str(measure)``.
+``bpref``, ``Judged@10``, ``num_rel``, ``num_rel_ret``, ``num_ret``, and past
+trec_eval ``RBP(p=0.8)``, ``RBP_resid`` and ``ERR@20``. Every name becomes one
+canonical spelling, ``str(measure)``. Each measure is declared once in
+:mod:`helpers.batch.registry`; the tables here are made from the declarations.
 
 trec_eval's names work too (``ndcg_cut_10``, ``map``, ``recip_rank``, ``P_5``,
 ``recall_100``, ``success_1``, ``map_cut_10``), and so do its parameter lists:

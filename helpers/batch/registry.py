@@ -127,7 +127,15 @@ def declare(**fields) -> Declaration:
 
 
 def declaration_of(name: str) -> Declaration:
-    """The declaration of a measure by its canonical name; a ValueError that suggests the closest names."""
+    """The declaration of a measure by its canonical name; a ValueError that suggests the closest names.
+
+    >>> declaration_of("AP").trec_name, declaration_of("AP").formula is ap_formula
+    ('map', True)
+    >>> declaration_of("RPB")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown measure 'RPB'; did you mean 'RBP'?
+    """
     if name not in DECLARATIONS:
         raise ValueError(f"unknown measure {name!r}{did_you_mean(name, DECLARATIONS)}")
     return DECLARATIONS[name]
