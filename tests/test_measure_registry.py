@@ -120,7 +120,7 @@ def test_a_declaration_that_contradicts_itself_or_another_is_refused():
               "formula": registry.rr_formula, "kernel": rr_values}
     with pytest.raises(ValueError, match="did you mean 'rel'"):
         declare(name="Shadow", **{**fields, "parameters": ("rell",)})
-    with pytest.raises(ValueError, match="'mrr', already RR's"):
+    with pytest.raises(ValueError, match="'mrr' is already RR's"):
         declare(name="Shadow", aliases=("mrr",), **fields)
     with pytest.raises(ValueError, match="did you mean 'binary'"):
         declare(name="Shadow", **{**fields, "kind": "binery"})

@@ -66,6 +66,7 @@ class OneQuery:
     denominator: metrics.Denominator = "R"
 
     def relevant(self, rel: float) -> set:
+        """The judged documents with a grade of rel or more."""
         return {doc for doc, grade in self.judgments.items() if grade >= rel}
 
     def grades(self) -> list[float]:
@@ -113,15 +114,18 @@ DECLARATIONS: dict[str, Declaration] = {}
 def declare(**fields) -> Declaration:
     """Add one measure to the registry, refusing a declaration that contradicts itself or another one."""
     declaration = Declaration(**fields)
-    problems = [f"kind {declaration.kind!r}{did_you_mean(declaration.kind, KINDS)}"
-                for _ in [0] if declaration.kind not in KINDS]
-    problems += [f"cutoff rule {declaration.cutoff!r}" for _ in [0] if declaration.cutoff not in CUTOFF_RULES]
-    problems += [f"parameter {p!r}{did_you_mean(p, PARAMETERS)}" for p in declaration.parameters
-                 if p not in PARAMETERS]
-    taken = {spelling: other.name for other in DECLARATIONS.values() for spelling in other.spellings}
-    problems += [f"the name {s!r}, already {taken[s]}'s" for s in declaration.spellings if s in taken]
-    if declaration.name in DECLARATIONS or problems:
-        raise ValueError(f"measure {declaration.name!r}: unknown or repeated {'; '.join(problems) or 'name'}")
+    problems = []
+    if declaration.kind not in KINDS:
+        problems.append(f"unknown kind {declaration.kind!r}{did_you_mean(declaration.kind, KINDS)}")
+    if declaration.cutoff not in CUTOFF_RULES:
+        problems.append(f"unknown cutoff rule {declaration.cutoff!r}{did_you_mean(declaration.cutoff, CUTOFF_RULES)}")
+    problems += [f"unknown parameter {name!r}{did_you_mean(name, PARAMETERS)}"
+                 for name in declaration.parameters if name not in PARAMETERS]
+    taken = spellings()
+    problems += [f"the name {spelling!r} is already {taken[spelling]}'s"
+                 for spelling in declaration.spellings if spelling in taken]
+    if problems:
+        raise ValueError(f"measure {declaration.name!r}: {'; '.join(problems)}")
     DECLARATIONS[declaration.name] = declaration
     return declaration
 
@@ -190,24 +194,29 @@ def cg_formula(measure, query: OneQuery) -> float:
 
 
 def rr_formula(measure, query: OneQuery) -> float:
+    """RR@k with :func:`helpers.metrics.reciprocal_rank`."""
     return metrics.reciprocal_rank(query.ranked, query.relevant(measure.rel), measure.cutoff)
 
 
 def ap_formula(measure, query: OneQuery) -> float:
+    """AP@k with :func:`helpers.metrics.average_precision`."""
     return metrics.average_precision(query.ranked, query.relevant(measure.rel), measure.cutoff,
                                      denominator=query.denominator)
 
 
 def precision_formula(measure, query: OneQuery) -> float:
+    """P@k with :func:`helpers.metrics.precision_at_k`."""
     return metrics.precision_at_k(query.ranked, query.relevant(measure.rel), measure.cutoff)
 
 
 def recall_formula(measure, query: OneQuery) -> float:
+    """R@k with :func:`helpers.metrics.recall_at_k`."""
     return metrics.recall_at_k(query.ranked, query.relevant(measure.rel), measure.cutoff,
                                denominator=query.denominator)
 
 
 def hit_formula(measure, query: OneQuery) -> float:
+    """Hit@k with :func:`helpers.metrics.hit_at_k`."""
     return metrics.hit_at_k(query.ranked, query.relevant(measure.rel), measure.cutoff)
 
 
@@ -232,15 +241,18 @@ def bpref_formula(measure, query: OneQuery) -> float:
 
 
 def num_rel_formula(measure, query: OneQuery) -> float:
+    """The judged documents with a grade of rel or more."""
     return float(len(query.relevant(measure.rel)))
 
 
 def num_rel_ret_formula(measure, query: OneQuery) -> float:
+    """The returned documents with a grade of rel or more."""
     relevant = query.relevant(measure.rel)
     return float(sum(doc in relevant for doc in query.ranked))
 
 
 def num_ret_formula(measure, query: OneQuery) -> float:
+    """The documents returned."""
     return float(len(query.ranked))
 
 
