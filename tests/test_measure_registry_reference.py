@@ -12,17 +12,21 @@
 from __future__ import annotations
 
 import itertools
+import os
 import warnings
 
-import ir_measures
-import numpy as np
-import pandas as pd
-import pytest
-from ranx import Qrels, Run
-from ranx import evaluate as ranx_evaluate
+# ranx's parallel loops: one thread, as tests/test_ranx_reference.py sets it (numba reads it once, at its import)
+os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
-from helpers.batch import DocnoMatchWarning, RunOrderWarning, evaluate, parse_measure, rank_run
-from tests.test_measure_registry import random_collection
+import ir_measures  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+from ranx import Qrels, Run  # noqa: E402
+from ranx import evaluate as ranx_evaluate  # noqa: E402
+
+from helpers.batch import DocnoMatchWarning, RunOrderWarning, evaluate, parse_measure, rank_run  # noqa: E402
+from tests.test_measure_registry import random_collection  # noqa: E402
 
 pytestmark = pytest.mark.reference  # the field's implementations against ours
 
