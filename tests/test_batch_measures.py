@@ -260,7 +260,7 @@ def test_bad_new_names_are_refused_with_a_reason(text, message):
         parse_measure(text)
 
 
-@pytest.mark.parametrize("module", ["trec_io", "measures", "evaluation", "reference", "comparison"])
+@pytest.mark.parametrize("module", ["trec_io", "measures", "registry", "evaluation", "reference", "comparison"])
 def test_the_docstring_examples_of_helpers_batch_hold(module):
     import doctest
     import importlib

@@ -601,52 +601,159 @@ def safe_divide(top: np.ndarray, bottom: np.ndarray) -> np.ndarray:
     return np.divide(top, bottom, out=np.zeros_like(top, dtype="float64"), where=bottom > 0)
 
 
-def measure_values(measure, judged: Judgments, ranking: Ranking, ideal: str, denominator: str) -> np.ndarray:
-    """One value per qrels query for one measure (0 where the query has nothing to find)."""
-    n, k = judged.n_queries, measure.cutoff
-    if measure.name in ("nDCG", "CG"):
-        gains = gain(ranking.grade, measure.gain, measure.gains) * _in_top(ranking.rank, k)
-        if measure.name == "CG":
-            return per_query_sum(ranking.query, gains, n)
-        dcg = per_query_sum(ranking.query, gains / np.log2(ranking.rank + 1.0), n)
-        return safe_divide(dcg, ideal_dcg(judged, ranking, k, measure.gain, measure.gains, ideal))
-    if measure.name in ("num_ret", "Judged"):
-        return _returned_counts(measure.name, k, ranking, n)
-    if measure.name == "bpref":
-        return _bpref(judged, ranking, measure.rel)
+@dataclass(frozen=True)
+class Conventions:
+    """The options of ``evaluate`` that change a value: nDCG's ideal ranking, AP@k's and R@k's denominator."""
+
+    ideal: str = "judged"
+    denominator: str = "R"
+
+
+# Every kernel takes (measure, judged, ranking, conventions) and gives one value per qrels query (0 where the
+# query has nothing to find); helpers.batch.registry names the kernel of each measure.
+
+
+def ndcg_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """nDCG@k: the DCG of the ranking over the DCG of the ideal ranking."""
+    k = measure.cutoff
+    gains = gain(ranking.grade, measure.gain, measure.gains) * _in_top(ranking.rank, k)
+    dcg = per_query_sum(ranking.query, gains / np.log2(ranking.rank + 1.0), judged.n_queries)
+    return safe_divide(dcg, ideal_dcg(judged, ranking, k, measure.gain, measure.gains, conventions.ideal))
+
+
+def cg_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """CG@k: the sum of the gains in the top k."""
+    gains = gain(ranking.grade, measure.gain, measure.gains) * _in_top(ranking.rank, measure.cutoff)
+    return per_query_sum(ranking.query, gains, judged.n_queries)
+
+
+def _first_relevant(measure, ranking: Ranking) -> tuple[np.ndarray, np.ndarray]:
+    """Query and rank of each query's first relevant document, where it is within the cutoff."""
     query, rank, hits = _relevant_rows(ranking, measure.rel)
-    if measure.name == "num_rel":
-        return n_relevant(judged, measure.rel).copy()
-    if measure.name == "num_rel_ret":
-        return per_query_sum(query, None, n)
-    if measure.name == "Rprec":  # precision at rank R: the relevant documents within the first R, over R
-        relevant = n_relevant(judged, measure.rel)
-        return safe_divide(per_query_sum(query, (rank <= relevant[query]).astype("float64"), n), relevant)
-    top = _in_top(rank, k)
-    if measure.name in ("RR", "Hit"):
-        first = (hits == 1) & top  # each query's first relevant document, if within the cutoff
-        value = 1.0 / rank[first] if measure.name == "RR" else np.ones(np.count_nonzero(first))
-        return per_query_sum(query[first], value, n)
+    first = (hits == 1) & _in_top(rank, measure.cutoff)
+    return query[first], rank[first]
+
+
+def rr_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """RR@k: 1 / the rank of the first relevant document."""
+    query, rank = _first_relevant(measure, ranking)
+    return per_query_sum(query, 1.0 / rank, judged.n_queries)
+
+
+def hit_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """Hit@k: 1 when a relevant document is in the top k."""
+    query, _ = _first_relevant(measure, ranking)
+    return per_query_sum(query, None, judged.n_queries)
+
+
+def _relevant_for(measure, judged: Judgments, conventions: Conventions) -> np.ndarray:
+    """R, or min(k, R) with ``denominator="min_k_R"`` and a cutoff."""
     relevant = n_relevant(judged, measure.rel)
-    if denominator == "min_k_R" and k is not None:
-        relevant = np.minimum(relevant, k)
-    if measure.name == "AP":
-        return safe_divide(per_query_sum(query, hits / rank * top, n), relevant)
-    found = per_query_sum(query, (rank <= k).astype("float64"), n)  # P and R always have a cutoff
-    return found / k if measure.name == "P" else safe_divide(found, relevant)
+    if conventions.denominator == "min_k_R" and measure.cutoff is not None:
+        relevant = np.minimum(relevant, measure.cutoff)
+    return relevant
 
 
-def _returned_counts(name: str, k: int | None, ranking: Ranking, n: int) -> np.ndarray:
-    """num_ret: documents returned (after depth and judged_only); Judged@k: the judged share of the top k.
+def ap_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """AP@k: the precision at each relevant document of the top k, summed, over R."""
+    query, rank, hits = _relevant_rows(ranking, measure.rel)
+    found = per_query_sum(query, hits / rank * _in_top(rank, measure.cutoff), judged.n_queries)
+    return safe_divide(found, _relevant_for(measure, judged, conventions))
+
+
+def _found_in_top(measure, judged: Judgments, ranking: Ranking) -> np.ndarray:
+    query, rank, _ = _relevant_rows(ranking, measure.rel)
+    return per_query_sum(query, (rank <= measure.cutoff).astype("float64"), judged.n_queries)
+
+
+def precision_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """P@k: the relevant documents in the top k, over k."""
+    return _found_in_top(measure, judged, ranking) / measure.cutoff
+
+
+def recall_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """R@k: the relevant documents in the top k, over R."""
+    return safe_divide(_found_in_top(measure, judged, ranking), _relevant_for(measure, judged, conventions))
+
+
+def rprec_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """R-precision: the relevant documents within the first R, over R."""
+    query, rank, _ = _relevant_rows(ranking, measure.rel)
+    relevant = n_relevant(judged, measure.rel)
+    return safe_divide(per_query_sum(query, (rank <= relevant[query]).astype("float64"), judged.n_queries),
+                       relevant)
+
+
+def num_rel_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """num_rel: the judged documents with a grade of rel or more."""
+    return n_relevant(judged, measure.rel).copy()
+
+
+def num_rel_ret_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """num_rel_ret: the returned documents with a grade of rel or more."""
+    query, _, _ = _relevant_rows(ranking, measure.rel)
+    return per_query_sum(query, None, judged.n_queries)
+
+
+def num_ret_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """num_ret: the documents returned (after depth and judged_only)."""
+    return ranking.n_returned.copy()
+
+
+def judged_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """Judged@k: the judged share of the top k.
 
     Judged@k divides by min(k, documents returned), as ir_measures' Judged
     does (a short list is not penalised); without a cutoff, by all returned.
     """
-    if name == "num_ret":
-        return ranking.n_returned.copy()
-    judged_in_top = per_query_sum(ranking.query, (ranking.rank <= k).astype("float64") if k else None, n)
+    k = measure.cutoff
+    judged_in_top = per_query_sum(ranking.query, (ranking.rank <= k).astype("float64") if k else None,
+                                  judged.n_queries)
     shown = ranking.n_returned if k is None else np.minimum(ranking.n_returned, k)
     return safe_divide(judged_in_top, shown)
+
+
+def bpref_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """bpref, see :func:`_bpref`."""
+    return _bpref(judged, ranking, measure.rel)
+
+
+def rbp_weight(rank: np.ndarray, p: float) -> np.ndarray:
+    """(1 - p) p^(rank - 1): the chance that a user who goes on with probability p stops at this rank."""
+    return (1.0 - p) * np.power(p, rank - 1.0)
+
+
+def rbp_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """RBP@k: the weights of the relevant documents in the top k."""
+    query, rank, _ = _relevant_rows(ranking, measure.rel)
+    weights = rbp_weight(rank, measure.p) * _in_top(rank, measure.cutoff)
+    return per_query_sum(query, weights, judged.n_queries)
+
+
+def rbp_residual_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """RBP's residual: 1 minus the weights of the judged documents in the top k.
+
+    With m = min(k, documents returned), the unjudged documents of the top m
+    weigh 1 - p^m minus the judged ones' weights, and every rank after m
+    weighs p^m: together, 1 minus the judged documents' weights.
+    """
+    weights = rbp_weight(ranking.rank, measure.p) * _in_top(ranking.rank, measure.cutoff)
+    return 1.0 - per_query_sum(ranking.query, weights, judged.n_queries)
+
+
+ERR_MAX_GRADE = 4  # ERR's stopping probability is (2^grade - 1) / 2^4, as in gdeval (ir_measures' ERR)
+
+
+def err_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """ERR@k: over the top k, stop(rank) / rank times the chance of going on past every rank before."""
+    rows = np.flatnonzero(np.broadcast_to(_in_top(ranking.rank, measure.cutoff), ranking.rank.shape))
+    query, rank = ranking.query[rows], ranking.rank[rows]
+    stop = (np.exp2(np.maximum(ranking.grade[rows], 0.0)) - 1.0) / 2.0**ERR_MAX_GRADE
+    go_on = np.log1p(-stop)  # an unjudged document (not in rows) is passed for sure: log 1 = 0
+    before = np.cumsum(go_on) - go_on  # the log of going past every earlier row, over all queries
+    starts = query_starts(query)
+    before -= np.repeat(before[starts], np.diff(np.append(starts, len(query))))
+    return per_query_sum(query, stop / rank * np.exp(before), judged.n_queries)
 
 
 def _bpref(judged: Judgments, ranking: Ranking, rel: float) -> np.ndarray:

@@ -48,30 +48,11 @@ import numpy as np
 
 from helpers.batch.diagnosis import DocnoMatchWarning, RunOrderWarning
 from helpers.batch.evaluation import Evaluation, evaluate
-from helpers.batch.measures import COUNTS, MEASURES, Measure, expand_measure
+from helpers.batch.measures import COUNTS, DEFAULT_CUTOFFS, MEASURES, TREC_NAMES, Measure, expand_measure
+from helpers.batch.registry import NICKNAMES, TREC_ORDER
 from helpers.batch.trec_io import TrecFormatWarning, read_with_source, run_tag
 
 PROG = "python -m helpers.batch"
-# trec_eval 10.0's measures in the order it prints them (measures.c), and its nicknames
-TREC_ORDER = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
-              "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "Rprec_mult",
-              "utility", "11pt_avg", "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut",
-              "map_cut", "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map", "set_F",
-              "num_nonrel_judged_ret", "yaap", "rbp", "rbp_resid", "unj")
-OFFICIAL = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
-            "recip_rank", "iprec_at_recall", "P")
-ALL_TREC = (*OFFICIAL, "relstring", "recall", "unj", "rbp", "rbp_resid", "infAP", "gm_bpref", "utility",
-            "11pt_avg", "ndcg", "relative_P", "Rprec_mult", "success", "map_cut", "ndcg_cut", "ndcg_rel",
-            "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map", "set_F",
-            "num_nonrel_judged_ret")
-NICKNAMES = {"official": OFFICIAL, "all_trec": ALL_TREC}
-DEFAULT_CUTOFFS = {"P": "5,10,15,20,30,100,200,500,1000", "recall": "5,10,15,20,30,100,200,500,1000",
-                   "ndcg_cut": "5,10,15,20,30,100,200,500,1000", "map_cut": "5,10,15,20,30,100,200,500,1000",
-                   "success": "1,5,10"}
-# trec_eval's name of each measure this command computes, by (name, has a cutoff)
-TREC_NAMES = {("nDCG", False): "ndcg", ("nDCG", True): "ndcg_cut", ("AP", False): "map", ("AP", True): "map_cut",
-              ("RR", False): "recip_rank", ("P", True): "P", ("R", True): "recall", ("Hit", True): "success",
-              **{(name, False): name for name in ("Rprec", "bpref", "num_rel", "num_rel_ret", "num_ret")}}
 PER_RUN = ("runid", "num_q")  # printed in the all lines only
 
 

@@ -43,8 +43,10 @@ over queries and :mod:`helpers.metrics`, to be read next to the lessons.
 Measures are named the ir_measures way: ``nDCG@10``, ``nDCG(gain=exp)@10``,
 ``nDCG``, ``RR``, ``RR(rel=2)@10``, ``AP``, ``AP@100``, ``P@5``, ``R@100``,
 ``Hit@3``, ``CG@5``, ``Rprec``, ``bpref``, ``Judged@10``, ``num_rel``,
-``num_rel_ret``, ``num_ret``. See :mod:`helpers.batch.measures` for the
-grammar, the gain maps and the trec_eval names that are accepted too. The
+``num_rel_ret``, ``num_ret``, ``RBP``, ``RBP_resid``, ``ERR@20``. Each is
+declared once in :mod:`helpers.batch.registry` (its definition, formula and
+kernel); see :mod:`helpers.batch.measures` for the grammar, the gain maps
+and the trec_eval names that are accepted too. The
 counts (num_...) are per query; trec_eval's ``all`` line sums them, where
 ``means`` averages them.
 """
@@ -69,6 +71,7 @@ from helpers.batch.measures import (  # noqa: F401 (parse_measure, supported_mea
     parse_measures,
     supported_measures,
 )
+from helpers.batch.registry import declaration_of
 from helpers.batch.trec_io import Source, grades_of_text, read_with_source
 from helpers.metrics import DENOMINATORS, IDEALS, Denominator, Ideal, UndefinedMetricError
 
@@ -164,6 +167,11 @@ def _qrels_grades(qrels: pd.DataFrame, fractional_grades: str, measures: list[Me
     grade = qrels["grade"].to_numpy(dtype="float64", na_value=np.nan)
     if fractional_grades == "truncate":
         grade = np.trunc(grade) + 0.0  # + 0.0 turns -0.0 into 0.0
+    for measure in measures:
+        most = declaration_of(measure.name).max_grade
+        if most is not None and len(grade) and grade.max() > most:
+            raise ValueError(f"qrels: the grade {grade.max():g} is above {most:g}, the maximum grade of "
+                             f"{measure} ({declaration_of(measure.name).definition})")
     exponential = [str(m) for m in measures if m.gain == "exp"]
     if exponential and len(grade) and grade.max() > MAX_EXPONENTIAL_GRADE:
         raise ValueError(
@@ -414,10 +422,8 @@ def evaluate(
                                                             measures, options)
     diagnosis.warn_or_refuse(id_problems, options.strict)
     diagnosis.warn_order(order_problems)
-    values = {
-        str(m): _engine.measure_values(m, judged, ranking, options.ideal, options.denominator)
-        for m in measures
-    }
+    conventions = _engine.Conventions(options.ideal, options.denominator)
+    values = {str(m): declaration_of(m.name).kernel(m, judged, ranking, conventions) for m in measures}
     per_query = pd.DataFrame(values, index=pd.Index(judged.labels, name="qid"))
     returned = ranking.returned
     if options.missing == "skip":

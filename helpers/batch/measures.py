@@ -3,8 +3,10 @@
 A measure is written the ir_measures way, ``Name(param=value,...)@k``:
 ``nDCG@10``, ``nDCG(gain=exp)@10``, ``nDCG(gains={1:1,2:3,3:7})@10``,
 ``RR(rel=2)@10``, ``AP``, ``P@5``, ``R@100``, ``Hit@3``, ``CG@5``, ``Rprec``,
-``bpref``, ``Judged@10``, ``num_rel``, ``num_rel_ret``, ``num_ret``. Every
-name becomes one canonical spelling, ``str(measure)``.
+``bpref``, ``Judged@10``, ``num_rel``, ``num_rel_ret``, ``num_ret``, and past
+trec_eval ``RBP(p=0.8)``, ``RBP_resid`` and ``ERR@20``. Every name becomes one
+canonical spelling, ``str(measure)``. Each measure is declared once in
+:mod:`helpers.batch.registry`; the tables here are made from the declarations.
 
 trec_eval's names work too (``ndcg_cut_10``, ``map``, ``recip_rank``, ``P_5``,
 ``recall_100``, ``success_1``, ``map_cut_10``), and so do its parameter lists:
@@ -31,41 +33,32 @@ import re
 import warnings
 from dataclasses import dataclass
 
+from helpers._checks import close_names
+from helpers.batch.registry import DECLARATIONS, PARAMETERS, declaration_of, spellings
+
+# The tables below are made from the declarations of helpers.batch.registry: declare a measure there, once.
 # name: (kind, cutoff, parameters). kind: "graded" (gains), "binary" (relevant at grade >= rel),
 # "count" (a number of documents), "judged" (judgments, not grades). cutoff: "required",
 # "optional" or "none".
-MEASURES = {
-    "nDCG": ("graded", "optional", ("gain", "gains")),
-    "CG": ("graded", "optional", ("gain", "gains")),
-    "RR": ("binary", "optional", ("rel",)),
-    "AP": ("binary", "optional", ("rel",)),
-    "P": ("binary", "required", ("rel",)),
-    "R": ("binary", "required", ("rel",)),
-    "Hit": ("binary", "required", ("rel",)),
-    "Rprec": ("binary", "none", ("rel",)),
-    "bpref": ("binary", "none", ("rel",)),
-    "num_rel": ("count", "none", ("rel",)),
-    "num_rel_ret": ("count", "none", ("rel",)),
-    "num_ret": ("count", "none", ()),
-    "Judged": ("judged", "optional", ()),
-}
-COUNTS = ("num_rel", "num_rel_ret", "num_ret")  # trec_eval sums these over the queries instead of averaging
-
-ALIASES = {
-    "ndcg": "nDCG", "ndcg_cut": "nDCG", "cg": "CG", "rr": "RR", "mrr": "RR",
-    "recip_rank": "RR", "ap": "AP", "map": "AP", "map_cut": "AP", "p": "P",
-    "precision": "P", "r": "R", "recall": "R", "hit": "Hit", "success": "Hit",
-    "rprec": "Rprec", "bpref": "bpref", "num_rel": "num_rel", "num_rel_ret": "num_rel_ret",
-    "num_ret": "num_ret", "judged": "Judged",
-}
+MEASURES = {d.name: (d.kind, d.cutoff, d.parameters) for d in DECLARATIONS.values()}
+COUNTS = tuple(d.name for d in DECLARATIONS.values() if d.summed)  # trec_eval sums these instead of averaging
+ALIASES = spellings()  # every lower-case spelling -> its measure
 # trec_eval's names that take a list of cutoffs after a dot ("P.5,10"), and the measure they give
-TREC_CUTOFF_LISTS = {"p": "P", "recall": "R", "ndcg_cut": "nDCG", "map_cut": "AP", "success": "Hit"}
+TREC_CUTOFF_LISTS = {d.trec_cut_name.lower(): d.name for d in DECLARATIONS.values() if d.trec_cut_name}
+# trec_eval's names whose parameters after a dot are a gain map ("ndcg.1=3,2=9")
+TREC_GAIN_MAPS = {d.trec_name.lower(): d.name for d in DECLARATIONS.values() if d.trec_name and "gains" in d.parameters}
 # trec_eval's measures that take no parameter: it ignores anything after the dot ("recip_rank.2" is
 # recip_rank), so the parser does too, and warns; the value is the spelling a learner probably meant
 TREC_IGNORES_PARAMETERS = {
-    "map": "AP@{k}", "recip_rank": "RR@{k}", "rprec": None, "bpref": None,
-    "num_rel": None, "num_rel_ret": None, "num_ret": None,
+    d.trec_name.lower(): (None if d.cutoff == "none" else d.name + "@{k}")
+    for d in DECLARATIONS.values() if d.trec_name and "gains" not in d.parameters
 }
+# trec_eval's name of each measure the command computes, by (name, has a cutoff), and its default cutoffs
+TREC_NAMES = {
+    **{(d.name, False): d.trec_name for d in DECLARATIONS.values() if d.trec_name},
+    **{(d.name, True): d.trec_cut_name for d in DECLARATIONS.values() if d.trec_cut_name},
+}
+DEFAULT_CUTOFFS = {d.trec_cut_name: d.trec_default_cutoffs for d in DECLARATIONS.values() if d.trec_default_cutoffs}
 GAIN_NAMES = {"linear": "linear", "lin": "linear", "exp": "exp", "exponential": "exp"}
 
 _MEASURE_PATTERN = re.compile(
@@ -87,10 +80,11 @@ class TrecNameWarning(UserWarning):
 class Measure:
     """One measure with its settings; ``str(measure)`` is its canonical name (lesson 09).
 
-    ``name`` is one of the keys of ``MEASURES``; ``cutoff`` the k of @k or
-    None (whole list); ``rel`` the lowest relevant grade (binary measures and
-    the counts of relevant documents); ``gain`` "linear" or "exp" (nDCG and
-    CG); ``gains`` a gain map, ((grade, gain), ...) sorted by grade, or None.
+    ``name`` is a measure declared in :mod:`helpers.batch.registry`;
+    ``cutoff`` the k of @k or None (whole list); ``rel`` the lowest relevant
+    grade (binary measures and the counts of relevant documents); ``gain``
+    "linear" or "exp" (nDCG and CG); ``gains`` a gain map, ((grade, gain),
+    ...) sorted by grade, or None; ``p`` RBP's persistence.
 
     >>> str(Measure("RR", cutoff=10, rel=2))
     'RR(rel=2)@10'
@@ -100,9 +94,10 @@ class Measure:
 
     name: str
     cutoff: int | None = None
-    rel: float = 1
-    gain: str = "linear"
+    rel: float = PARAMETERS["rel"].default  # type: ignore[assignment]
+    gain: str = PARAMETERS["gain"].default  # type: ignore[assignment]
     gains: tuple[tuple[int, float], ...] | None = None
+    p: float = PARAMETERS["p"].default  # type: ignore[assignment]
 
     def __str__(self) -> str:
         params = []
@@ -110,6 +105,8 @@ class Measure:
             params.append(f"gain={self.gain}")
         if self.gains is not None:
             params.append("gains={" + ",".join(f"{level}:{value:g}" for level, value in self.gains) + "}")
+        if self.p != PARAMETERS["p"].default:
+            params.append(f"p={self.p:g}")
         if self.rel != 1:
             params.append(f"rel={self.rel:g}")
         text = self.name + (f"({','.join(params)})" if params else "")
@@ -117,20 +114,31 @@ class Measure:
 
     @property
     def kind(self) -> str:
-        """"graded", "binary", "count" or "judged" (see ``MEASURES``)."""
-        return MEASURES[self.name][0]
+        """"graded", "binary", "count" or "judged" (see ``helpers.batch.registry.KINDS``)."""
+        return declaration_of(self.name).kind
 
 
 def supported_measures() -> str:
     """A one-line summary of the measure names and parameters ``evaluate`` understands (lesson 09)."""
+    cutoffs = {"required": "@k", "optional": "[@k]", "none": ""}
+    names = [d.name + cutoffs[d.cutoff] + (f"({','.join(d.parameters)})" if d.parameters else "")
+             for d in DECLARATIONS.values()]
+    parameters = [f"{p.name}: {p.meaning}" + (f" (default {p.default})" if p.default is not None else "")
+                  for p in PARAMETERS.values()]
     return (
-        "nDCG[@k], CG[@k] (parameters gain=linear|exp, or a gain map gains={1:1,2:3,3:7}), RR[@k], "
-        "AP[@k], P@k, R@k, Hit@k, Rprec, bpref, num_rel, num_rel_ret (parameter rel=<lowest relevant "
-        "grade>, default 1), num_ret, Judged[@k]; write parameters as 'RR(rel=2)@10' or "
+        f"{', '.join(names)}; parameters {'; '.join(parameters)}; write parameters as 'RR(rel=2)@10' or "
         "'RR@10(rel=2)'; trec_eval names such as 'ndcg_cut_10', 'map', 'recip_rank', 'P_5', "
         "'recall_100', 'success_1', 'map_cut_10', lists such as 'P.5,10' and gain maps such as "
         "'ndcg.1=3,2=9' work too"
     )
+
+
+def unknown_name(typed: str) -> str:
+    """'; did you mean 'RBP'?' for a misspelt measure name ('' when no declared spelling is close)."""
+    shown = {spelling.lower(): spelling for d in DECLARATIONS.values()
+             for spelling in (d.name, *d.aliases, d.trec_name, d.trec_cut_name) if spelling}
+    close = list(dict.fromkeys(shown[name] for name in close_names(typed.lower(), shown)))
+    return f"; did you mean {' or '.join(repr(name) for name in close)}?" if close else ""
 
 
 def parse_measure(text) -> Measure:
@@ -147,7 +155,7 @@ def parse_measure(text) -> Measure:
     supported.
 
     >>> parse_measure("ndcg_cut_10")
-    Measure(name='nDCG', cutoff=10, rel=1, gain='linear', gains=None)
+    Measure(name='nDCG', cutoff=10, rel=1, gain='linear', gains=None, p=0.8)
     >>> str(parse_measure("RR@10(rel=2)"))
     'RR(rel=2)@10'
     >>> str(parse_measure("ndcg.1=3,2=9,4=4.5"))
@@ -192,7 +200,11 @@ def expand_measure(text) -> list[Measure]:
         raise ValueError(f"cannot read the measure {text!r}; supported: {supported_measures()}")
     name = ALIASES.get(match["name"].lower())
     if name is None:
-        raise ValueError(f"unknown measure {match['name']!r} in {text!r}; supported: {supported_measures()}")
+        raise ValueError(f"unknown measure {match['name']!r} in {text!r}{unknown_name(match['name'])}; "
+                         f"supported: {supported_measures()}")
+    not_trec = declaration_of(name).not_trec
+    if not_trec and match["name"] == match["name"].lower() != name:
+        raise ValueError(f"{text!r}: {not_trec}")
     if match["trec_cutoff"] is not None and _trec_parameter_ignored(match["name"], match["trec_cutoff"], text):
         return [_checked(Measure(name, **_parse_params(match["before"] or match["after"] or "", name, text)), text)]
     cutoff = _parse_cutoff(match["cutoff"] or match["trec_cutoff"], text)
@@ -214,7 +226,7 @@ def _trec_parameter_ignored(family: str, parameter: str, text: str) -> bool:
             TrecNameWarning, stacklevel=4,
         )
         return True
-    if family == "ndcg":
+    if family in TREC_GAIN_MAPS:
         raise ValueError(f"{text!r}: trec_eval refuses this name: ndcg's parameters are grade=gain pairs "
                          f"such as 'ndcg.1=3,2=9'; for a cutoff write 'nDCG@{parameter}' or 'ndcg_cut.{parameter}'")
     raise ValueError(f"{text!r}: a cutoff after '.' or '_' is trec_eval's spelling, and {family!r} is not a "
@@ -235,13 +247,14 @@ def _checked(measure: Measure, text: str) -> Measure:
 def _trec_list(name: str, params: str, text: str) -> list[Measure]:
     """trec_eval's ``name.param,param``: cutoffs (``P.5,10``) or, for ``ndcg``, a gain map (``ndcg.1=3``)."""
     family = name.lower()
-    if family == "ndcg":
-        return [Measure("nDCG", gains=_gain_map(params.split(","), "=", text))]
+    if family in TREC_GAIN_MAPS:
+        return [Measure(TREC_GAIN_MAPS[family], gains=_gain_map(params.split(","), "=", text))]
     if family in TREC_IGNORES_PARAMETERS and _trec_parameter_ignored(family, params, text):
         return [Measure(ALIASES[family])]
     if family not in TREC_CUTOFF_LISTS:
         raise ValueError(f"{text!r}: trec_eval's lists after a '.' are supported for "
-                         f"{', '.join(['ndcg', *TREC_CUTOFF_LISTS])}, not {name!r}")
+                         f"{', '.join([*TREC_GAIN_MAPS, *TREC_CUTOFF_LISTS])}, not {name!r}"
+                         f"{unknown_name(name)}")
     cutoffs = []
     for item in params.split(","):
         if not _TREC_CUTOFF.match(item) or int(float(item)) < 1:
@@ -284,15 +297,14 @@ def _parse_params(text: str, name: str, whole: str) -> dict:
             hint = f" (nDCG uses graded gains; rel applies to {takes_rel})" if key == "rel" else ""
             raise ValueError(f"{whole!r}: {name} takes {'only ' if MEASURES[name][2] else ''}{allowed}, "
                              f"got {item!r}{hint}")
-        if key == "gain":
-            params[key] = _parse_gain(value, whole)
-        elif key == "gains":
-            if not (value.startswith("{") and value.endswith("}")):
-                raise ValueError(f"{whole!r}: write a gain map as gains={{1:1,2:3,3:7}}, got {value!r}")
-            params[key] = _gain_map(_split_params(value[1:-1]), ":", whole)
-        else:
-            params[key] = _parse_rel(value, whole)
+        params[key] = _READERS[PARAMETERS[key].type](value, whole)
     return params
+
+
+def _parse_gain_map(value: str, whole: str) -> tuple[tuple[int, float], ...]:
+    if not (value.startswith("{") and value.endswith("}")):
+        raise ValueError(f"{whole!r}: write a gain map as gains={{1:1,2:3,3:7}}, got {value!r}")
+    return _gain_map(_split_params(value[1:-1]), ":", whole)
 
 
 def _parse_gain(value: str, whole: str) -> str:
@@ -339,3 +351,17 @@ def _parse_rel(value: str, whole: str) -> float:
     if not rel > 0 or not math.isfinite(rel):
         raise ValueError(f"{whole!r}: rel must be above 0 (grade 0 means not relevant), got {value!r}")
     return int(rel) if rel.is_integer() else rel
+
+
+def _parse_probability(value: str, whole: str) -> float:
+    try:
+        p = float(value)
+    except ValueError:
+        raise ValueError(f"{whole!r}: p must be a probability such as 0.8, got {value!r}") from None
+    if not 0 < p < 1:
+        raise ValueError(f"{whole!r}: p must be above 0 and below 1 (the chance of going on), got {value!r}")
+    return p
+
+
+# how a parameter's value is read, by its type (helpers.batch.registry.PARAMETERS)
+_READERS = {"grade": _parse_rel, "gain": _parse_gain, "gain map": _parse_gain_map, "probability": _parse_probability}

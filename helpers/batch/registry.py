@@ -1,0 +1,373 @@
+"""Every measure of ``evaluate``, declared once (lesson 09), in the manner of ir_measures.
+
+A declaration holds all there is to know about a measure: its name and other
+spellings (trec_eval's too), its parameters and cut-off rule, its kind, a
+one-line definition with its source, the single-query formula the reference
+evaluator uses (:mod:`helpers.batch.reference`, with :mod:`helpers.metrics`
+where the lessons have the formula) and the vectorised kernel ``evaluate``
+uses (:mod:`helpers.batch._engine`). The names ``parse_measure`` reads, the
+command's ``-m`` names, ``supported_measures()`` and the tables of
+:mod:`helpers.batch.measures` are made from these declarations, and
+``tests/test_measure_registry.py`` holds every kernel to its formula.
+
+To add a measure: write its single-query formula, its kernel, and one
+:func:`declare` call (see docs/contributors.md, "Adding a measure").
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from helpers import metrics
+from helpers._checks import did_you_mean
+from helpers.batch import _engine
+
+KINDS = {
+    "graded": "uses the grades as gains",
+    "binary": "a document is relevant at grade >= rel",
+    "count": "a number of documents; trec_eval's all line sums it over the queries",
+    "judged": "about which documents are judged, not their grades",
+}
+CUTOFF_RULES = ("required", "optional", "none")
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One parameter a measure may take: its value's type, default, meaning, and values the registry test tries."""
+
+    name: str
+    type: str  # "grade", "gain", "gain map" or "probability": how measures.py reads the value
+    default: object
+    meaning: str
+    examples: tuple
+
+
+PARAMETERS = {
+    "rel": Parameter("rel", "grade", 1, "the lowest relevant grade, above 0", (1, 2)),
+    "gain": Parameter("gain", "gain", "linear", "linear (the grade) or exp (2^grade - 1)", ("linear", "exp")),
+    "gains": Parameter("gains", "gain map", None, "a gain per grade such as {1:1,2:3,3:7}, other grades keeping "
+                       "their own value", (((0, 0.5), (1, 3.0), (2, 1.0)), ((1, -1.0), (3, 2.0)))),
+    "p": Parameter("p", "probability", 0.8, "persistence: the chance that the user goes on to the next document",
+                   (0.5, 0.95)),
+}
+
+
+@dataclass(frozen=True)
+class OneQuery:
+    """What a single-query formula sees: the ranking (after depth and judged_only), the judgments, the options."""
+
+    ranked: list
+    judgments: dict  # docno -> grade (float)
+    ideal: metrics.Ideal = "judged"
+    denominator: metrics.Denominator = "R"
+
+    def relevant(self, rel: float) -> set:
+        """The judged documents with a grade of rel or more."""
+        return {doc for doc, grade in self.judgments.items() if grade >= rel}
+
+    def grades(self) -> list[float]:
+        """The grade of each ranked document, 0 for unjudged and negative grades."""
+        return metrics.grades_in_rank_order(self.ranked, {d: max(g, 0.0) for d, g in self.judgments.items()})
+
+
+Formula = Callable[..., float]  # (measure, OneQuery) -> the query's value
+Kernel = Callable[..., np.ndarray]  # (measure, Judgments, Ranking, Conventions) -> a value per query
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """One measure, declared once: what ``evaluate``, its reference, the parser and the command know of it."""
+
+    name: str
+    kind: str
+    cutoff: str
+    parameters: tuple[str, ...]
+    definition: str  # one line, with its source
+    formula: Formula
+    kernel: Kernel
+    aliases: tuple[str, ...] = ()  # other spellings, lower case (names are read case-insensitively)
+    trec_name: str | None = None  # trec_eval's name of the measure over the whole list (map, recip_rank)
+    trec_cut_name: str | None = None  # trec_eval's name of its cut-off family (P, map_cut), read as P.5,10 or P_5
+    trec_default_cutoffs: str | None = None  # the cutoffs trec_eval prints for the bare family name
+    max_grade: float | None = None  # grades above it are refused (ERR's stopping probability needs it)
+    not_trec: str | None = None  # trec_eval has a different measure of this name in lower case: why it differs
+
+    @property
+    def summed(self) -> bool:
+        """True for the counts, which trec_eval's all line sums instead of averaging."""
+        return self.kind == "count"
+
+    @property
+    def spellings(self) -> tuple[str, ...]:
+        """Every lower-case name that means this measure."""
+        names = (self.name, *self.aliases, self.trec_name, self.trec_cut_name)
+        return tuple(dict.fromkeys(name.lower() for name in names if name))
+
+
+DECLARATIONS: dict[str, Declaration] = {}
+
+
+def declare(**fields) -> Declaration:
+    """Add one measure to the registry, refusing a declaration that contradicts itself or another one."""
+    declaration = Declaration(**fields)
+    problems = []
+    if declaration.kind not in KINDS:
+        problems.append(f"unknown kind {declaration.kind!r}{did_you_mean(declaration.kind, KINDS)}")
+    if declaration.cutoff not in CUTOFF_RULES:
+        problems.append(f"unknown cutoff rule {declaration.cutoff!r}{did_you_mean(declaration.cutoff, CUTOFF_RULES)}")
+    problems += [f"unknown parameter {name!r}{did_you_mean(name, PARAMETERS)}"
+                 for name in declaration.parameters if name not in PARAMETERS]
+    taken = spellings()
+    problems += [f"the name {spelling!r} is already {taken[spelling]}'s"
+                 for spelling in declaration.spellings if spelling in taken]
+    if problems:
+        raise ValueError(f"measure {declaration.name!r}: {'; '.join(problems)}")
+    DECLARATIONS[declaration.name] = declaration
+    return declaration
+
+
+def declaration_of(name: str) -> Declaration:
+    """The declaration of a measure by its canonical name; a ValueError that suggests the closest names.
+
+    >>> declaration_of("AP").trec_name, declaration_of("AP").formula is ap_formula
+    ('map', True)
+    >>> declaration_of("RPB")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown measure 'RPB'; did you mean 'RBP'?
+    """
+    if name not in DECLARATIONS:
+        raise ValueError(f"unknown measure {name!r}{did_you_mean(name, DECLARATIONS)}")
+    return DECLARATIONS[name]
+
+
+def spellings() -> dict[str, str]:
+    """Every lower-case spelling -> the canonical name of its measure."""
+    return {spelling: d.name for d in DECLARATIONS.values() for spelling in d.spellings}
+
+
+# --- the single-query formulas of the reference evaluator ------------------------------------------
+
+
+def _gain_name(measure) -> metrics.Gain:
+    return "exponential" if measure.gain == "exp" else "linear"
+
+
+def _mapped_gains(measure, query: OneQuery) -> tuple[list[float], list[float]]:
+    """With a gain map: the gain of each ranked document and of each judged one (a listed grade gets its gain)."""
+    gain_map = {float(level): gain for level, gain in measure.gains}
+
+    def gain_of(grade: float) -> float:
+        return gain_map.get(grade, grade) if grade >= 0 else 0.0
+
+    ranked = [gain_of(query.judgments[doc]) if doc in query.judgments else 0.0 for doc in query.ranked]
+    return ranked, [gain_of(grade) for grade in query.judgments.values()]
+
+
+def _dcg_of_gains(gains: list[float], k: int | None) -> float:
+    return sum(gain / math.log2(rank + 1) for rank, gain in enumerate(gains[:k], start=1))
+
+
+def ndcg_formula(measure, query: OneQuery) -> float:
+    """nDCG@k with :func:`helpers.metrics.ndcg`; with a gain map, DCG of the mapped gains over the ideal's."""
+    k = measure.cutoff
+    if measure.gains is None:
+        grades = query.grades()
+        judged = [max(grade, 0.0) for grade in query.judgments.values()]
+        ideal = judged if query.ideal == "judged" else grades
+        return metrics.ndcg(grades, k, ideal=ideal or [0.0], gain=_gain_name(measure))
+    ranked, judged = _mapped_gains(measure, query)
+    pool = judged if query.ideal == "judged" else ranked
+    ideal_dcg = _dcg_of_gains(sorted((gain for gain in pool if gain > 0), reverse=True), k)
+    return _dcg_of_gains(ranked, k) / ideal_dcg if ideal_dcg > 0 else 0.0
+
+
+def cg_formula(measure, query: OneQuery) -> float:
+    """CG@k: the gains of the top k, summed."""
+    if measure.gains is not None:
+        return sum(_mapped_gains(measure, query)[0][: measure.cutoff], 0.0)
+    return sum((metrics.gain_of(g, _gain_name(measure)) for g in metrics.cut(query.grades(), measure.cutoff)), 0.0)
+
+
+def rr_formula(measure, query: OneQuery) -> float:
+    """RR@k with :func:`helpers.metrics.reciprocal_rank`."""
+    return metrics.reciprocal_rank(query.ranked, query.relevant(measure.rel), measure.cutoff)
+
+
+def ap_formula(measure, query: OneQuery) -> float:
+    """AP@k with :func:`helpers.metrics.average_precision`."""
+    return metrics.average_precision(query.ranked, query.relevant(measure.rel), measure.cutoff,
+                                     denominator=query.denominator)
+
+
+def precision_formula(measure, query: OneQuery) -> float:
+    """P@k with :func:`helpers.metrics.precision_at_k`."""
+    return metrics.precision_at_k(query.ranked, query.relevant(measure.rel), measure.cutoff)
+
+
+def recall_formula(measure, query: OneQuery) -> float:
+    """R@k with :func:`helpers.metrics.recall_at_k`."""
+    return metrics.recall_at_k(query.ranked, query.relevant(measure.rel), measure.cutoff,
+                               denominator=query.denominator)
+
+
+def hit_formula(measure, query: OneQuery) -> float:
+    """Hit@k with :func:`helpers.metrics.hit_at_k`."""
+    return metrics.hit_at_k(query.ranked, query.relevant(measure.rel), measure.cutoff)
+
+
+def rprec_formula(measure, query: OneQuery) -> float:
+    """Precision after R documents."""
+    relevant = query.relevant(measure.rel)
+    return sum(doc in relevant for doc in query.ranked[: len(relevant)]) / len(relevant) if relevant else 0.0
+
+
+def bpref_formula(measure, query: OneQuery) -> float:
+    """Each relevant document loses the share of judged non-relevant documents ranked above it."""
+    relevant = query.relevant(measure.rel)
+    R = len(relevant)
+    nonrelevant = sum(0 <= grade < measure.rel for grade in query.judgments.values())
+    total, above = 0.0, 0
+    for doc in query.ranked:
+        if doc in relevant:
+            total += 1.0 - min(above, R) / min(nonrelevant, R) if above else 1.0
+        elif query.judgments.get(doc, -1) >= 0:
+            above += 1
+    return total / R if R else 0.0
+
+
+def num_rel_formula(measure, query: OneQuery) -> float:
+    """The judged documents with a grade of rel or more."""
+    return float(len(query.relevant(measure.rel)))
+
+
+def num_rel_ret_formula(measure, query: OneQuery) -> float:
+    """The returned documents with a grade of rel or more."""
+    relevant = query.relevant(measure.rel)
+    return float(sum(doc in relevant for doc in query.ranked))
+
+
+def num_ret_formula(measure, query: OneQuery) -> float:
+    """The documents returned."""
+    return float(len(query.ranked))
+
+
+def judged_formula(measure, query: OneQuery) -> float:
+    """The judged share of the top k, over min(k, documents returned)."""
+    top = query.ranked[: measure.cutoff]
+    return sum(doc in query.judgments for doc in top) / len(top) if top else 0.0
+
+
+def rbp_formula(measure, query: OneQuery) -> float:
+    """(1 - p) times the sum of p^(rank - 1) over the relevant documents of the top k."""
+    relevant, p = query.relevant(measure.rel), measure.p
+    return sum((1 - p) * p ** (rank - 1) for rank, doc in enumerate(query.ranked[: measure.cutoff], start=1)
+               if doc in relevant)
+
+
+def rbp_residual_formula(measure, query: OneQuery) -> float:
+    """The weight RBP would gain if every unjudged document of the top k, and every rank after it, were relevant."""
+    p, top = measure.p, query.ranked[: measure.cutoff]
+    unjudged = sum((1 - p) * p ** (rank - 1) for rank, doc in enumerate(top, start=1) if doc not in query.judgments)
+    return unjudged + p ** len(top)
+
+
+def err_formula(measure, query: OneQuery) -> float:
+    """The cascade: at each rank the user stops with probability (2^grade - 1) / 2^4 and gains 1 / rank."""
+    total, going_on = 0.0, 1.0
+    for rank, grade in enumerate(query.grades()[: measure.cutoff], start=1):
+        stop = (2**grade - 1) / 2**_engine.ERR_MAX_GRADE
+        total += going_on * stop / rank
+        going_on *= 1 - stop
+    return total
+
+
+# --- the declarations ----------------------------------------------------------------------------------
+
+
+# --- trec_eval's catalogue: what the command knows of trec_eval's measures, computed here or not ---------
+
+# trec_eval 10.0's measures in the order it prints them (measures.c), and its nicknames
+TREC_ORDER = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+              "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "Rprec_mult",
+              "utility", "11pt_avg", "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut",
+              "map_cut", "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map", "set_F",
+              "num_nonrel_judged_ret", "yaap", "rbp", "rbp_resid", "unj")
+OFFICIAL = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+            "recip_rank", "iprec_at_recall", "P")
+ALL_TREC = (*OFFICIAL, "relstring", "recall", "unj", "rbp", "rbp_resid", "infAP", "gm_bpref", "utility",
+            "11pt_avg", "ndcg", "relative_P", "Rprec_mult", "success", "map_cut", "ndcg_cut", "ndcg_rel",
+            "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map", "set_F",
+            "num_nonrel_judged_ret")
+NICKNAMES = {"official": OFFICIAL, "all_trec": ALL_TREC}
+
+# --- the declarations ------
+
+TREC_CUTOFFS = "5,10,15,20,30,100,200,500,1000"  # the cutoffs trec_eval prints for P, recall, ndcg_cut, map_cut
+
+declare(name="nDCG", kind="graded", cutoff="optional", parameters=("gain", "gains"),
+        definition="normalised discounted cumulative gain: DCG@k over the ideal ranking's DCG@k "
+                   "(Järvelin and Kekäläinen 2002)",
+        formula=ndcg_formula, kernel=_engine.ndcg_values,
+        trec_name="ndcg", trec_cut_name="ndcg_cut", trec_default_cutoffs=TREC_CUTOFFS)
+declare(name="CG", kind="graded", cutoff="optional", parameters=("gain", "gains"),
+        definition="cumulative gain: the gains of the top k, summed (Järvelin and Kekäläinen 2002)",
+        formula=cg_formula, kernel=_engine.cg_values)
+declare(name="RR", kind="binary", cutoff="optional", parameters=("rel",),
+        definition="reciprocal rank: 1 / the rank of the first relevant document (Voorhees 1999, TREC-8 QA)",
+        formula=rr_formula, kernel=_engine.rr_values, aliases=("mrr",), trec_name="recip_rank")
+declare(name="AP", kind="binary", cutoff="optional", parameters=("rel",),
+        definition="average precision: the precision at each relevant document, summed, over R "
+                   "(Harman 1993, TREC-2; trec_eval's map)",
+        formula=ap_formula, kernel=_engine.ap_values,
+        trec_name="map", trec_cut_name="map_cut", trec_default_cutoffs=TREC_CUTOFFS)
+declare(name="P", kind="binary", cutoff="required", parameters=("rel",),
+        definition="precision at k: the relevant documents in the top k, over k (Manning et al. 2008, ch. 8)",
+        formula=precision_formula, kernel=_engine.precision_values, aliases=("precision",),
+        trec_cut_name="P", trec_default_cutoffs=TREC_CUTOFFS)
+declare(name="R", kind="binary", cutoff="required", parameters=("rel",),
+        definition="recall at k: the relevant documents in the top k, over R (Manning et al. 2008, ch. 8)",
+        formula=recall_formula, kernel=_engine.recall_values,
+        trec_cut_name="recall", trec_default_cutoffs=TREC_CUTOFFS)
+declare(name="Hit", kind="binary", cutoff="required", parameters=("rel",),
+        definition="hit rate at k: 1 when a relevant document is in the top k (trec_eval's success)",
+        formula=hit_formula, kernel=_engine.hit_values, trec_cut_name="success", trec_default_cutoffs="1,5,10")
+declare(name="Rprec", kind="binary", cutoff="none", parameters=("rel",),
+        definition="R-precision: the precision after R documents (Buckley and Voorhees 2000)",
+        formula=rprec_formula, kernel=_engine.rprec_values, trec_name="Rprec")
+declare(name="bpref", kind="binary", cutoff="none", parameters=("rel",),
+        definition="binary preference: each relevant document loses the share of judged non-relevant documents "
+                   "above it (Buckley and Voorhees 2004, as trec_eval computes it)",
+        formula=bpref_formula, kernel=_engine.bpref_values, trec_name="bpref")
+declare(name="num_rel", kind="count", cutoff="none", parameters=("rel",),
+        definition="the judged documents with a grade of rel or more (trec_eval)",
+        formula=num_rel_formula, kernel=_engine.num_rel_values, trec_name="num_rel")
+declare(name="num_rel_ret", kind="count", cutoff="none", parameters=("rel",),
+        definition="the returned documents with a grade of rel or more (trec_eval)",
+        formula=num_rel_ret_formula, kernel=_engine.num_rel_ret_values, trec_name="num_rel_ret")
+declare(name="num_ret", kind="count", cutoff="none", parameters=(),
+        definition="the documents returned, after depth and judged_only (trec_eval)",
+        formula=num_ret_formula, kernel=_engine.num_ret_values, trec_name="num_ret")
+declare(name="Judged", kind="judged", cutoff="optional", parameters=(),
+        definition="the judged share of the top k, over min(k, documents returned) (ir_measures' Judged)",
+        formula=judged_formula, kernel=_engine.judged_values)
+declare(name="RBP", kind="binary", cutoff="optional", parameters=("p", "rel"),
+        definition="rank-biased precision: (1 - p) times the sum of p^(rank-1) over the relevant documents "
+                   "(Moffat and Zobel 2008); ir_measures' RBP(rel=1)",
+        formula=rbp_formula, kernel=_engine.rbp_values,
+        not_trec="trec_eval's rbp weighs each document by its grade over the maximum grade; write 'RBP' for "
+                 "Moffat and Zobel's binary RBP")
+declare(name="RBP_resid", kind="judged", cutoff="optional", parameters=("p",),
+        definition="RBP's residual: what RBP would gain if every unjudged document of the top k and every rank "
+                   "after it were relevant (Moffat and Zobel 2008)",
+        formula=rbp_residual_formula, kernel=_engine.rbp_residual_values,
+        not_trec="trec_eval's rbp_resid goes with its graded rbp; write 'RBP_resid' for the residual of "
+                 "Moffat and Zobel's binary RBP")
+declare(name="ERR", kind="graded", cutoff="optional", parameters=(),
+        definition="expected reciprocal rank: a cascade where the user stops at a document with probability "
+                   "(2^grade - 1) / 2^4, 4 the maximum grade (Chapelle et al. 2009; gdeval, ir_measures)",
+        formula=err_formula, kernel=_engine.err_values, max_grade=_engine.ERR_MAX_GRADE)
