@@ -33,6 +33,13 @@ ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{1,48}$")
 NUMBERED = re.compile(r"^\*\*(\d+)\. ")
 LINE_LENGTH = 120  # ruff's, in pyproject.toml
 ANSWER_CELL = 'answer = None  # your answer: a number such as 0.123 (3/8 or 37.5% work too)\ncheck("{id}", answer)'
+CLOSING = "**More practice.**"  # opens the markdown cell that closes a lesson's exercises; the progress cell follows
+CLOSING_NOTE = (
+    "**More practice.** `from helpers.exercises import practice`, then `practice()` deals the exercise you most "
+    "need on new numbers.\n\n**Your progress in this lesson.** The cell below shows each of its exercises as your "
+    "own record has it (answers, slips, hints) and what to do next (lesson 00, \"Your progress\")."
+)
+PROGRESS_CELL = 'from helpers.exercises import progress\n\nprogress(lesson="{lesson}")'
 TEMPLATES = {  # the worked_* call and the placeholder inputs a contributor replaces with the lesson's data
     "ndcg": ("worked_ndcg", "[2, 0, 3, 1, 0], [3, 2, 2, 1, 0, 0], k=3"),
     "dcg": ("worked_dcg", "[2, 0, 3, 1, 0], k=3"),
