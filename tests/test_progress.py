@@ -17,6 +17,7 @@ import pytest
 
 from helpers.exercises import check, hint, record, solution
 from helpers.exercises.fresh import VARIANTS, practice
+from helpers.exercises.own_progress import lessons
 
 ROOT = Path(__file__).resolve().parents[1]
 SHEET = "sheet-ndcg3"  # lesson 03: nDCG@3 of the worksheet
@@ -416,20 +417,132 @@ def test_every_practised_exercise_is_dealt_on_numbers_where_the_learners_slip_is
     assert said.slip_groups == (codes,), (exercise_id, codes, said.message)
 
 
-@pytest.mark.parametrize("lesson", [f"0{number}" for number in range(1, 8)])
-def test_each_lessons_more_practice_cell_says_how_to_see_its_own_progress(data_dir, lesson):
-    import re
+# --- each lesson's closing "More practice" cell -----------------------------------------------------------
 
+
+LESSONS_WITH_EXERCISES = lessons()
+
+
+def closing_cells(lesson: str) -> tuple:
+    """The lesson's "More practice" markdown cell and the cell after it (its progress cell), as committed."""
     import nbformat
 
-    from helpers.exercises import exercises_of, progress
+    from helpers.exercises.new import CLOSING
     from tests.notebook_runner import notebook_path
 
     cells = nbformat.read(notebook_path(lesson), as_version=4).cells
-    closing = [cell.source for cell in cells if "**More practice.**" in cell.source]
-    assert len(closing) == 1 and "from helpers.exercises import progress" in closing[0]
-    assert re.findall(r'progress\(lesson="(\d\d)"\)', closing[0]) == [lesson]
-    assert list(progress(lesson=lesson).table["exercise"]) == [found.id for found in exercises_of(lesson)]
+    found = [index for index, cell in enumerate(cells) if CLOSING in cell.source]
+    assert len(found) == 1, f"lesson {lesson}: {len(found)} cells say {CLOSING}"
+    return cells[found[0]], cells[found[0] + 1], cells[: found[0]]
+
+
+def shown_by(source: str):
+    """What a notebook shows for a cell: the value of its last line, the lines before it run first."""
+    import ast
+
+    tree = ast.parse(source)
+    last = tree.body.pop()
+    assert isinstance(last, ast.Expr), "the cell ends with the expression it shows"
+    namespace: dict = {}
+    exec(compile(tree, "<cell>", "exec"), namespace)
+    return eval(compile(ast.Expression(last.value), "<cell>", "eval"), namespace)
+
+
+def test_every_lesson_with_exercises_is_listed():
+    assert LESSONS_WITH_EXERCISES == [f"0{number}" for number in range(1, 10)]
+
+
+@pytest.mark.parametrize("lesson", LESSONS_WITH_EXERCISES)
+def test_each_lesson_closes_its_exercises_with_more_practice_and_its_progress_cell(lesson):
+    from helpers.exercises.calls import ids_checked
+    from helpers.exercises.new import PROGRESS_CELL
+    from helpers.teacher.roles import role_of
+
+    closing, cell, before = closing_cells(lesson)
+    assert closing.cell_type == "markdown" and role_of(closing) == "exercise"
+    assert "The cell below shows" in closing.source and "practice(" in closing.source
+    assert cell.cell_type == "code" and cell.metadata["tags"] == ["exercise"]
+    assert cell.source == PROGRESS_CELL.format(lesson=lesson) and cell.outputs == []
+    assert any(ids_checked(earlier.source) for earlier in before if earlier.cell_type == "code"), "after the checks"
+
+
+@pytest.mark.parametrize("lesson", LESSONS_WITH_EXERCISES)
+def test_each_lessons_progress_cell_shows_that_lessons_rows_only(data_dir, lesson):
+    from helpers.exercises import exercises_of
+
+    other = next(found.id for found in exercises_of("03" if lesson != "03" else "04") if found.kind == "answer")
+    ids = [found.id for found in exercises_of(lesson)]
+    first = next(found.id for found in exercises_of(lesson) if found.kind == "answer")
+    (other_text, _), (text, codes) = a_slip_named_alone(other), a_slip_named_alone(first)
+    record.reset()  # finding the slips checked answers: the record starts here
+    check(other, other_text)  # another lesson's slip: not in this lesson's table
+    check(first, text)
+    hint(first)
+    hint(ids[-1])
+    shown = shown_by(closing_cells(lesson)[1].source)
+    assert list(shown.table["exercise"]) == ids and set(shown.table["lesson"]) == {lesson}
+    assert row(shown.table, first) == {"lesson": lesson, "status": "not right yet", "tries": 1,
+                                       "slips": ", ".join(codes), "hints": 1 + (ids[-1] == first),
+                                       "solutions": 0, "practice": 0}
+    assert row(shown.table, ids[-1])["hints"] == 1 + (ids[-1] == first)
+    assert shown.counts() == {"right": 0, "not right yet": 1, "not tried": len(ids) - 1}
+    assert shown.slips.set_index("slip")["times"].to_dict() == dict.fromkeys(codes, 1)
+    again = f"run practice('{first}'): {first} on new numbers" if first in VARIANTS else f"open lesson {lesson} and " \
+        f"answer {first} again"
+    assert shown.next_step.startswith(f"Next: {again} (last time, on {first}, your answer was what this slip gives")
+    assert "lesson" not in shown.shown().columns  # compact: the lesson is in the headline
+    assert f"Your progress (lesson {lesson}): 0 of {len(ids)} exercises right, 1 not right yet" in repr(shown)
+
+
+@pytest.mark.parametrize("lesson", ["01", "05", "09"])
+def test_a_progress_cell_in_a_fresh_kernel_with_an_empty_record_is_a_table_that_says_nothing_is_tried(
+        data_dir, lesson):
+    from helpers.exercises import exercises_of
+
+    shown = shown_by(closing_cells(lesson)[1].source)
+    ids = [found.id for found in exercises_of(lesson)]
+    text = repr(shown)
+    assert text.startswith(f"Your progress: nothing tried yet in lesson {lesson} ({len(ids)} exercises).\n")
+    assert all(exercise_id in text for exercise_id in ids) and "Empty DataFrame" not in text
+    assert text.endswith(f"Next: answer {ids[0]} in lesson {lesson} (not tried yet).")
+    assert shown._repr_html_().count("<table") == 1
+    assert not data_dir.exists()  # showing the progress writes nothing
+
+
+CLOSING_CELL_IN_A_KERNEL = """
+import json
+{body}
+shown = {last}
+print(json.dumps({{"text": repr(shown), "html_tables": shown._repr_html_().count("<table")}}))
+"""
+
+
+@pytest.mark.parametrize("graded", [False, True], ids=["assignment-copy", "graded-run"])
+def test_the_progress_cell_in_an_assignment_copy_and_under_the_grader_says_why_it_shows_nothing(
+        data_dir, tmp_path, graded):
+    from helpers.exercises import REGISTRY
+    from helpers.teacher.keyless import copy_keyless_helpers
+
+    copy = tmp_path / "assignment"
+    copy_keyless_helpers(copy, REGISTRY.values())
+    body, last = closing_cells("04")[1].source.rsplit("\n", 1)  # the cell, its last line kept to be shown
+    code = CLOSING_CELL_IN_A_KERNEL.format(body=body, last=last)
+    env = {**os.environ, "PYTHONPATH": str(copy), **({name: "1" for name in record.GRADED_ENVS[:1]} if graded else {})}
+    done = subprocess.run([sys.executable, "-c", code], env=env, cwd=copy, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    said = json.loads(done.stdout.strip().splitlines()[-1])
+    assert said == {"text": "Your progress (lesson 04): nothing recorded here.\n(an assignment copy records nothing)\n"
+                            "Next: answer the exercises; your teacher's grader judges them.", "html_tables": 0}
+    assert not data_dir.exists()
+
+
+def test_a_graded_run_s_progress_cell_says_it_records_nothing(data_dir, monkeypatch):
+    check(SHEET, RETRIEVED_ONLY)
+    monkeypatch.setenv(record.GRADED_ENVS[0], "1")
+    shown = shown_by(closing_cells("03")[1].source)
+    assert shown.note == "a graded run records nothing"
+    check(SHEET, 0.5)
+    assert len(record.read_events()) == 1  # nothing more recorded
 
 
 def test_the_classroom_view_keeps_no_record(monkeypatch):

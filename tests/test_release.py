@@ -84,6 +84,22 @@ def test_teachers_exercises_become_tagged_cells_after_the_lessons_own():
     assert release.parameters_of(replace(function, code="f = 1")) == "*args"
 
 
+def test_teachers_exercises_go_before_the_lessons_closing_more_practice_and_progress_cells():
+    from helpers.exercises.new import CLOSING_NOTE, PROGRESS_CELL
+
+    answer = Exercise(id="t-answer", lesson="01", question="How much?", answer=lambda: 0.5, hints=("a", "b"))
+    notebook = lesson(tagged(new_code_cell("check('explain-rr-mean', answer)"), "exercise"),
+                      tagged(new_markdown_cell(CLOSING_NOTE), "exercise"),
+                      tagged(new_code_cell(PROGRESS_CELL.format(lesson="01")), "exercise"),
+                      tagged(new_markdown_cell("## Break it"), "lesson"))
+    for kind in ("practice", "assignment"):
+        sources = [cell.source for cell in release.learner_copy(notebook.copy(), "01", [answer], kind).cells]
+        at = sources.index("answer = None  # your answer: a number such as 0.123 (3/8 or 37.5% work too)\n"
+                           "check('t-answer', answer)")
+        assert sources[at + 1:] == [CLOSING_NOTE, 'from helpers.exercises import progress\n\nprogress(lesson="01")',
+                                    "## Break it"], kind
+
+
 def test_a_lesson_without_a_notebook_gets_one():
     extra = Exercise(id="t-extra", lesson="12", question="q?", answer=lambda: 1.0, hints=("a", "b"))
     notebook = release.extra_notebook("12", [extra])

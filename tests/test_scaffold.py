@@ -139,3 +139,35 @@ def test_the_scaffold_refuses_before_writing_anything(lessons_copy, capsys):
         assert new.main(arguments) == 2
         assert said in capsys.readouterr().err, arguments
     assert module.read_text() == before
+
+
+def closing_of(folder: Path, lesson: str) -> list[tuple[str, str, list]]:
+    """(cell type, source, tags) of the lesson's cells from its "More practice" cell to its last exercise cell."""
+    cells = json.loads(next((folder / "notebooks").glob(f"{lesson}_*.ipynb")).read_text(encoding="utf-8"))["cells"]
+    shown = [(cell["cell_type"], "".join(cell["source"]), cell["metadata"].get("tags")) for cell in cells]
+    start = next(index for index, (_, source, _) in enumerate(shown) if new.CLOSING in source)
+    end = max(index for index, (_, _, tags) in enumerate(shown) if tags == ["exercise"])
+    return shown[start: end + 1]
+
+
+def without_cells(folder: Path, lesson: str, *words: str) -> None:
+    """The lesson's notebook in ``folder`` without the cells holding any of ``words``."""
+    path = next((folder / "notebooks").glob(f"{lesson}_*.ipynb"))
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    notebook["cells"] = [cell for cell in notebook["cells"] if not any(w in "".join(cell["source"]) for w in words)]
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+
+
+@pytest.mark.parametrize("removed", [(new.CLOSING, "progress(lesson="), ("progress(lesson=",), ()],
+                         ids=["both-missing", "progress-cell-missing", "both-there"])
+def test_the_scaffold_closes_the_lessons_exercises_with_more_practice_and_the_progress_cell(lessons_copy, removed):
+    without_cells(lessons_copy, "04", *removed)
+    assert new.main(["04", "x-new"]) == 0
+    closing = closing_of(lessons_copy, "04")
+    if new.CLOSING in removed:
+        assert closing[0] == ("markdown", new.CLOSING_NOTE, ["exercise"])
+    assert closing[1:] == [("code", 'from helpers.exercises import progress\n\nprogress(lesson="04")', ["exercise"])]
+    items = [found for _, found in exercise_items(lessons_copy, "04")]
+    assert items.index("x-new") < len(items) - 1, "the new exercise goes before the closing cells"
+    cells = json.loads(next((lessons_copy / "notebooks").glob("04_*.ipynb")).read_text(encoding="utf-8"))["cells"]
+    assert len({cell["id"] for cell in cells}) == len(cells)

@@ -136,6 +136,22 @@ def test_a_lesson_run_is_reused_only_while_its_inputs_are_unchanged(tmp_path, mo
     assert build.fingerprint("notebooks/00_a.ipynb") != before
 
 
+def test_the_site_s_lessons_record_nothing_and_read_no_ones_progress_record(tmp_path, monkeypatch):
+    from helpers.exercises import check, progress, record
+
+    monkeypatch.setenv("JUPYTER_DATA_DIR", str(tmp_path / "builder"))
+    monkeypatch.setenv(record.PROGRESS_ENV, "on")  # both put back after the test
+    check("sheet-ndcg3", 0.665)  # the builder's own record
+    assert progress(lesson="03").counts()["not right yet"] == 1
+    build.keep_the_builders_record_out(tmp_path / "runs")
+    shown = progress(lesson="03")
+    assert shown.counts() == {"right": 0, "not right yet": 0, "not tried": len(shown.table)}
+    assert shown.note == f"the record is off here ({record.PROGRESS_ENV}=off)"
+    check("sheet-ndcg3", 0.665)
+    assert record.read_events(tmp_path / "builder" / record.FOLDER / record.FILE)[1:] == []
+    assert not (tmp_path / "runs").exists()
+
+
 def test_a_control_is_drawn_from_its_widget_state_with_its_values_and_picture():
     png = base64.b64encode(b"\x89PNG fake").decode()
     models = {

@@ -248,10 +248,16 @@ def run_lesson(notebook: str, runs: str) -> tuple[str, float]:
     return notebook, time.monotonic() - started
 
 
+def keep_the_builders_record_out(runs: Path) -> None:
+    """The lessons run for the site record nothing and read no one's progress record (lesson 00 and each lesson's
+    last exercise cell show ``progress()``): the record off, and an empty Jupyter data folder of the run's own (set
+    in each process that runs lessons, never in the builder's own)."""
+    os.environ["RANKING_METRICS_PROGRESS"] = "off"
+    os.environ["JUPYTER_DATA_DIR"] = str((runs / "jupyter-data").resolve())
+
+
 def run_lessons(runs: Path, jobs: int) -> None:
     """Every lesson run into ``runs/notebooks/``, except those already there from a run of the same inputs."""
-    # the builder's own progress record stays out of the site (lesson 00 shows progress()), and so do its checks
-    os.environ["RANKING_METRICS_PROGRESS"] = "off"
     (runs / "notebooks").mkdir(parents=True, exist_ok=True)
     stale = []
     for notebook in lessons():
@@ -262,7 +268,7 @@ def run_lessons(runs: Path, jobs: int) -> None:
         print(f"{len(lessons()) - len(stale)} lessons kept as run before in {runs} (their inputs are unchanged)")
     if stale:
         print(f"running {len(stale)} lessons, {jobs} at a time: most of the build's time", flush=True)
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, initializer=keep_the_builders_record_out, initargs=(runs,)) as pool:
         for notebook, seconds in pool.map(run_lesson, stale, [str(runs)] * len(stale)):
             print(f"ran {notebook} in {seconds:.1f} s", flush=True)
 

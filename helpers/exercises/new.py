@@ -8,7 +8,8 @@ It writes the two halves a lesson's exercise needs, so neither is forgotten:
   ``precision``, ``ap``) whose inputs you then replace by a computation from the lesson's data;
 - the question cell and the answer cell, both tagged ``exercise``, in the lesson's notebook right
   after the cells of ``--after`` (by default the lesson's last exercise that is checked), numbered
-  one more than it, the exercises after it renumbered.
+  one more than it, the exercises after it renumbered; where the lesson's exercises do not end with the
+  "More practice" cell and the cell showing ``progress(lesson="NN")``, those are added after them.
 
 The quick tests (``pytest -n 2 -m core``) then check the entry and the cells, and fail while a TODO is left.
 """
@@ -33,6 +34,13 @@ ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{1,48}$")
 NUMBERED = re.compile(r"^\*\*(\d+)\. ")
 LINE_LENGTH = 120  # ruff's, in pyproject.toml
 ANSWER_CELL = 'answer = None  # your answer: a number such as 0.123 (3/8 or 37.5% work too)\ncheck("{id}", answer)'
+CLOSING = "**More practice.**"  # opens the markdown cell that closes a lesson's exercises; the progress cell follows
+CLOSING_NOTE = (
+    "**More practice.** `from helpers.exercises import practice`, then `practice()` deals the exercise you most "
+    "need on new numbers.\n\n**Your progress in this lesson.** The cell below shows each of its exercises as your "
+    "own record has it (answers, slips, hints) and what to do next (lesson 00, \"Your progress\")."
+)
+PROGRESS_CELL = 'from helpers.exercises import progress\n\nprogress(lesson="{lesson}")'
 TEMPLATES = {  # the worked_* call and the placeholder inputs a contributor replaces with the lesson's data
     "ndcg": ("worked_ndcg", "[2, 0, 3, 1, 0], [3, 2, 2, 1, 0, 0], k=3"),
     "dcg": ("worked_dcg", "[2, 0, 3, 1, 0], k=3"),
@@ -213,9 +221,29 @@ def add_cells(lesson: str, exercise_id: str, after: str | None) -> tuple[Path, i
         cell.metadata = {"tags": ["exercise"]}
         cell.id = next(new for new in iter(lambda: uuid.uuid4().hex[:8], None) if new not in taken)
     cells[place:place] = [question, answer]
+    with_closing(cells, lesson)
     nbformat.validate(notebook)
     nbformat.write(notebook, path)
     return path, number
+
+
+def with_closing(cells: list, lesson: str) -> None:
+    """Close the lesson's exercises with the "More practice" cell and the progress cell, where either is missing
+    (after the last exercise cell; the progress cell right after "More practice")."""
+    closing = next((index for index, cell in enumerate(cells) if CLOSING in cell.source), None)
+    added = []
+    if closing is None:
+        closing = max(index for index, cell in enumerate(cells) if is_exercise(cell)) + 1
+        added.append(new_markdown_cell(CLOSING_NOTE))
+    shows = PROGRESS_CELL.format(lesson=lesson)
+    if closing + 1 >= len(cells) or cells[closing + 1].source != shows:
+        added.append(new_code_cell(shows))
+    taken = {cell.get("id") for cell in cells}
+    for cell in added:
+        cell.metadata = {"tags": ["exercise"]}
+        cell.id = next(new for new in iter(lambda: uuid.uuid4().hex[:8], None) if new not in taken)
+    at = closing if len(added) == 2 else closing + 1
+    cells[at:at] = added
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -183,8 +183,17 @@ class Progress:
     def headline(self) -> str:
         counts = self.counts()
         where = f"lesson {self.lesson}" if self.lesson else "all lessons"
+        if self.table.empty:
+            return f"Your progress ({where}): nothing recorded here."
+        if counts["not tried"] == len(self.table):
+            anywhere = where if self.lesson else "any lesson"
+            return f"Your progress: nothing tried yet in {anywhere} ({len(self.table)} exercises)."
         return (f"Your progress ({where}): {counts['right']} of {len(self.table)} exercises right, "
                 f"{counts['not right yet']} not right yet, {counts['not tried']} not tried.")
+
+    def shown(self) -> pd.DataFrame:
+        """The rows as shown: one lesson's without its lesson column (compact, at the end of a lesson)."""
+        return self.table.drop(columns="lesson") if self.lesson else self.table
 
     def reset(self) -> None:
         """Empty the record: every exercise is 'not tried' again (every kernel's record, not just this one's)."""
@@ -199,13 +208,14 @@ class Progress:
 
     def __repr__(self) -> str:
         note = f"\n({self.note})" if self.note else ""
-        return f"{self.headline()}{note}\n{self.table.to_string(index=False)}\n{self.next_step}"
+        rows = "" if self.table.empty else f"\n{self.shown().to_string(index=False)}"
+        return f"{self.headline()}{note}{rows}\n{self.next_step}"
 
     def _repr_html_(self) -> str:
         from helpers.tables import table
 
         note = f"<div><i>{html.escape(self.note)}</i></div>" if self.note else ""
-        shown = table(self.table, index=False).to_html()
+        shown = "" if self.table.empty else table(self.shown(), index=False).to_html()
         return (f'<div class="helpers-progress tex2jax_ignore mathjax_ignore" style="border-left:4px solid {GREY};'
                 f'padding-left:8px"><b>{html.escape(self.headline())}</b>{note}{shown}'
                 f"<div>{html.escape(self.next_step)}</div></div>")

@@ -21,8 +21,8 @@ Both receive ``notebooks/``: the learner version of every lesson: cells whose
 role is ``solution`` removed, every output, execution count and widget state
 cleared (nbconvert's preprocessors), each notebook marked with its lesson
 (``metadata.helpers.lesson``, read by the grader); the teacher's exercises
-added as tagged exercise cells at the end of their lesson's "Try it yourself"
-(or in a notebook of their own); and ``data/``, ``helpers/``,
+added as tagged exercise cells at the end of their lesson's "Try it yourself",
+before its closing "More practice" cell (or in a notebook of their own); and ``data/``, ``helpers/``,
 ``pyproject.toml``, ``requirements.txt`` and a README saying how to install and
 open the lessons and what the copy promises.
 
@@ -53,6 +53,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from helpers.exercises import REGISTRY, Exercise, load_extra_exercises
 from helpers.exercises.calls import check_calls
+from helpers.exercises.new import CLOSING
 from helpers.exercises.questions import parameters_of
 from helpers.exercises.registry import EXTRA_EXERCISES_ENV, EXTRA_EXERCISES_FOLDER, AnyExercise
 from helpers.teacher import manifest as manifests
@@ -148,9 +149,9 @@ def learner_copy(
 ):
     """The learner version of a lesson: no solution cells, no outputs, the lesson marked, extra exercises added."""
     cells = stripped(notebook).cells
-    last = max((i for i, cell in enumerate(cells) if role_of(cell) == "exercise"), default=len(cells) - 1)
+    at = added_at(cells)
     added = [new for exercise in extra for new in exercise_cells(exercise)]
-    notebook.cells = cells[: last + 1] + added + cells[last + 1 :]
+    notebook.cells = cells[:at] + added + cells[at:]
     if kind == "assignment" and notebook.cells:
         note = new_markdown_cell(ASSIGNMENT_NOTE)
         note.metadata = {"tags": ["lesson"]}
@@ -158,6 +159,14 @@ def learner_copy(
     kept = {key: notebook.metadata[key] for key in ("kernelspec", "language_info") if key in notebook.metadata}
     notebook.metadata = {**kept, "helpers": {"lesson": lesson}}
     return notebook
+
+
+def added_at(cells: Sequence[nbformat.NotebookNode]) -> int:
+    """Where a teacher's exercises go: before the lesson's closing "More practice" cell (its progress cell stays
+    last), else after the last exercise cell."""
+    exercises = [i for i, cell in enumerate(cells) if role_of(cell) == "exercise"]
+    closing = [i for i in exercises if cells[i].cell_type == "markdown" and CLOSING in cells[i].source]
+    return closing[0] if closing else max(exercises, default=len(cells) - 1) + 1
 
 
 def exercise_cells(exercise: AnyExercise) -> list[nbformat.NotebookNode]:

@@ -2,9 +2,9 @@
 
 A notebook in a temporary copy of the repository records two slips, a wrong answer, a hint and a right answer in
 a record of its own (JUPYTER_DATA_DIR under the test's folder), then shows ``progress()`` and its chart as lesson
-00 does, at 1366 x 768. In each theme the table is there whole, with every exercise's row, the slips by name and
-the next step; axe's color-contrast rule finds nothing in it; the chart is drawn. A screenshot of each theme goes
-to test-output/browser/.
+00 does, and lesson 03's closing progress cell, at 1366 x 768. In each theme each table is there whole, with its
+rows (every exercise's; lesson 03's only), the slips by name and the next step; axe's color-contrast rule finds
+nothing in them; the chart is drawn. A screenshot of each theme goes to test-output/browser/.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.exercises import REGISTRY
+from helpers.exercises import REGISTRY, exercises_of
 from tests.browser import page_checks, servers
 from tests.browser.conftest import JUPYTERLAB_THEMES as THEMES
 from tests.browser.conftest import ROOT
@@ -42,6 +42,17 @@ async () => (await axe.run({include: [['.jp-OutputArea-output .helpers-progress'
 """
 
 
+def closing_cell(lesson: str) -> str:
+    """The source of a lesson's progress cell, the one after its "More practice" cell."""
+    import nbformat
+
+    from helpers.exercises.new import CLOSING
+    from tests.notebook_runner import notebook_path
+
+    cells = nbformat.read(notebook_path(lesson), as_version=4).cells
+    return next(cells[i + 1].source for i, cell in enumerate(cells) if CLOSING in cell.source)
+
+
 @pytest.fixture(scope="module", params=list(THEMES))
 def themed_lab(request, tmp_path_factory):
     """JupyterLab in one theme serving a copy of the repository, with a notebook that keeps its own record."""
@@ -54,6 +65,7 @@ def themed_lab(request, tmp_path_factory):
         f'hint("advisor-mrr2"), check("fresh-dcg4", {right})',
         "mine = progress()\nmine",
         "mine.chart();",
+        closing_cell("03"),  # lesson 03's closing cell, as the lesson has it
     ]
     server = servers.start_themed_lab(tmp_path_factory, request.param, "progress.ipynb", cells)
     yield server
@@ -67,8 +79,12 @@ def test_progress_table_and_chart_read_in_light_and_dark(themed_lab, laptop_page
         assert page.evaluate("() => document.body.dataset.jpThemeLight") == THEMES[theme]
         run_all(page)
         shown = page_checks.on_every_screen(page, SCROLLER, PROGRESS_SHOWN)
-        assert len(shown) == 1, shown
+        assert len(shown) == 2, shown
         assert shown[0]["rows"] == len(REGISTRY)
+        assert shown[1]["rows"] == len(exercises_of("03"))  # the lesson's closing cell: its rows only
+        assert shown[1]["text"].startswith(f"Your progress (lesson 03): 0 of {len(exercises_of('03'))} exercises "
+                                           "right, 1 not right yet")
+        assert "Next: run practice('sheet-ndcg3'): sheet-ndcg3 on new numbers" in shown[1]["text"]
         text = shown[0]["text"]
         assert f"Your progress (all lessons): 1 of {len(REGISTRY)} exercises right, 2 not right yet" in text
         assert "retrieved-only-ideal, no-discount" in text
