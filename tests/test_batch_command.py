@@ -344,14 +344,23 @@ def test_help_and_the_guide_list_every_exit_status(capsys):
     assert listed and set(map(int, re.findall(r"`(\d+)`", listed.group()))) == set(EXIT_STATUSES)
 
 
-def test_a_closed_output_pipe_ends_quietly(tmp_path):
-    queries = range(2000)  # -q prints 18 lines a query, 1 MB: more than a pipe holds, so the command is writing
-    (tmp_path / "qrels").write_text("".join(f"q{q} 0 d{q} 1\n" for q in queries))
+@pytest.mark.parametrize(("options", "merged", "first_line"), [
+    (["-c", "--format", "trec"], False, b"P_5                   \tq0\t0.2000\n"),
+    (["-c", "--format", "csv"], False, b"run,measure,qid,value\n"),
+    (["-c", "--format", "json"], False, b"{\n"),
+    # without -c, a warning about the missing query comes first, on the same pipe (2>&1 | head -1)
+    (["--format", "trec"], True, b"python -m helpers.batch: warning: "),
+], ids=["trec", "csv", "json", "2>&1"])
+def test_a_closed_output_pipe_ends_quietly(options, merged, first_line, tmp_path):
+    queries = range(2000)  # -q prints 18 lines a query, 600 kB or more: more than a pipe holds
+    (tmp_path / "qrels").write_text("".join(f"q{q} 0 d{q} 1\n" for q in [*queries, "absent"]))
     (tmp_path / "run").write_text("".join(f"q{q} Q0 d{q} 1 2.0 s\nq{q} Q0 e{q} 2 1.0 s\n" for q in queries))
-    command = subprocess.Popen([*COMMAND, "-q", "-m", "P", "-m", "recall", str(tmp_path / "qrels"),
-                                str(tmp_path / "run")], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    assert command.stdout.readline() == b"P_5                   \tq0\t0.2000\n"  # | head -1
+    command = subprocess.Popen([*COMMAND, "-q", "-m", "P", "-m", "recall", *options, str(tmp_path / "qrels"),
+                                str(tmp_path / "run")],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT if merged else subprocess.PIPE)
+    assert command.stdout.readline().startswith(first_line)  # | head -1
     command.stdout.close()
     assert command.wait(timeout=120) == 141  # 128 + SIGPIPE, as a shell reports trec_eval or cat
-    assert command.stderr.read() == b""  # no BrokenPipeError traceback, no "Exception ignored"
-    command.stderr.close()
+    if not merged:
+        assert command.stderr.read() == b""  # no BrokenPipeError traceback, no "Exception ignored"
+        command.stderr.close()

@@ -55,7 +55,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import csv
-import io
 import json
 import os
 import shutil
@@ -128,6 +127,17 @@ class Column:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command; returns the exit status (EXIT_STATUSES), each error said in one line on stderr."""
+    try:
+        return _run(argv)
+    except BrokenPipeError:  # the reader of stdout, or of stderr with 2>&1, left (| head -1)
+        # Python flushes both once more at exit: pointed at devnull, that flush cannot fail again
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        for stream in (sys.stdout, sys.stderr):
+            os.dup2(devnull, stream.fileno())
+        return EXIT_PIPE_CLOSED
+
+
+def _run(argv: list[str] | None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)  # a usage error exits with EXIT_USAGE
     if [args.qrels, *args.runs].count(STDIN) > 1:
@@ -144,6 +154,8 @@ def main(argv: list[str] | None = None) -> int:
         try:
             qrels, runs = inputs.readable_again(args.qrels), [inputs.readable_again(run) for run in args.runs]
             results = [_evaluate_run(args, inputs, columns, qrels, run) for run in runs]
+        except BrokenPipeError:
+            raise  # a warning met a closed stderr: not a file error
         except (ValueError, TypeError, OSError) as error:
             return _fail(inputs.named(str(error)), EXIT_FILE)
         if any(result.unscored for result in results):
@@ -160,13 +172,8 @@ def _fail(message: str, status: int) -> int:
 
 def _write(args, columns: list[Column], results: list[RunResult]) -> int:
     writer = {"trec": _write_trec, "csv": _write_csv, "json": _write_json}[args.format]
-    try:
-        writer(sys.stdout, args, columns, results)
-        sys.stdout.flush()  # here, not at exit: a pipe closed then would print "Exception ignored ..."
-    except BrokenPipeError:
-        # Python flushes stdout once more at exit: pointed at devnull, that flush cannot fail again
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_PIPE_CLOSED
+    writer(sys.stdout, args, columns, results)
+    sys.stdout.flush()  # here, not at exit: a pipe found closed then would print "Exception ignored ..."
     return EXIT_OK
 
 
@@ -441,13 +448,13 @@ def _rows(args, columns: list[Column], result: RunResult):
 
 
 def _write_csv(out, args, columns: list[Column], results: list[RunResult]) -> None:
-    text = io.StringIO()
-    writer = csv.writer(text, lineterminator="\n")
+    # row by row: after one large write that a closed pipe cut short, Python's buffered writer reports
+    # part of it written, not BrokenPipeError, and the end of the output would be lost without a word
+    writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["run", "measure", "qid", "value"])
     for result in results:
         for name, qid, value in _rows(args, columns, result):
             writer.writerow([result.path, name, qid, repr(value) if isinstance(value, float) else value])
-    out.write(text.getvalue())
 
 
 def _write_json(out, args, columns: list[Column], results: list[RunResult]) -> None:
