@@ -44,10 +44,11 @@ trec_eval 10.0 refuses it (exit status 4).
 
 Exit statuses (``EXIT_STATUSES``; trec_eval's numbers for the same failures):
 0 done; 1 a bad option or measure name; 2 a file missing, unreadable or
-malformed (the error names its line), or qrels and run that share no query;
-4 with ``--strict``, a judged query missing from a run; 141 the reader of the
-output left early (``| head``), as a program ended by SIGPIPE. Every error
-is one line on stderr.
+malformed (the error names its line), or qrels and run that share no query
+(with ``--strict``, ids that match only loosely); 4 with ``--strict``, a
+judged query missing from a run; 141 the reader of the output left early
+(``| head``), as a program ended by SIGPIPE. Every error is one line on
+stderr.
 """
 
 from __future__ import annotations
@@ -108,7 +109,7 @@ EXIT_STATUSES = {
     EXIT_OK: "done",
     EXIT_USAGE: "a bad option or measure name",
     EXIT_FILE: "a file missing, unreadable or malformed (the error names its line), or qrels and run "
-               "that share no query",
+               "that share no query (with --strict, ids that match only loosely)",
     EXIT_UNSCORED: "with --strict, a judged query missing from a run (no -c)",
     EXIT_PIPE_CLOSED: "the reader of the output left early (| head), as for a program ended by SIGPIPE",
 }
