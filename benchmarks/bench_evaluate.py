@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/bench_evaluate.py                       # 10k x 100 and 1k x 1000
     .venv/bin/python benchmarks/bench_evaluate.py --sizes 2000x100 --repeats 3
-    .venv/bin/python benchmarks/bench_evaluate.py --memory 100000x100   # peak memory from files
+    .venv/bin/python benchmarks/bench_evaluate.py --memory 100000x100   # peak memory: evaluate, command, trec_eval
 
 Synthetic data (seed 42): ``depth`` returned documents per query with distinct
 random scores, rows written query by query in rank order (like a run file);
@@ -51,6 +51,7 @@ import collections
 import gc
 import json
 import os
+import re
 import resource
 import shutil
 import statistics
@@ -364,29 +365,60 @@ def write_files(folder: Path, n_queries: int, depth: int) -> tuple[Path, Path]:
 # --- memory ---------------------------------------------------------------------------
 
 
-def memory_child(qrels: str, run: str) -> dict:
-    """Peak resident memory of one evaluate call from files, in this (fresh) process.
+def peak_resident_kib() -> int:
+    """This process's peak resident size in KiB: VmHWM on Linux, else getrusage's ru_maxrss.
 
-    The peak is the kernel's high-water mark of the resident size (getrusage's ru_maxrss, in KiB on Linux).
+    Not ru_maxrss on Linux: a process keeps, through exec, the peak of the one that started it
+    (subprocess starts a child with vfork), so this script's child, whose parent had just made the
+    100k x 100 collection, read 2.5 GiB for an evaluate call that peaks at 1.3 GiB.
     """
+    try:
+        status = Path("/proc/self/status").read_text()
+    except OSError:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return int(re.search(r"^VmHWM:\s+(\d+) kB", status, re.MULTILINE).group(1))
+
+
+def memory_child(qrels: str, run: str) -> dict:
+    """Peak resident memory of one evaluate call from files, in this (fresh) process."""
     before = psutil.Process().memory_info().rss / 1024
     start = time.perf_counter()
     evaluate(qrels, run, MEASURES)
     seconds = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    peak = peak_resident_kib()
     return {"rss_before_mib": before / 1024, "peak_rss_mib": peak / 1024, "peak_rss_gib": peak / 2**20,
             "peak_rss_gb": peak * 1024 / 1e9, "seconds": seconds}
 
 
-def memory(size: str) -> dict:
+# A small Python that starts a program and prints its peak (KiB): the program's ru_maxrss starts from this
+# starter's own small peak, not from the benchmark's, which made the collection
+PEAK_OF_CHILD = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, "
+                 "check=True); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+
+
+def command_peak_mib(command: list[str]) -> float:
+    """Peak resident memory of a program run as a pipeline runs it (output to /dev/null), in MiB."""
+    output = subprocess.run([sys.executable, "-c", PEAK_OF_CHILD, *command], check=True, capture_output=True,
+                            text=True, cwd=ROOT).stdout
+    return int(output.split()[-1]) / 1024
+
+
+def memory(size: str, source: Path) -> dict:
+    """Peak memory at this size: evaluate from files, the command and the trec_eval binary (-c -q)."""
     n_queries, depth = parse_size(size)
     with tempfile.TemporaryDirectory() as folder:
         qrels, run = write_files(Path(folder), n_queries, depth)
         run_bytes = run.stat().st_size
         output = subprocess.run([sys.executable, __file__, "--memory-child", str(qrels), str(run)],
                                 check=True, capture_output=True, text=True).stdout
-    result = json.loads(output.strip().splitlines()[-1])
-    return {"size": size, "run_file_mib": run_bytes / 2**20, "run_file_mb": run_bytes / 1e6, **result}
+        result = json.loads(output.strip().splitlines()[-1])
+        programs = {"command_peak_rss_mib": HELPERS_COMMAND}
+        binary = build_trec_eval(Path(folder) / "trec_eval", source).get("-O2")
+        if binary is not None:
+            programs["trec_eval_O2_peak_rss_mib"] = binary
+        peaks = {name: command_peak_mib(trec_eval_command(program, qrels, run, per_query=True))
+                 for name, program in programs.items()}
+    return {"size": size, "run_file_mib": run_bytes / 2**20, "run_file_mb": run_bytes / 1e6, **result, **peaks}
 
 
 # --- printing --------------------------------------------------------------------------
@@ -428,7 +460,7 @@ def main(argv=None) -> None:
         print("# the machine is busy: other work moves these seconds, and the ratios with them; "
               "measure the README's figures on a quiet machine")
     if args.memory:
-        rows = [memory(args.memory)]
+        rows = [memory(args.memory, args.trec_eval_source)]
         print(json.dumps(rows[0]))
     else:
         ranx = have_ranx() and not args.no_ranx

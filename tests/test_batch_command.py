@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import json
+import os
+import re
 import subprocess
 import sys
+import threading
+from pathlib import Path
 
 import pytest
 
 from helpers.batch import evaluate
-from helpers.batch.cli import main
+from helpers.batch.cli import EXIT_STATUSES, main
 from tests.test_evaluate import TREC_EVAL
 
 TREC_EVAL_10 = TREC_EVAL / "10.0"
@@ -40,8 +45,15 @@ CASES = {
 }
 
 
+COMMAND = [sys.executable, "-m", "helpers.batch"]
+GUIDE = Path(__file__).resolve().parents[1] / "docs" / "learners.md"
+
+
 def run_command(args: list[str], capsys) -> tuple[int, str, str]:
-    status = main(args)
+    try:
+        status = main(args)
+    except SystemExit as stop:  # argparse's usage errors and --help
+        status = stop.code
     captured = capsys.readouterr()
     return status, captured.out, captured.err
 
@@ -144,11 +156,12 @@ def test_measures_trec_eval_lacks_are_printed_after_its_own_with_their_names(cap
     (["-m", "nope"], "unknown measure 'nope'"),
     (["-m", "P.5,5"], "a cutoff is listed twice"),
     (["-l", "0"], "-l must be 1 or more"),
-    (["-M", "0"], "depth must be at least 1"),
+    (["-M", "0"], "argument -M: must be 1 or more, got 0"),
+    (["-M", "ten"], "argument -M: must be a whole number, got 'ten'"),
 ])
-def test_bad_options_are_one_line_errors(args, message, capsys):
+def test_bad_options_are_one_line_errors_with_status_1(args, message, capsys):
     status, out, err = run_command([*args, str(SUITE / "qrels.test"), str(SUITE / "results.test")], capsys)
-    assert status == 2 and out == ""
+    assert status == 1 and out == ""
     errors = [line for line in err.splitlines() if ": error: " in line]
     assert len(errors) == 1 and message in errors[0]
 
@@ -191,4 +204,168 @@ def test_a_parameter_trec_eval_ignores_prints_trec_eval_s_line_and_a_warning(cap
 
 def test_a_name_trec_eval_refuses_is_refused_with_a_one_line_error(capsys):
     status, out, err = run_command(["-m", "ndcg.5", str(SUITE / "qrels.test"), str(SUITE / "results.test")], capsys)
-    assert status == 2 and out == "" and "trec_eval refuses this name" in err
+    assert status == 1 and out == "" and "trec_eval refuses this name" in err
+
+
+# --- a command a pipeline can rely on: standard input, pipes, exit statuses, a closed pipe ----------------
+
+
+def trec_eval_lines(names: set[str], expected_file: str = "out.test") -> str:
+    """trec_eval's own output lines of these measures."""
+    lines = (TREC_EVAL / expected_file).read_text().splitlines(keepends=True)
+    return "".join(line for line in lines if line.split("\t")[0].rstrip() in names)
+
+
+def test_a_gzipped_run_unpacked_into_standard_input_gives_trec_eval_s_numbers(tmp_path):
+    packed = tmp_path / "run.gz"
+    packed.write_bytes(gzip.compress((SUITE / "results.test").read_bytes()))
+    temporary = tmp_path / "tmp"  # where the command copies standard input
+    temporary.mkdir()
+    unpack = subprocess.Popen(["gzip", "-dc", str(packed)], stdout=subprocess.PIPE)  # zcat run.gz | ...
+    done = subprocess.run([*COMMAND, "-m", "map", "-m", "P.5,10", str(SUITE / "qrels.test"), "-"],
+                          stdin=unpack.stdout, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "TMPDIR": str(temporary)})
+    unpack.stdout.close()
+    assert unpack.wait(timeout=60) == 0
+    assert done.returncode == 0 and done.stderr == ""
+    assert done.stdout == trec_eval_lines({"map", "P_5", "P_10"})
+    assert list(temporary.iterdir()) == []  # the copy is gone
+
+
+def test_qrels_on_standard_input_are_named_stdin(monkeypatch, capsys):
+    run = SUITE / "results.test"
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO((SUITE / "qrels.test").read_bytes())))
+    status, out, err = run_command(["--format", "json", "-m", "map", "-", str(run)], capsys)
+    assert status == 0 and err == ""
+    result = json.loads(out)
+    assert result["qrels"] == "<stdin>" and result["runs"][0]["run"] == str(run)
+    expected = evaluate(SUITE / "qrels.test", run, "AP", missing="skip").means["AP"]
+    assert result["runs"][0]["all"]["map"] == pytest.approx(expected, abs=1e-15)
+
+
+def test_a_bad_line_on_standard_input_is_named_by_its_line(monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"301 Q0 d1 1 2.0 x\n301 Q0 d2 2 oops x\n")))
+    status, out, err = run_command(["-m", "map", "--format", "csv", str(SUITE / "qrels.test"), "-"], capsys)
+    assert status == 2 and out == ""
+    assert err.splitlines() == [
+        "python -m helpers.batch: error: <stdin>, line 2: the score 'oops' is not a number"]
+
+
+def feed(pipe_end: str | int, data: bytes) -> threading.Thread:
+    """Write data to a pipe (a path or a file descriptor) in the background: a named pipe opens when read."""
+    def write() -> None:
+        with open(pipe_end, "wb") as pipe:
+            pipe.write(data)
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    return writer
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="pipes named as files are POSIX")
+@pytest.mark.parametrize("pipe", ["/dev/fd/N", "named pipe"])
+def test_a_pipe_works_as_a_file_name(pipe, tmp_path):
+    args = [*COMMAND, "-q", "-m", "map", "-m", "P.5,10", str(SUITE / "qrels.test")]
+    data = (SUITE / "results.test").read_bytes()
+    if pipe == "named pipe":
+        fifo = tmp_path / "run.fifo"
+        os.mkfifo(fifo)
+        command = subprocess.Popen([*args, str(fifo)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        writer = feed(str(fifo), data)
+    else:  # what bash's <(zcat run.gz) passes
+        read_end, write_end = os.pipe()
+        command = subprocess.Popen([*args, f"/dev/fd/{read_end}"], pass_fds=(read_end,),
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        os.close(read_end)
+        writer = feed(write_end, data)
+    out, err = command.communicate(timeout=120)
+    writer.join(timeout=60)
+    assert command.returncode == 0 and err == ""
+    assert out == trec_eval_lines({"map", "P_5", "P_10"}, "out.test.aq")
+
+
+@pytest.mark.parametrize(("args", "stdin", "status", "message"), [
+    (["-m", "nope", "QRELS", "RUN"], b"", 1, "unknown measure 'nope'"),
+    (["--bogus", "QRELS", "RUN"], b"", 1, "unrecognized arguments: --bogus"),
+    (["-", "-"], b"", 1, "standard input ('-') can be only one of QRELS and the RUNs"),
+    (["QRELS", "ABSENT"], b"", 2, "no such file: "),
+    (["QRELS", "-"], b"301 Q0 d1 1 2.0 x\nbad line\n", 2,
+     "<stdin>, line 2: a run line has 6 fields 'qid iter docno rank score tag', found 2: 'bad line'"),
+    (["--strict", "--lenient", "QRELS", "TRUNC"], b"", 4,
+     "results.trunc: 1 judged query (with a document graded 1 or more in the qrels) has no line in the run: "
+     "'302'; --strict refuses an incomplete run (-c would score it 0)"),
+], ids=["bad measure", "bad option", "two stdins", "missing file", "bad line", "strict missing query"])
+def test_each_failure_exits_with_its_status_and_one_error_line(args, stdin, status, message, tmp_path):
+    files = {"QRELS": SUITE / "qrels.test", "RUN": SUITE / "results.test", "TRUNC": SUITE / "results.trunc",
+             "ABSENT": tmp_path / "absent.run"}
+    done = subprocess.run([*COMMAND, *(str(files.get(arg, arg)) for arg in args)], input=stdin,
+                          capture_output=True, timeout=120)
+    err = done.stderr.decode()
+    assert done.returncode == status and done.stdout == b""
+    errors = [line for line in err.splitlines() if ": error: " in line]
+    assert len(errors) == 1 and message in errors[0], err
+    assert "Traceback" not in err
+
+
+def judged_and_run(tmp_path, judged: int, returned: int) -> tuple[str, str]:
+    """Qrels with `judged` queries (q1.. one relevant document each, q0 none), a run answering the first `returned`."""
+    qrels = ["q0 0 x 0\n"] + [f"q{q} 0 d{q} {1 + q % 2}\n" for q in range(1, judged + 1)]
+    (tmp_path / "qrels").write_text("".join(qrels))
+    (tmp_path / "run").write_text("".join(f"q{q} Q0 d{q} 1 1.0 s\nq{q} Q0 e{q} 2 0.5 s\n"
+                                          for q in range(1, returned + 1)))
+    return str(tmp_path / "qrels"), str(tmp_path / "run")
+
+
+def test_strict_names_the_first_missing_judged_queries_and_counts_the_rest(tmp_path, capsys):
+    qrels, run = judged_and_run(tmp_path, judged=9, returned=1)
+    status, out, err = run_command(["--strict", "-m", "map", qrels, run], capsys)
+    assert status == 4 and out == ""
+    assert err == (f"python -m helpers.batch: error: {run}: 8 judged queries (with a document graded 1 or more in "
+                   "the qrels) have no line in the run: 'q2', 'q3', 'q4', 'q5', 'q6' and 3 more; --strict refuses "
+                   "an incomplete run (-c would score them 0)\n")  # q0, without a relevant document, is not named
+    status, out, err = run_command(["--strict", "-l", "2", "-m", "map", qrels, run], capsys)
+    assert status == 4 and "4 judged queries (with a document graded 2 or more in the qrels)" in err
+    assert "'q3', 'q5', 'q7', 'q9';" in err  # the odd queries have grade 2
+
+
+def test_strict_lets_through_a_missing_query_without_a_relevant_document_and_c_scores_them_0(tmp_path, capsys):
+    qrels, run = judged_and_run(tmp_path, judged=3, returned=3)  # only q0 is missing: nothing to find in it
+    status, out, err = run_command(["--strict", "-m", "map", "-m", "num_q", qrels, run], capsys)
+    assert status == 0 and "1 query of the qrels has no line in the run (e.g. 'q0')" in err
+    assert out == "num_q                 \tall\t3\nmap                   \tall\t1.0000\n"
+    qrels, run = judged_and_run(tmp_path, judged=4, returned=2)
+    status, out, err = run_command(["--strict", "-c", "-m", "map", "-m", "num_q", qrels, run], capsys)
+    assert status == 0 and err == ""  # -c: the missing queries q0, q3 and q4 score 0 and count
+    assert out == run_command(["-c", "-m", "map", "-m", "num_q", qrels, run], capsys)[1]
+    assert out == "num_q                 \tall\t5\nmap                   \tall\t0.4000\n"
+
+
+def test_help_and_the_guide_list_every_exit_status(capsys):
+    status, out, _ = run_command(["--help"], capsys)
+    assert status == 0
+    words = " ".join(out.split())
+    assert all(f"{code} {meaning}" in words for code, meaning in EXIT_STATUSES.items())
+    guide = " ".join(GUIDE.read_text().split())
+    listed = re.search(r"Exit statuses.*?\.(?= [A-Z])", guide)
+    assert listed and set(map(int, re.findall(r"`(\d+)`", listed.group()))) == set(EXIT_STATUSES)
+
+
+@pytest.mark.parametrize(("options", "merged", "first_line"), [
+    (["-c", "--format", "trec"], False, b"P_5                   \tq0\t0.2000\n"),
+    (["-c", "--format", "csv"], False, b"run,measure,qid,value\n"),
+    (["-c", "--format", "json"], False, b"{\n"),
+    # without -c, a warning about the missing query comes first, on the same pipe (2>&1 | head -1)
+    (["--format", "trec"], True, b"python -m helpers.batch: warning: "),
+], ids=["trec", "csv", "json", "2>&1"])
+def test_a_closed_output_pipe_ends_quietly(options, merged, first_line, tmp_path):
+    queries = range(2000)  # -q prints 18 lines a query, 600 kB or more: more than a pipe holds
+    (tmp_path / "qrels").write_text("".join(f"q{q} 0 d{q} 1\n" for q in [*queries, "absent"]))
+    (tmp_path / "run").write_text("".join(f"q{q} Q0 d{q} 1 2.0 s\nq{q} Q0 e{q} 2 1.0 s\n" for q in queries))
+    command = subprocess.Popen([*COMMAND, "-q", "-m", "P", "-m", "recall", *options, str(tmp_path / "qrels"),
+                                str(tmp_path / "run")],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT if merged else subprocess.PIPE)
+    assert command.stdout.readline().startswith(first_line)  # | head -1
+    command.stdout.close()
+    assert command.wait(timeout=120) == 141  # 128 + SIGPIPE, as a shell reports trec_eval or cat
+    if not merged:
+        assert command.stderr.read() == b""  # no BrokenPipeError traceback, no "Exception ignored"
+        command.stderr.close()

@@ -8,6 +8,7 @@ paths are held to trec_eval's numbers.
 from __future__ import annotations
 
 import gzip
+import os
 import warnings
 from pathlib import Path
 
@@ -286,6 +287,14 @@ def test_a_missing_file_and_a_wrong_type_are_reported():
         read_run("does/not/exist.run")
     with pytest.raises(TypeError, match="file path"):
         read_qrels(42)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_a_pipe_is_refused_before_it_is_read_saying_what_to_do(tmp_path):
+    fifo = tmp_path / "run.fifo"
+    os.mkfifo(fifo)  # opening it would wait for a writer: the refusal must come first
+    with pytest.raises(ValueError, match=r"run\.fifo is a pipe or a device, not a regular file.*save it to a file"):
+        read_run(fifo)
 
 
 def test_written_files_read_back_the_same(tmp_path):

@@ -31,18 +31,40 @@ more than 6 fields is refused unless ``--lenient``. Like trec_eval, the
 ``all`` line of num_rel with ``-c`` counts every judgment with a grade of 1 or
 more, whatever ``-l`` says.
 
-Exit status: 0 done, 2 an error (said in one line on stderr).
+``-`` reads the qrels or one run from standard input (``zcat run.gz |
+python -m helpers.batch qrels.txt -``), and a pipe works as a file name
+(``<(zcat run.gz)``, a named pipe): the command copies such an input once, as
+it streams, to a temporary file, since it reads a file more than once (each
+run reads the qrels again, and an error is traced back to its line).
+
+``--strict`` refuses what would otherwise be a warning: ids that match only
+once case, spaces or leading zeros are ignored, and, without ``-c``, a judged
+query (one with a relevant document at ``-l``) missing from a run, as
+trec_eval 10.0 refuses it (exit status 4).
+
+Exit statuses (``EXIT_STATUSES``; trec_eval's numbers for the same failures):
+0 done; 1 a bad option or measure name; 2 a file missing, unreadable or
+malformed (the error names its line), or qrels and run that share no query
+(with ``--strict``, ids that match only loosely); 4 with ``--strict``, a
+judged query missing from a run; 141 the reader of the output left early
+(``| head``), as a program ended by SIGPIPE. Every error is one line on
+stderr.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
-import io
 import json
+import os
+import shutil
+import stat
 import sys
+import tempfile
 import warnings
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import numpy as np
 
@@ -55,6 +77,26 @@ from helpers.batch.trec_io import TrecFormatWarning, read_with_source, run_tag
 PROG = "python -m helpers.batch"
 PER_RUN = ("runid", "num_q")  # printed in the all lines only
 
+# Exit statuses: trec_eval's numbers (trec_eval.c) where it fails the same way
+EXIT_OK = 0
+EXIT_USAGE = 1  # trec_eval: 1 for an illegal measure or option
+EXIT_FILE = 2  # trec_eval: 2, "Quit in file"
+EXIT_UNSCORED = 4  # trec_eval 10.0: 4, "result qid not found" (a judged query missing from the run, no -c)
+# The reader of the output left (| head -1): 128 + SIGPIPE, the status a shell reports for trec_eval, cat or
+# any C program that SIGPIPE ends. Not Python's documented 1, which means a bad option here, and not 0: the
+# output was cut, and a pipeline under `set -o pipefail` should see it as it does for those programs.
+EXIT_PIPE_CLOSED = 141
+EXIT_STATUSES = {
+    EXIT_OK: "done",
+    EXIT_USAGE: "a bad option or measure name",
+    EXIT_FILE: "a file missing, unreadable or malformed (the error names its line), or qrels and run "
+               "that share no query (with --strict, ids that match only loosely)",
+    EXIT_UNSCORED: "with --strict, a judged query missing from a run (no -c)",
+    EXIT_PIPE_CLOSED: "the reader of the output left early (| head), as for a program ended by SIGPIPE",
+}
+STDIN = "-"  # the file name that means standard input
+SHOWN_QUERIES = 5  # the query ids an error names before "and N more"
+
 
 @dataclass(frozen=True)
 class Column:
@@ -66,49 +108,153 @@ class Column:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command; 0 when done, 2 after an error (said on stderr)."""
-    args = _parser().parse_args(argv)
-    stdout = sys.stdout
+    """Run the command; returns the exit status (EXIT_STATUSES), each error said in one line on stderr."""
     try:
-        with warnings.catch_warnings():
-            warnings.showwarning = _show_warning
-            for category in (DocnoMatchWarning, RunOrderWarning, TrecFormatWarning):
-                warnings.simplefilter("always", category)
+        return _run(argv)
+    except BrokenPipeError:  # the reader of stdout, or of stderr with 2>&1, left (| head -1)
+        # Python flushes both once more at exit: pointed at devnull, that flush cannot fail again
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        for stream in (sys.stdout, sys.stderr):
+            os.dup2(devnull, stream.fileno())
+        return EXIT_PIPE_CLOSED
+
+
+def _run(argv: list[str] | None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)  # a usage error exits with EXIT_USAGE
+    if [args.qrels, *args.runs].count(STDIN) > 1:
+        parser.error(f"standard input ('{STDIN}') can be only one of QRELS and the RUNs")
+    with warnings.catch_warnings(), contextlib.ExitStack() as cleanup:
+        inputs = _Inputs(cleanup)
+        warnings.showwarning = inputs.show_warning
+        for category in (DocnoMatchWarning, RunOrderWarning, TrecFormatWarning):
+            warnings.simplefilter("always", category)
+        try:
             columns = _columns(args.m or ["official"], args.l)
-            results = [_evaluate_run(args, columns, run) for run in args.runs]
-    except (ValueError, TypeError, OSError) as error:
-        print(f"{PROG}: error: {error}", file=sys.stderr)
-        return 2
+        except ValueError as error:
+            return _fail(str(error), EXIT_USAGE)
+        try:
+            qrels, runs = inputs.readable_again(args.qrels), [inputs.readable_again(run) for run in args.runs]
+            results = [_evaluate_run(args, inputs, columns, qrels, run) for run in runs]
+        except BrokenPipeError:
+            raise  # a warning met a closed stderr: not a file error
+        except (ValueError, TypeError, OSError) as error:
+            return _fail(inputs.named(str(error)), EXIT_FILE)
+        if any(result.unscored for result in results):
+            errors = [_unscored_error(result, args.l) for result in results if result.unscored]
+            return _fail("\n".join(errors), EXIT_UNSCORED)
+    return _write(args, columns, results)
+
+
+def _fail(message: str, status: int) -> int:
+    for line in message.splitlines():
+        print(f"{PROG}: error: {line}", file=sys.stderr)
+    return status
+
+
+def _write(args, columns: list[Column], results: list[RunResult]) -> int:
     writer = {"trec": _write_trec, "csv": _write_csv, "json": _write_json}[args.format]
-    writer(stdout, args, columns, results)
-    return 0
+    writer(sys.stdout, args, columns, results)
+    sys.stdout.flush()  # here, not at exit: a pipe found closed then would print "Exception ignored ..."
+    return EXIT_OK
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error exits 1 as trec_eval's does (argparse's 2 is this command's file error)."""
+
+    def error(self, message: str):
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    statuses = "; ".join(f"{status} {meaning}" for status, meaning in EXIT_STATUSES.items())
+    parser = _Parser(
         prog=PROG, description="Evaluate TREC runs against qrels with trec_eval's options and output.",
-        epilog="Exit status: 0 done, 2 an error. The measures: trec_eval's names or evaluate's "
+        epilog=f"'-' as QRELS or as one RUN reads standard input; a pipe works as a file name. "
+               f"Exit status: {statuses}. The measures: trec_eval's names or evaluate's "
                "(see helpers.batch.measures).",
     )
-    parser.add_argument("qrels", metavar="QRELS", help="the judgments: qid 0 docno grade")
-    parser.add_argument("runs", metavar="RUN", nargs="+", help="one or more runs: qid Q0 docno rank score tag")
+    parser.add_argument("qrels", metavar="QRELS", help="the judgments: qid 0 docno grade ('-': standard input)")
+    parser.add_argument("runs", metavar="RUN", nargs="+",
+                        help="one or more runs: qid Q0 docno rank score tag ('-': standard input)")
     parser.add_argument("-q", action="store_true", help="a line per query, then the 'all' lines")
     parser.add_argument("-m", action="append", metavar="MEASURE", help="a measure (repeatable); default official")
     parser.add_argument("-c", action="store_true", help="queries missing from a run score 0 and count")
     parser.add_argument("-l", type=int, default=1, metavar="N", help="relevant from grade N on (default 1)")
-    parser.add_argument("-M", type=int, metavar="N", help="only the first N documents of each query")
+    parser.add_argument("-M", type=_at_least_one, metavar="N", help="only the first N documents of each query")
     parser.add_argument("-J", action="store_true", help="only judged documents (trec_eval -J)")
     parser.add_argument("-n", action="store_true", help="no 'all' lines")
     parser.add_argument("--format", choices=("trec", "csv", "json"), default="trec",
                         help="trec_eval's lines (default), or csv / json in full precision")
     parser.add_argument("--lenient", action="store_true",
                         help="ignore run fields after the tag, as trec_eval does (default: refuse the line)")
-    parser.add_argument("--strict", action="store_true", help="ids that do not match are an error, not a warning")
+    parser.add_argument("--strict", action="store_true",
+                        help="ids that do not match are an error, not a warning; so is, without -c, "
+                             "a judged query missing from a run (exit status 4)")
     return parser
 
 
-def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
-    print(f"{PROG}: warning: {message}", file=sys.stderr)
+def _at_least_one(text: str) -> int:
+    """-M's value: a whole number, 1 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
+    return value
+
+
+# --- the inputs: standard input and pipes are copied once ------------------------------
+
+
+class _Inputs:
+    """Paths that can be read more than once, and the names given for them on the command line."""
+
+    def __init__(self, cleanup: contextlib.ExitStack):
+        self._cleanup = cleanup
+        self._folder: Path | None = None
+        self._names: dict[str, str] = {}  # a copy's path -> the name given ('<stdin>' for '-')
+
+    def name(self, path: str) -> str:
+        """The name given for a path that readable_again returned."""
+        return self._names.get(path, path)
+
+    def named(self, text: str) -> str:
+        """A message with each copy's path replaced by the name given for it."""
+        for path, name in self._names.items():
+            text = text.replace(path, name)
+        return text
+
+    def show_warning(self, message, category, filename, lineno, file=None, line=None) -> None:
+        print(f"{PROG}: warning: {self.named(str(message))}", file=sys.stderr)
+
+    def readable_again(self, given: str) -> str:
+        """The file itself, or a copy of standard input, a pipe or a device (read once, as it streams)."""
+        if given != STDIN:
+            try:
+                mode = os.stat(given).st_mode
+            except OSError:
+                return given  # missing or unreadable: the reader says so, naming it
+            if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+                return given
+        if self._folder is None:
+            self._folder = Path(self._cleanup.enter_context(tempfile.TemporaryDirectory(prefix="helpers-batch-")))
+        copy = self._folder / f"input-{len(self._names) + 1}.txt"  # .txt: no copy's path is a prefix of another's
+        with open(copy, "wb") as out:
+            if given == STDIN:
+                shutil.copyfileobj(sys.stdin.buffer, out)
+            else:
+                with open(given, "rb") as source:
+                    shutil.copyfileobj(source, out)
+        self._names[str(copy)] = _shown(given)
+        return str(copy)
+
+
+def _shown(given: str) -> str:
+    """The name to show for an input: as given, '<stdin>' for '-'."""
+    return "<stdin>" if given == STDIN else given
 
 
 # --- the measures --------------------------------------------------------------
@@ -177,17 +323,19 @@ class RunResult:
     tag: str
     evaluation: Evaluation
     totals: dict  # the all line of each count, as trec_eval sums it
+    unscored: tuple = ()  # with --strict (no -c): the judged queries missing from the run
 
 
-def _evaluate_run(args, columns: list[Column], run: str) -> RunResult:
+def _evaluate_run(args, inputs: _Inputs, columns: list[Column], qrels: str, run: str) -> RunResult:
     measures = [column.measure for column in columns if column.measure is not None]
     evaluation = evaluate(
-        args.qrels, run, measures, missing="zero" if args.c else "skip", depth=args.M, judged_only=args.J,
+        qrels, run, measures, missing="zero" if args.c else "skip", depth=args.M, judged_only=args.J,
         strict=args.strict, lenient=args.lenient,
     )
-    if evaluation.missing_queries and not args.c:
-        missing = evaluation.missing_queries
-        print(f"{PROG}: warning: {run}: {len(missing):,} quer{'y' if len(missing) == 1 else 'ies'} of the qrels "
+    name, missing = inputs.name(run), evaluation.missing_queries
+    unscored = _judged(qrels, missing, args.l) if missing and args.strict and not args.c else ()
+    if missing and not args.c and not unscored:
+        print(f"{PROG}: warning: {name}: {len(missing):,} quer{'y' if len(missing) == 1 else 'ies'} of the qrels "
               f"{'has' if len(missing) == 1 else 'have'} no line in the run (e.g. {missing[0]!r}): left out of "
               "the means, as trec_eval 9 does (trec_eval 10.0 stops); -c counts them as 0", file=sys.stderr)
     tag = run_tag(run) if any(column.name == "runid" for column in columns) else ""
@@ -196,8 +344,26 @@ def _evaluate_run(args, columns: list[Column], run: str) -> RunResult:
         if column.measure is not None and column.measure.name in COUNTS:
             totals[column.name] = int(round(evaluation.per_query[str(column.measure)].sum()))
     if args.c and "num_rel" in totals:
-        totals["num_rel"] = _judgments_graded_one_or_more(args.qrels)
-    return RunResult(run, tag, evaluation, totals)
+        totals["num_rel"] = _judgments_graded_one_or_more(qrels)
+    return RunResult(name, tag, evaluation, totals, unscored)
+
+
+def _judged(qrels: str, queries: tuple, level: int) -> tuple:
+    """The queries, of those given, with a judgment graded ``level`` or more."""
+    frame, _ = read_with_source(qrels, "qrels")
+    judged = set(frame["qid"][np.trunc(frame["grade"].to_numpy(dtype="float64")) >= level])
+    return tuple(qid for qid in queries if qid in judged)
+
+
+def _unscored_error(result: RunResult, level: int) -> str:
+    """--strict's error for the judged queries missing from a run."""
+    absent = result.unscored
+    shown = ", ".join(repr(qid) for qid in absent[:SHOWN_QUERIES])
+    more = f" and {len(absent) - SHOWN_QUERIES:,} more" if len(absent) > SHOWN_QUERIES else ""
+    one = len(absent) == 1
+    return (f"{result.path}: {len(absent):,} judged quer{'y' if one else 'ies'} (with a document graded {level} "
+            f"or more in the qrels) {'has' if one else 'have'} no line in the run: {shown}{more}; --strict "
+            f"refuses an incomplete run (-c would score {'it' if one else 'them'} 0)")
 
 
 def _judgments_graded_one_or_more(qrels: str) -> int:
@@ -264,13 +430,13 @@ def _rows(args, columns: list[Column], result: RunResult):
 
 
 def _write_csv(out, args, columns: list[Column], results: list[RunResult]) -> None:
-    text = io.StringIO()
-    writer = csv.writer(text, lineterminator="\n")
+    # row by row: after one large write that a closed pipe cut short, Python's buffered writer reports
+    # part of it written, not BrokenPipeError, and the end of the output would be lost without a word
+    writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["run", "measure", "qid", "value"])
     for result in results:
         for name, qid, value in _rows(args, columns, result):
             writer.writerow([result.path, name, qid, repr(value) if isinstance(value, float) else value])
-    out.write(text.getvalue())
 
 
 def _write_json(out, args, columns: list[Column], results: list[RunResult]) -> None:
@@ -286,7 +452,7 @@ def _write_json(out, args, columns: list[Column], results: list[RunResult]) -> N
             del entry["per_query"]
         runs.append(entry)
     options = {"q": args.q, "c": args.c, "l": args.l, "M": args.M, "J": args.J, "lenient": args.lenient}
-    json.dump({"qrels": args.qrels, "measures": [column.name for column in columns], "options": options,
+    json.dump({"qrels": _shown(args.qrels), "measures": [column.name for column in columns], "options": options,
                "runs": runs}, out, indent=1)
     out.write("\n")
 

@@ -33,8 +33,9 @@ refused instead of guessed:
   named ``.gz`` that is not gzip is refused.
 
 Every refusal is a ``ValueError`` naming the file and the line, with the
-line's text cut to about 200 characters. A directory, or a path that does not
-exist, is refused before anything is read.
+line's text cut to about 200 characters. A directory, a path that does not
+exist, or a pipe (which can be read only once, where a file is read again to
+name a bad line) is refused before anything is read.
 
 How it is fast: the bytes are put in one canonical form (one space between
 fields, no comment, nothing after the tag), with numpy and only when they are
@@ -719,8 +720,12 @@ def _check_path(path, kind: str) -> Path:
     path = Path(path)
     if path.is_dir():
         raise IsADirectoryError(f"{path} is a directory, not a {kind} file: give the path of the file itself")
-    if not path.is_file():
+    if not path.exists():
         raise FileNotFoundError(f"no such file: {path}")
+    if not path.is_file():  # a pipe (/dev/fd/N, a named pipe) or a device: its bytes can be read only once
+        raise ValueError(f"{path} is a pipe or a device, not a regular file: a {kind} file is read more than "
+                         "once (to name a bad line), so save it to a file first; the command "
+                         "python -m helpers.batch copies a pipe, or '-' for standard input, itself")
     return path
 
 
