@@ -77,8 +77,13 @@ sys.path.insert(0, str(ROOT))
 
 from pupils import Traffic, Visit, leave, record, replay  # noqa: E402 (beside this script, which Python puts on the path)
 
-from helpers.teacher.classroom import FILL_DELAY, FORKED_KERNELS, POOL_SIZE  # noqa: E402 (the project's folder first)
-from tests.browser.servers import cpu_seconds, kernels_below  # noqa: E402
+from helpers.teacher.classroom import (  # noqa: E402 (the project's folder first)
+    FILL_DELAY,
+    FORKED_KERNELS,
+    POOL_SIZE,
+    cpu_seconds,
+)
+from tests.browser.servers import kernels_below  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run"]

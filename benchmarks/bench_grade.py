@@ -52,9 +52,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from helpers.exercises import REGISTRY, check, exercises_of  # noqa: E402
+from helpers.exercises.calls import check_calls  # noqa: E402
 
 ANSWER_LINE = re.compile(r"^answer = None.*$", flags=re.M)
-CHECK_ID = re.compile(r"""\bcheck\(\s*["']([a-z0-9-]+)["']\s*,\s*answer\)""")
 
 
 def answer_text(exercise_id: str, kind: str) -> str | None:
@@ -78,9 +78,10 @@ def write_class(release_folder: Path, submissions: Path, count: int) -> None:
         kind = ("right", "slip", "untouched")[number % 3]
         notebook = nbformat.read(source, as_version=4)
         for cell in notebook.cells:
-            found = CHECK_ID.search(cell.source) if cell.cell_type == "code" else None
+            calls = check_calls(cell.source) if cell.cell_type == "code" else []
+            found = next((call.exercise_id for call in calls if call.passes_answer), None)
             if found and kind != "untouched":
-                cell.source = ANSWER_LINE.sub(f"answer = {answer_text(found.group(1), kind)!r}", cell.source)
+                cell.source = ANSWER_LINE.sub(f"answer = {answer_text(found, kind)!r}", cell.source)
         folder = submissions / f"learner{number:03d}"
         folder.mkdir(parents=True)
         nbformat.write(notebook, folder / source.name)

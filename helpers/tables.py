@@ -20,12 +20,15 @@ import html
 import math
 import re
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import pandas as pd
 from pandas.api.types import is_bool_dtype, is_float_dtype, is_integer_dtype, is_numeric_dtype
-from pandas.io.formats.style import Styler
 
 from helpers._checks import check_whole
+
+if TYPE_CHECKING:  # pandas 2.x imports matplotlib.pyplot with its Styler: frame.style imports it when a table is made
+    from pandas.io.formats.style import Styler
 
 
 def short_number(value: float, decimals: int = 3) -> str:

@@ -105,6 +105,7 @@ BAD_IDS = [
     ("qrels", "qid", [1, None], "UInt64", ValueError, "qrels: qid, row 101: an id is missing"),
     ("run", "qid", [1.0, None], "Float64", ValueError, "run: qid, row 101: an id is missing"),
     ("run", "docno", ["a", None], "str", ValueError, "run: docno, row 101: an id is missing"),
+    ("qrels", "docno", ["a", None], "string", ValueError, "qrels: docno, row 101: an id is missing"),
     ("qrels", "docno", [1.0, 7.5], "float64", ValueError, "qrels: docno, row 101: 7.5 is not an id"),
     ("run", "docno", [1.0, 2.0**60], "float64", ValueError, "run: docno, row 101: .* too large"),
     ("run", "qid", [True, False], "bool", TypeError, "run: qid, row 100: True is not an id"),
@@ -118,5 +119,7 @@ BAD_IDS = [
 def test_bad_ids_name_the_frame_column_and_row(frame, column, values, dtype, error, phrase):
     import pandas as pd
 
+    if dtype == "str" and not pd.isna(pd.array(values, dtype=dtype)).any():
+        pytest.skip("pandas < 3 has no str dtype of its own: dtype='str' writes None as the text 'None' (a real id)")
     with pytest.raises(error, match=phrase):
         _evaluate_with(frame, column, pd.array(values, dtype=dtype) if dtype != "bool" else values)

@@ -155,7 +155,7 @@ def test_the_pool_refills_only_once_voila_has_served_the_pages_being_opened(monk
 
     monkeypatch.setattr(classroom, "time", SimpleNamespace(monotonic=lambda: clock.now))
     monkeypatch.setattr(classroom, "asyncio", SimpleNamespace(sleep=one_window))
-    monkeypatch.setattr(classroom, "_cpu_seconds", lambda pid: clock.cpu)
+    monkeypatch.setattr(classroom, "cpu_seconds", lambda pid: clock.cpu)
     manager = ClassroomKernelManager()  # runs inside Voila: this test's process plays Voila
 
     def windows_waited(busy: int) -> int:

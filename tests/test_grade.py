@@ -38,6 +38,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
 from helpers.exercises import REGISTRY, check, exercises_of, load_extra_exercises, registry
+from helpers.exercises.calls import check_calls
 from helpers.teacher import sandbox
 from helpers.teacher.judging import mistake_title
 from tests.processes import alive, descendants
@@ -75,8 +76,6 @@ register(FunctionExercise(
 '''
 POINTS_FILE = "exercise,points\nexplain-rr-mean,3\n"
 ANSWER_LINE = re.compile(r"^answer = None.*$", flags=re.M)
-CHECK_ID = re.compile(r"""\bcheck\(\s*["']([a-z0-9-]+)["']\s*,\s*answer\)""")
-FUNCTION_ID = re.compile(r"""\bcheck_function\(\s*["']([a-z0-9-]+)["']\s*,\s*(\w+)\)""")
 WRONG_FUNCTIONS = {
     "dcg-function": ("def dcg(gains):\n    return float(sum(gains))", "no-discount"),
     "ndcg-function": (
@@ -112,12 +111,13 @@ def fill(notebook, answer_for, function_for):
     for cell in notebook.cells:
         if cell.cell_type != "code" or "exercise" not in cell.metadata.get("tags", []):
             continue
-        found = CHECK_ID.search(cell.source)
-        if found:
-            cell.source = ANSWER_LINE.sub(f"answer = {answer_for(found.group(1))!r}", cell.source)
-        found = FUNCTION_ID.search(cell.source)
-        if found:
-            exercise_id, name = found.groups()
+        calls = check_calls(cell.source)
+        answered = next((call for call in calls if call.passes_answer), None)
+        if answered:
+            cell.source = ANSWER_LINE.sub(f"answer = {answer_for(answered.exercise_id)!r}", cell.source)
+        written = next((call for call in calls if call.function == "check_function"), None)
+        if written:
+            exercise_id, name = written.exercise_id, written.argument
             cell.source = f"{function_for(exercise_id)}\n\n\ncheck_function({exercise_id!r}, {name})"
     return notebook
 
@@ -245,7 +245,7 @@ def test_the_release_holds_every_lesson_clean_with_the_teachers_exercises(releas
             assert "solution(" not in cell.source or cell.cell_type == "markdown" or "import" in cell.source
             if cell.cell_type == "code":
                 assert cell.outputs == [] and cell.execution_count is None
-            if CHECK_ID.search(cell.source) or FUNCTION_ID.search(cell.source):
+            if any(call.passes_answer or call.function == "check_function" for call in check_calls(cell.source)):
                 assert tags == ["exercise"]
 
 

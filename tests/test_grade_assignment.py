@@ -36,6 +36,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
 from helpers.exercises import REGISTRY, exercises_of
+from helpers.exercises.calls import check_calls
 from helpers.exercises.fresh import draw
 from helpers.teacher import sandbox
 from helpers.teacher.limits import find_limits
@@ -75,10 +76,11 @@ def fill(path: Path, answers: dict[str, str], function: bool = True) -> nbformat
     for cell in notebook.cells:
         if cell.cell_type != "code":
             continue
+        calls = check_calls(cell.source)
         for exercise_id, text in answers.items():
-            if re.search(rf"""check\(\s*["']{exercise_id}["']\s*,\s*answer\)""", cell.source):
+            if any(call.passes_answer and call.exercise_id == exercise_id for call in calls):
                 cell.source = cell.source.replace("answer = None", f"answer = {text!r}", 1)
-        if function and re.search(r"""check_function\(\s*["']mrr-function""", cell.source):
+        if function and any(call.function == "check_function" and call.exercise_id == "mrr-function" for call in calls):
             cell.source = REGISTRY["mrr-function"].code + "\n\n\ncheck_function('mrr-function', mrr)"
     return notebook
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 import subprocess
 import sys
@@ -14,6 +16,19 @@ import helpers
 HELPERS = Path(helpers.__file__).resolve().parent
 ROOT = HELPERS.parent
 COMMANDS = {"grade.py": "helpers.teacher.grade", "release.py": "helpers.teacher.release"}  # python -m helpers.grade
+# every module of an installed helpers imported (a package's __main__ runs its command, so it is only found)
+IMPORT_EVERY_MODULE = """
+import importlib, json, pkgutil, helpers
+walked = [m.name for m in pkgutil.walk_packages(helpers.__path__, "helpers.")]
+failed = {}
+for name in walked:
+    if not name.endswith(".__main__"):
+        try:
+            importlib.import_module(name)
+        except Exception as error:
+            failed[name] = repr(error)
+print(json.dumps({"file": helpers.__file__, "walked": walked, "failed": failed}))
+"""
 
 
 def test_the_top_level_holds_at_most_eight_modules_and_the_two_commands():
@@ -84,3 +99,15 @@ def test_the_wheel_carries_every_package_the_golden_sets_and_the_classroom_templ
     ):
         assert expected in names, expected
     assert not any(name.startswith(("tests/", "notebooks/", "data/")) for name in names)
+    site = tmp_path / "site-packages"  # the wheel installed alone: its dependencies are this Python's
+    done = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "-q", "--target",
+                           str(site), str(wheel)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    shown = subprocess.run([sys.executable, "-c", IMPORT_EVERY_MODULE], cwd=tmp_path, capture_output=True, text=True,
+                           timeout=300, env={**os.environ, "PYTHONPATH": str(site)}, check=True)
+    report = json.loads(shown.stdout)
+    assert Path(report["file"]).is_relative_to(site), "the installed helpers, not the checkout's"
+    in_wheel = {name.removesuffix(".py").removesuffix("/__init__").replace("/", ".") for name in names
+                if name.startswith("helpers/") and name.endswith(".py")}
+    assert {"helpers", *report["walked"]} == in_wheel and len(in_wheel) > 90
+    assert report["failed"] == {}

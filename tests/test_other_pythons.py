@@ -26,41 +26,50 @@ ROOT = NOTEBOOKS.parent
 OTHER_PYTHONS = ROOT / ".venv" / "other-pythons"
 VERSIONS = ("3.12", "3.13")
 WAIT = 15 * 60  # seconds: CI makes the venvs while the first tests run (the timeout mark below allows it)
+LESSONS = sorted(path.name for path in NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
 
 
 def ready_venv(version: str) -> Path:
     """The venv of Python ``version`` made by .ci/run, once it is ready; skip when there is none."""
-    venv, failed = OTHER_PYTHONS / version, OTHER_PYTHONS / f"{version}.failed"
     if not OTHER_PYTHONS.is_dir():
         pytest.skip(f"no venvs of other Pythons in {OTHER_PYTHONS} (.ci/run makes them from pyenv's 3.12 and 3.13)")
-    if not venv.is_dir():
+    if not (OTHER_PYTHONS / version).is_dir():
         pytest.skip(f"no venv of Python {version} in {OTHER_PYTHONS} (.ci/run found no pyenv Python {version})")
+    return wait_for(OTHER_PYTHONS / version, f"the README's requirements on Python {version}")
+
+
+def wait_for(venv: Path, what: str) -> Path:
+    """``venv`` once .ci/run's background job stamps it ``.ready``; fail with its log when it stamps it failed."""
+    failed, log = venv.with_name(f"{venv.name}.failed"), venv.with_name(f"{venv.name}.log")
     deadline = time.monotonic() + WAIT
     while not (venv / ".ready").is_file() and not failed.is_file():
         if time.monotonic() > deadline:
-            pytest.fail(f"the venv of Python {version} was not ready after {WAIT // 60} min")
+            pytest.fail(f"the venv of {what} was not ready after {WAIT // 60} min")
         time.sleep(2)
     if failed.is_file():
-        log = OTHER_PYTHONS / f"{version}.log"
-        pytest.fail(f"the README's requirements did not install on Python {version}:\n"
+        pytest.fail(f"{what} did not install:\n"
                     + (log.read_text(errors="replace")[-3000:] if log.is_file() else "(no log)"))
     return venv
 
 
-@pytest.mark.notebook
-@pytest.mark.timeout(WAIT + 600)
-@pytest.mark.parametrize("version", VERSIONS)
-@pytest.mark.parametrize("lesson", sorted(path.name for path in NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")))
-def test_the_lesson_runs_on_the_other_python(version, lesson, tmp_path, monkeypatch):
-    venv = ready_venv(version)
+def run_lesson_in(venv: Path, lesson: str, tmp_path: Path, monkeypatch) -> None:
+    """Run ``lesson`` in a kernel of ``venv``'s Python: every cell runs and none writes to stderr."""
     kernel = kernel_of(venv, tmp_path, monkeypatch)
     notebook = nbformat.read(NOTEBOOKS / lesson, as_version=4)
     NotebookClient(notebook, timeout=300, kernel_name=kernel, resources={"metadata": {"path": str(tmp_path)}},
                    iopub_timeout=60, raise_on_iopub_timeout=True).execute()
     said = [output.get("text", "") for cell in notebook.cells for output in cell.get("outputs", [])
             if output.get("name") == "stderr"]
-    assert not any(said), f"{lesson} wrote to stderr on Python {version}: {said}"
+    assert not any(said), f"{lesson} wrote to stderr in {venv}: {said}"
     assert all(cell.execution_count for cell in notebook.cells if cell.cell_type == "code")
+
+
+@pytest.mark.notebook
+@pytest.mark.timeout(WAIT + 600)
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_the_lesson_runs_on_the_other_python(version, lesson, tmp_path, monkeypatch):
+    run_lesson_in(ready_venv(version), lesson, tmp_path, monkeypatch)
 
 
 def pyenv_python(version: str) -> Path | None:

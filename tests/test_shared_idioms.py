@@ -1,12 +1,16 @@
-"""Each idiom written once: "did you mean", dropping cells by role, hashing a tree (teacher's tools, the site)."""
+"""Each idiom written once (issue 49): "did you mean", dropping cells by role, hashing a tree, reading check() calls,
+writing atomically, reading without links, finding processes."""
 
 from __future__ import annotations
 
+import ast
 import doctest
+from pathlib import Path
 
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from helpers import _checks
+from helpers.exercises.calls import check_calls
 from helpers.teacher import roles
 from helpers.teacher.fingerprint import files_digest
 from helpers.teacher.grade import unknown_message
@@ -50,3 +54,72 @@ def test_a_tree_hash_follows_paths_and_bytes_and_a_file_is_hashed_alone(tmp_path
     assert len(single) == 64 and single != files_digest(tmp_path / "a")
     (tmp_path / "a" / "x.py").write_text("3")
     assert files_digest(tmp_path / "a" / "x.py") != single
+
+
+# Each idiom of issue 49 and the one module that may write it; the same call anywhere else in the code, the tests
+# or the benchmarks is a second copy. A process is looked up, waited on and signalled through psutil (which
+# refuses a reused process id), never by reading /proc or with os.kill; os.killpg (a process group, which psutil
+# lacks) is not counted.
+ONE_PLACE = {
+    # atomic write: write_text_atomic, atomic_open, atomic_path (and its test, which watches the calls)
+    "os.replace": {"helpers/teacher/files.py", "tests/test_atomic_files.py"},
+    "os.rename": set(),
+    "os.fsync": {"helpers/teacher/files.py", "tests/test_atomic_files.py"},
+    "os.kill": set(),
+    "difflib": {"helpers/_checks.py"},  # did you mean: close_names
+    # read without links: files.open_plain; the sandbox opens each file it hands bwrap as a descriptor
+    "O_NOFOLLOW": {"helpers/teacher/files.py", "helpers/teacher/sandbox.py"},
+}
+# /proc read only by the sandbox and the cgroup limits (their docstrings say why psutil cannot), and by the
+# adversary's code that the grader's tests run inside the sandbox
+PROC_READERS = {"helpers/teacher/sandbox.py", "helpers/teacher/limits.py", "helpers/teacher/kernel.py",
+                "tests/test_grade_limits.py", "tests/test_grade_assignment.py"}
+SCANNED = ("helpers", "tests", "benchmarks", "website", "deploy")
+
+
+def python_files():
+    """(path, text) of every Python file scanned, this one (which names every idiom) left out."""
+    root = Path(__file__).resolve().parent.parent
+    for folder in SCANNED:
+        for path in sorted((root / folder).rglob("*.py")):
+            if path != Path(__file__).resolve():
+                yield path.relative_to(root).as_posix(), path.read_text(encoding="utf-8")
+
+
+def names_used(tree: ast.AST) -> set[str]:
+    """Dotted names the code uses (os.replace, difflib, O_NOFOLLOW), from its attributes and imports."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            found |= {f"{node.value.id}.{node.attr}", node.attr}
+        elif isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found |= {node.module, *(alias.name for alias in node.names)}
+    return found
+
+
+def test_each_idiom_is_written_in_its_one_module():
+    seen: dict[str, set[str]] = {name: set() for name in ONE_PLACE}
+    proc = set()
+    for path, text in python_files():
+        used = names_used(ast.parse(text))
+        for name in ONE_PLACE:
+            if name in used:
+                seen[name].add(path)
+        if "O_NOFOLLOW" in text:  # files.py asks getattr(os, "O_NOFOLLOW", 0)
+            seen["O_NOFOLLOW"].add(path)
+        if "/proc/" in text:
+            proc.add(path)
+    assert seen == ONE_PLACE
+    assert proc <= PROC_READERS, proc - PROC_READERS
+
+
+def test_check_calls_are_read_by_the_one_parser_not_by_patterns():
+    patterns = {path for path, text in python_files() for node in ast.walk(ast.parse(text))
+                if isinstance(node, ast.Constant) and isinstance(node.value, str) and "check\\(" in node.value
+                and "gives" not in node.value}  # test_release matches the message a release prints, not a cell
+    assert patterns == set()
+    calls = check_calls("check('ap-1', f(answer))  # check('no', 1)\ncheck_function(exercise_id='fn-1', fn=dcg)")
+    assert [(call.function, call.exercise_id, call.argument) for call in calls] == [
+        ("check", "ap-1", "f(answer)"), ("check_function", "fn-1", "dcg")]

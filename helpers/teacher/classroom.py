@@ -178,10 +178,10 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         deadline, quiet = time.monotonic() + timeout, 0
         while quiet < 2 and time.monotonic() < deadline:
             pids = [pid for kernel in list(self._kernels.values()) if (pid := _kernel_pid(kernel))] + [os.getpid()]
-            before = {pid: _cpu_seconds(pid) for pid in pids}
+            before = {pid: cpu_seconds(pid) for pid in pids}
             await asyncio.sleep(window)
             limit = 0.05 * window
-            quiet = quiet + 1 if all(_cpu_seconds(pid) - used <= limit for pid, used in before.items()) else 0
+            quiet = quiet + 1 if all(cpu_seconds(pid) - used <= limit for pid, used in before.items()) else 0
 
     async def cull_kernel_if_idle(self, kernel_id: str) -> None:
         taken_at = self._taken_at.setdefault(kernel_id, datetime.now(UTC))
@@ -261,7 +261,7 @@ def _lower_priority(pid: int | None, niceness: int) -> None:
         pass
 
 
-def _cpu_seconds(pid: int) -> float:
+def cpu_seconds(pid: int) -> float:
     """The CPU time a process has used so far, user and system, in seconds (0 once it is gone)."""
     try:
         times = psutil.Process(pid).cpu_times()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,11 @@ from tests.browser import servers
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "test-output" / "browser"
+# axe-core, which .ci/run installs with npm under .venv/axe: in the checkout's venv, else in the running Python's (a
+# worktree run with another checkout's venv); the accessibility checks skip or stop, saying so, where it is missing
+AXE = next((path for path in (folder / "axe" / "node_modules" / "axe-core" / "axe.min.js"
+                              for folder in (ROOT / ".venv", Path(sys.prefix))) if path.is_file()),
+           ROOT / ".venv" / "axe" / "node_modules" / "axe-core" / "axe.min.js")
 LAB_NOTEBOOK = "05_metrics_lab.ipynb"
 JUPYTERLAB_THEMES = {"JupyterLab Light": "true", "JupyterLab Dark": "false"}  # theme -> body's data-jp-theme-light
 

@@ -28,6 +28,7 @@ from pathlib import Path
 import nbformat
 import psutil
 
+from helpers.teacher.classroom import cpu_seconds
 from tests import processes
 
 BIN = Path(sys.executable).parent
@@ -256,15 +257,6 @@ def wait_for_preheat(server: Server, times: int = 1, timeout: float = 180) -> No
     """
     wait_until(server, lambda: preheated(server) >= times, f"preheated kernel number {times}", timeout=timeout)
     wait_until(server, lambda: kernels_quiet(server), "its kernels to finish running the lesson", timeout=timeout)
-
-
-def cpu_seconds(pid: int) -> float:
-    """The CPU time a process has used so far, user and system, in seconds (0 once it is gone)."""
-    try:
-        times = psutil.Process(pid).cpu_times()
-    except psutil.Error:
-        return 0.0
-    return times.user + times.system
 
 
 def kernels_quiet(server: Server, seconds: float = 0.5) -> bool:

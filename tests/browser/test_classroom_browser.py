@@ -32,7 +32,7 @@ from playwright.sync_api import expect
 
 from helpers.teacher.classroom import FILL_DELAY
 from tests.browser import page_checks, servers
-from tests.browser.conftest import ROOT
+from tests.browser.conftest import AXE, ROOT
 from tests.browser.page_checks import contrast, rgb
 
 pytestmark = pytest.mark.browser
@@ -41,7 +41,6 @@ VIEWPORT = {"width": 1280, "height": 720}
 TEST_POOL = 1  # one preheated kernel per lesson: six servers share two cores (the command's default is 3)
 RELOADS = 5  # each runs lesson 05 in a new kernel (the one preheated kernel is taken by the first): 10 s apiece
 CULL_SECONDS = 30  # short for the test; long enough for a page to connect on a busy machine
-AXE = ROOT / ".venv" / "axe" / "node_modules" / "axe-core" / "axe.min.js"
 
 
 class Lesson:

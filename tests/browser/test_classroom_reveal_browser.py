@@ -15,9 +15,9 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser import servers
-from tests.browser.conftest import ROOT
+from tests.browser.conftest import AXE, ROOT
 from tests.browser.page_checks import contrast, rgb
-from tests.browser.test_classroom_browser import AXE, FOCUSED, NOT_SHOWN, TEXT_SIZES, axe_violations
+from tests.browser.test_classroom_browser import FOCUSED, NOT_SHOWN, TEXT_SIZES, axe_violations
 from tests.test_reveal_widget import expected_from_the_data
 
 pytestmark = pytest.mark.browser

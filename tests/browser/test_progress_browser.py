@@ -9,22 +9,16 @@ nothing in them; the chart is drawn. A screenshot of each theme goes to test-out
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
 from helpers.exercises import REGISTRY, exercises_of
 from tests.browser import page_checks, servers
+from tests.browser.conftest import AXE
 from tests.browser.conftest import JUPYTERLAB_THEMES as THEMES
-from tests.browser.conftest import ROOT
 from tests.browser.test_lessons_in_jupyterlab import SCROLLER, close_lesson, open_lesson, run_all
 
 pytestmark = pytest.mark.browser
 
-AXE = next((path for path in (folder / "axe" / "node_modules" / "axe-core" / "axe.min.js"
-                              for folder in (ROOT / ".venv", Path(sys.prefix))) if path.is_file()),
-           ROOT / ".venv" / "axe" / "node_modules" / "axe-core" / "axe.min.js")
 
 PROGRESS_SHOWN = """
 () => [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .helpers-progress')].map(box => ({

@@ -19,12 +19,11 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser import page_checks, servers
-from tests.browser.conftest import ROOT
+from tests.browser.conftest import AXE
 from tests.browser.test_lessons_in_jupyterlab import close_lesson, open_lesson, run_all
 
 pytestmark = pytest.mark.browser
 
-AXE = ROOT / ".venv" / "axe" / "node_modules" / "axe-core" / "axe.min.js"
 DARK = "JupyterLab Dark"
 LESSONS = ["03_the_ndcg_spreadsheet.ipynb", "05_metrics_lab.ipynb"]
 SCROLLER = ".jp-NotebookPanel:visible .jp-WindowedPanel-outer"

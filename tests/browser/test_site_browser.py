@@ -32,10 +32,10 @@ import nbformat
 import pytest
 
 from helpers.exercises import REGISTRY
+from tests.browser.conftest import AXE
 from website.build import GUIDES, lessons
 
 ROOT = Path(__file__).resolve().parents[2]
-AXE = ROOT / ".venv" / "axe" / "node_modules" / "axe-core" / "axe.min.js"
 LESSONS = lessons()
 # the worked-example figures each lesson prints (issue 22); a lesson not named here is checked for its outputs
 FIGURES = {

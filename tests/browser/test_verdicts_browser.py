@@ -13,13 +13,12 @@ import pytest
 
 from helpers.exercises import REGISTRY
 from tests.browser import page_checks, servers
+from tests.browser.conftest import AXE
 from tests.browser.conftest import JUPYTERLAB_THEMES as THEMES
-from tests.browser.conftest import ROOT
 from tests.browser.test_lessons_in_jupyterlab import SCROLLER, close_lesson, open_lesson, run_all
 
 pytestmark = pytest.mark.browser
 
-AXE = ROOT / ".venv" / "axe" / "node_modules" / "axe-core" / "axe.min.js"
 
 # each verdict box: its own background, its text colour, and its mark's colour on the mark's background
 VERDICT_COLOURS = """
