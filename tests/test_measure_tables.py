@@ -6,7 +6,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from helpers.batch import parse_measure
+import numpy as np
+import pandas as pd
+import pytest
+
+from helpers.batch import evaluate, parse_measure
 from helpers.batch.registry import DECLARATIONS, PARAMETERS, measure_table
 
 GUIDE = Path(__file__).resolve().parent.parent / "docs" / "learners.md"
@@ -69,3 +73,54 @@ def test_the_guide_s_table_of_measures_is_the_registry_s():
         + "".join(f"\n  not in the registry (or out of date): {row}" for row in extra)
     )
     assert written == list(expected.values()), "the guide's rows are in another order than the registry's"
+
+
+# --- lesson 06's family, made from the registry where its members are measures of evaluate ----------------
+
+
+def test_the_family_takes_its_measures_and_their_kinds_from_the_registry():
+    from helpers.batch.family import FAMILY, family_table
+
+    ranked, judgments = ["a", "b", "c"], {"a": 2, "c": 1, "z": 3}
+    table = family_table(ranked, judgments, k=2, query="q")
+    assert list(table.index) == [member.label.format(k=2) for member in FAMILY]
+    for member in FAMILY:
+        label = member.label.format(k=2)
+        if member.measure is None:
+            assert table.loc[label, "in evaluate"] == "—" and member.value is not None
+            continue
+        declaration = DECLARATIONS[parse_measure(member.measure.format(k=2)).name]
+        assert table.loc[label, "uses grades"] == ("yes" if declaration.kind == "graded" else "no"), label
+    assert table.loc["nDCG@2 (exponential)", "in evaluate"] == "nDCG(gain=exp)@2"
+    assert table.loc["DCG@2 (exponential)", "q"] == "3.000"  # (2^2 - 1) / log2(2) + 0 / log2(3)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_readers_gains_add_up_to_evaluate_s_rr_rbp_and_err(seed):
+    from helpers.batch.family import user_models
+
+    rng = np.random.default_rng(seed)
+    docs = [f"d{i}" for i in range(12)]
+    judgments = {doc: int(rng.integers(-1, 5)) for doc in rng.choice(docs, size=8, replace=False)}
+    if not any(grade >= 1 for grade in judgments.values()):
+        judgments[docs[0]] = 1
+    ranked = list(rng.permutation(docs)[:10])
+    qrels = pd.DataFrame([("q", d, g) for d, g in judgments.items()], columns=["qid", "docno", "grade"])
+    scores = [("q", doc, float(len(ranked) - rank)) for rank, doc in enumerate(ranked)]  # no ties
+    run = pd.DataFrame(scores, columns=["qid", "docno", "score"])
+    p = 0.7
+    means = evaluate(qrels, run, ["RR", f"RBP(p={p})", "ERR"]).means
+    readers = user_models(ranked, judgments, p=p)
+    assert readers["RR gain"].sum() == pytest.approx(means["RR"], abs=1e-12)
+    assert readers["RBP gain"].sum() == pytest.approx(means[f"RBP(p={p})"], abs=1e-12)
+    assert readers["ERR gain"].sum() == pytest.approx(means["ERR"], abs=1e-12)
+    assert readers["RBP weight"].sum() + p ** len(ranked) == pytest.approx(1.0, abs=1e-12)
+
+
+def test_the_family_module_s_examples_hold():
+    import doctest
+
+    from helpers.batch import family
+
+    result = doctest.testmod(family)
+    assert result.failed == 0 and result.attempted > 0
