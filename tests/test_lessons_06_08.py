@@ -215,6 +215,9 @@ def test_06_rbp_and_err_are_evaluate_s(lesson06, reset):
         assert values[variable] == same(engine[name]), name
     assert values["rbp_residual_reset"] == same(0.8 ** len(ranked))  # every returned article is judged
     assert f"ERR  = sum of its gains = {engine['ERR']:.3f}" in lesson06["text"]
+    # "Where they fit": RR gives the list its full score, ERR much less; a grade-2 article first, kb07 best, at rank 3
+    assert values["rr_reset"] == 1.0 and values["err_reset"] < values["rr_reset"] / 2
+    assert reset["grades"][0] == 2 and ranked.index("kb07") == 2 and reset["judgments"]["kb07"] == max(reset["grades"])
 
 
 def test_06_the_family_table_shows_the_numbers_of_the_lesson(lesson06):
