@@ -55,7 +55,8 @@ def test_every_declared_measure_has_one_row_of_its_own():
 def test_every_way_the_table_writes_a_measure_is_read_as_that_measure():
     for name, row in measure_table().iterrows():
         for written in row["write it"].replace("@k", "@5").split(", "):
-            assert parse_measure(written).name == name, written
+            example = re.sub(r"(\w+)=\.\.\.", lambda m: f"{m[1]}={PARAMETERS[m[1]].examples[-1]}", written)
+            assert parse_measure(example).name == name, written
         cutoff = "@5" if DECLARATIONS[name].cutoff == "required" else ""
         for alias in [] if row["also"] == "—" else row["also"].split(", "):
             assert parse_measure(alias + cutoff).name == name, alias
@@ -67,12 +68,14 @@ def test_the_guide_s_table_of_measures_is_the_registry_s():
     expected, written = expected_rows(), guide_rows()
     missing = {name: row for name, row in expected.items() if row not in written}
     extra = [row for row in written if row not in expected.values()]
+    whole = "\n".join([HEADER, "|---|---|---|---|---|", *expected.values()])
     assert not missing and not extra, (
         "docs/learners.md's table of measures disagrees with helpers/batch/registry.py:"
         + "".join(f"\n  missing or different, {name}: {row}" for name, row in missing.items())
         + "".join(f"\n  not in the registry (or out of date): {row}" for row in extra)
+        + f"\nThe registry's table, to paste into the guide:\n{whole}"
     )
-    assert written == list(expected.values()), "the guide's rows are in another order than the registry's"
+    assert written == list(expected.values()), f"the guide's rows are in another order than the registry's:\n{whole}"
 
 
 # --- lesson 06's family, made from the registry where its members are measures of evaluate ----------------

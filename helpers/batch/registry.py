@@ -379,6 +379,13 @@ declare(name="ERR", kind="graded", cutoff="optional", parameters=(),
 WRITTEN = {"required": ("{name}@k",), "optional": ("{name}", "{name}@k"), "none": ("{name}",)}
 
 
+def _written(declaration: Declaration) -> str:
+    """How to write the measure: 'P@k', 'nDCG, nDCG@k'; a parameter without a default as 'IPrec(recall=...)'."""
+    needed = [name for name in declaration.parameters if PARAMETERS[name].default is None and name != "gains"]
+    name = declaration.name + (f"({','.join(f'{n}=...' for n in needed)})" if needed else "")
+    return ", ".join(form.format(name=name) for form in WRITTEN[declaration.cutoff])
+
+
 def _parameter_text(name: str) -> str:
     default = PARAMETERS[name].default
     return name if default is None else f"{name}={default}"
@@ -401,7 +408,7 @@ def measure_table() -> pd.DataFrame:
     rows = [
         {
             "measure": d.name,
-            "write it": ", ".join(form.format(name=d.name) for form in WRITTEN[d.cutoff]),
+            "write it": _written(d),
             "parameters": ", ".join(_parameter_text(name) for name in d.parameters) or "—",
             "trec_eval": _trec_text(d),
             "also": ", ".join(d.aliases) or "—",
