@@ -48,7 +48,7 @@ def test_every_declared_measure_has_one_row_of_its_own():
     assert list(table.index) == list(DECLARATIONS)
     assert list(table.columns) == list(COLUMNS)
     assert table.loc["nDCG", "parameters"] == f"gain={PARAMETERS['gain'].default}, gains"
-    assert table.loc["RBP", "trec_eval"] == "not rbp: trec_eval's differs"
+    assert table.loc["RBP", "parameters"] == "p=0.8, rel=1" and table.loc["AP", "trec_eval"] == "map, map_cut_k"
     assert (table.loc["Rprec", "write it"], table.loc["Hit", "write it"]) == ("Rprec", "Hit@k")
 
 

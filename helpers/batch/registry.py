@@ -386,15 +386,14 @@ def _written(declaration: Declaration) -> str:
     return ", ".join(form.format(name=name) for form in WRITTEN[declaration.cutoff])
 
 
-def _parameter_text(name: str) -> str:
+def _parameter_text(declaration: Declaration, name: str) -> str:
+    """A parameter with its default ('rel=1'), or its name alone when it has none ('gains')."""
     default = PARAMETERS[name].default
     return name if default is None else f"{name}={default}"
 
 
 def _trec_text(declaration: Declaration) -> str:
-    """trec_eval's names of the measure ('map, map_cut_k'), or why its lower-case namesake is another measure."""
-    if declaration.not_trec:
-        return f"not {declaration.name.lower()}: trec_eval's differs"
+    """trec_eval's names of the measure ('map, map_cut_k'), '—' when trec_eval does not compute it."""
     names = [declaration.trec_name, declaration.trec_cut_name and f"{declaration.trec_cut_name}_k"]
     return ", ".join(name for name in names if name) or "—"
 
@@ -409,7 +408,7 @@ def measure_table() -> pd.DataFrame:
         {
             "measure": d.name,
             "write it": _written(d),
-            "parameters": ", ".join(_parameter_text(name) for name in d.parameters) or "—",
+            "parameters": ", ".join(_parameter_text(d, name) for name in d.parameters) or "—",
             "trec_eval": _trec_text(d),
             "also": ", ".join(d.aliases) or "—",
             "what it is": d.definition,
