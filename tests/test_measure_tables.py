@@ -16,7 +16,7 @@ from helpers.batch.registry import DECLARATIONS, PARAMETERS, measure_table
 GUIDE = Path(__file__).resolve().parent.parent / "docs" / "learners.md"
 HEADER = "| write it | parameters | trec_eval | also | what it is |"
 COLUMNS = ("write it", "parameters", "trec_eval", "also", "what it is")
-NAME = re.compile(r"^[\w@.=]+$")  # a name or a parameter, written as code in the guide
+NAME = re.compile(r"^[\w@.=()]+$")  # a name or a parameter, written as code in the guide
 
 
 def as_markdown(text: str) -> str:
@@ -60,7 +60,9 @@ def test_every_way_the_table_writes_a_measure_is_read_as_that_measure():
         cutoff = "@5" if DECLARATIONS[name].cutoff == "required" else ""
         for alias in [] if row["also"] == "—" else row["also"].split(", "):
             assert parse_measure(alias + cutoff).name == name, alias
-        for trec_name in [] if not NAME.match(row["trec_eval"].split(", ")[0]) else row["trec_eval"].split(", "):
+        if "=..." in row["write it"]:
+            continue  # trec_eval's name of a measure with a needed parameter takes it after a dot
+        for trec_name in [] if row["trec_eval"] == "—" else row["trec_eval"].split(", "):
             assert parse_measure(trec_name.replace("_k", "_5")).name == name, trec_name
 
 
