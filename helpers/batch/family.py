@@ -64,7 +64,7 @@ FAMILY = (
     Member("RR", "how high is the first relevant item?", True,
            "one good answer is enough (navigational search, FAQ)", 3, measure="RR"),
     Member("RBP (p = 0.8)", "how much relevance does a reader collect who goes on with probability p?", True,
-           "you can say how patient your readers are; report its residual with it", 3, measure="RBP"),
+           "you can say how patient your readers are; report its residual with it", 3, measure="RBP(p=0.8)"),
     Member("ERR", "how likely is the reader to stop satisfied, and how early?", True,
            "graded judgments, and one very good result ends the search", 3, measure="ERR"),
 )
