@@ -14,6 +14,7 @@ from nbclient import NotebookClient
 from helpers import load_example, metrics
 from helpers.batch.comparison import compare, compare_all
 from helpers.batch.evaluation import evaluate, rank_run
+from helpers.batch.registry import DECLARATIONS
 
 pytestmark = pytest.mark.notebook  # every test here runs lesson notebooks in a kernel
 
@@ -22,6 +23,7 @@ VARIABLES = [
     "golden_mrr_old", "golden_mrr_new", "means_a", "means_b", "comparison_summary", "by_type",
     "group_p_values", "inflated_mean_b", "zeroed_mean_b", "dropped_full_mean_b", "different_sets_error", "SEED",
     "MEASURES", "mrr4_by_convention", "canonical_names", "comparison_reading", "all_measures_reading",
+    "measures_listed",
 ]
 DATA = ("qrels", "run_a", "run_b", "query_type")  # generated in the notebook, saved by the test
 
@@ -132,6 +134,15 @@ def test_example_d_shows_trec_eval_s_and_the_collection_s_conventions(lesson):
     assert round(lesson_04, 3) == 0.444 and "MRR@4 0.444" in markdown_of("09-conv-md")
     assert kept == pytest.approx(lesson_04) and helpers_value == pytest.approx(lesson_04)
     assert round(trec, 3) == 0.375  # ties by id descending and d4 scored 0
+
+
+def test_the_list_of_measures_is_the_registry_s(lesson):
+    """Section 1 lists every declared measure, in the registry's order, each with its definition."""
+    values, _ = lesson
+    listed = values["measures_listed"]
+    assert list(listed["what it is"].keys()) == [d.name for d in DECLARATIONS.values()]
+    assert listed["what it is"] == {d.name: d.definition for d in DECLARATIONS.values()}
+    assert listed["trec_eval"]["AP"] == "map, map_cut_k" and listed["write it"]["P"] == "P@k"
 
 
 def test_trec_eval_names_mean_what_trec_eval_computes(lesson):

@@ -11,9 +11,12 @@ import json
 import time
 from statistics import fmean
 
+import pandas as pd
 import pytest
 
 from helpers import load_example, metrics, rank_by_score
+from helpers.batch import evaluate
+from helpers.batch.family import family_table
 from tests.notebook_runner import notebook_path, printed_text, run_notebook
 
 pytestmark = pytest.mark.notebook  # every test here runs lesson notebooks in a kernel
@@ -111,6 +114,7 @@ VARIABLES_06 = [
     "recall_over_R_by_k", "recall_over_min_k_R_by_k", "recall_at_5_R", "ap_full", "ap_at_5_R",
     "ap_at_5_min_k_R", "ap_at_4_R", "ap_at_4_min_k_R", "map_full", "map_at_5_R", "map_at_5_min_k_R",
     "rr_for_ranks_1_2_5", "first_ranks_helpdesk", "hit_rate_by_k", "mrr_helpdesk", "mrr_at_2_helpdesk",
+    "ranked", "judgments", "rr_reset", "rbp_reset", "rbp_residual_reset", "err_reset",
 ]  # fmt: skip
 
 
@@ -195,6 +199,41 @@ def test_06_hit_rate_and_mrr(lesson06, helpdesk_first_ranks):
     assert values["mrr_at_2_helpdesk"] == approx(0.500, 3)
     assert values["mrr_at_2_helpdesk"] == same(metrics.mean_reciprocal_rank(helpdesk_first_ranks, k=2))
     assert "MRR 0.567   MRR@2 0.500" in lesson06["text"]
+
+
+def test_06_rbp_and_err_are_evaluate_s(lesson06, reset):
+    """Step 9: RR, RBP, its residual and ERR of reset-password are what evaluate's engine gives for that list."""
+    values, ranked = lesson06["values"], reset["ranked"]
+    assert values["ranked"] == ranked and values["judgments"] == reset["judgments"]
+    qrels = pd.DataFrame([("q", doc, grade) for doc, grade in reset["judgments"].items()],
+                         columns=["qid", "docno", "grade"])
+    run = pd.DataFrame([("q", doc, float(len(ranked) - rank)) for rank, doc in enumerate(ranked)],
+                       columns=["qid", "docno", "score"])
+    engine = evaluate(qrels, run, ["RR", "RBP", "RBP_resid", "ERR"]).means
+    for name, variable in {"RR": "rr_reset", "RBP": "rbp_reset", "RBP_resid": "rbp_residual_reset",
+                           "ERR": "err_reset"}.items():
+        assert values[variable] == same(engine[name]), name
+    assert values["rbp_residual_reset"] == same(0.8 ** len(ranked))  # every returned article is judged
+    assert f"ERR  = sum of its gains = {engine['ERR']:.3f}" in lesson06["text"]
+    # "Where they fit": RR gives the list its full score, ERR much less; a grade-2 article first, kb07 best, at rank 3
+    assert values["rr_reset"] == 1.0 and values["err_reset"] < values["rr_reset"] / 2
+    assert reset["grades"][0] == 2 and ranked.index("kb07") == 2 and reset["judgments"]["kb07"] == max(reset["grades"])
+
+
+def test_06_the_family_table_shows_the_numbers_of_the_lesson(lesson06):
+    """Step 10: the table made from helpers.batch.family holds, row by row, the figures the lesson computed."""
+    values = lesson06["values"]
+    family = family_table(values["ranked"], values["judgments"], k=5, query="reset-password")["reset-password"]
+    shown = {
+        "CG@5": f"{values['cg_at_5']:.0f}", "DCG@5 (exponential)": f"{values['dcg5_exponential']:.3f}",
+        "nDCG@5 (exponential)": f"{values['ndcg5_exponential']:.3f}",
+        "nDCG@5 (linear)": f"{values['ndcg5_linear']:.3f}",
+        "P@5": f"{values['precision_at_5']:.3f}", "R@5 over R": f"{values['recall_at_5_R']:.4f}",
+        "AP (over R)": f"{values['ap_full']:.4f}", "AP@5 (over R)": f"{values['ap_at_5_R']:.4f}",
+        "Hit@1": f"{float(values['first_ranks_helpdesk'][0] == 1):.0f}", "RR": f"{values['rr_reset']:.3f}",
+        "RBP (p = 0.8)": f"{values['rbp_reset']:.3f}", "ERR": f"{values['err_reset']:.3f}",
+    }  # fmt: skip
+    assert family.to_dict() == shown
 
 
 

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from helpers import metrics
 from helpers._checks import did_you_mean
@@ -371,3 +372,47 @@ declare(name="ERR", kind="graded", cutoff="optional", parameters=(),
         definition="expected reciprocal rank: a cascade where the user stops at a document with probability "
                    "(2^grade - 1) / 2^4, 4 the maximum grade (Chapelle et al. 2009; gdeval, ir_measures)",
         formula=err_formula, kernel=_engine.err_values, max_grade=_engine.ERR_MAX_GRADE)
+
+
+# --- the table of measures: lesson 09's list and the learner's guide's, made from the declarations -----
+
+WRITTEN = {"required": ("{name}@k",), "optional": ("{name}", "{name}@k"), "none": ("{name}",)}
+
+
+def _written(declaration: Declaration) -> str:
+    """How to write the measure: 'P@k', 'nDCG, nDCG@k'; a parameter without a default as 'IPrec(recall=...)'."""
+    needed = [name for name in declaration.parameters if PARAMETERS[name].default is None and name != "gains"]
+    name = declaration.name + (f"({','.join(f'{n}=...' for n in needed)})" if needed else "")
+    return ", ".join(form.format(name=name) for form in WRITTEN[declaration.cutoff])
+
+
+def _parameter_text(declaration: Declaration, name: str) -> str:
+    """A parameter with its default ('rel=1'), or its name alone when it has none ('gains')."""
+    default = PARAMETERS[name].default
+    return name if default is None else f"{name}={default}"
+
+
+def _trec_text(declaration: Declaration) -> str:
+    """trec_eval's names of the measure ('map, map_cut_k'), '—' when trec_eval does not compute it."""
+    names = [declaration.trec_name, declaration.trec_cut_name and f"{declaration.trec_cut_name}_k"]
+    return ", ".join(name for name in names if name) or "—"
+
+
+def measure_table() -> pd.DataFrame:
+    """Every measure ``evaluate`` takes, one row each, made from the declarations (lesson 09, learner's guide).
+
+    >>> measure_table().loc["RR", ["write it", "parameters", "trec_eval", "also"]].tolist()
+    ['RR, RR@k', 'rel=1', 'recip_rank', 'mrr']
+    """
+    rows = [
+        {
+            "measure": d.name,
+            "write it": _written(d),
+            "parameters": ", ".join(_parameter_text(d, name) for name in d.parameters) or "—",
+            "trec_eval": _trec_text(d),
+            "also": ", ".join(d.aliases) or "—",
+            "what it is": d.definition,
+        }
+        for d in DECLARATIONS.values()
+    ]
+    return pd.DataFrame(rows).set_index("measure")
