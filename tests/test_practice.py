@@ -14,6 +14,7 @@ from helpers.exercises.answers import correctly_rounded
 from helpers.exercises.checking import distinct_slips
 from helpers.exercises.fresh import VARIANTS, draw
 from helpers.exercises.lessons.variants import collisions
+from tests.tiers import tiered
 
 SEEDS = range(1000)  # the slow tier deals every one of them; the quick tier one in twenty
 
@@ -28,13 +29,6 @@ def test_two_exercises_of_every_lesson_01_to_07_have_variants_and_the_list_says_
 def test_every_answer_exercise_of_lessons_08_and_09_has_variants():
     wanted = [exercise.id for lesson in ("08", "09") for exercise in exercises_of(lesson) if exercise.kind == "answer"]
     assert wanted and [exercise_id for exercise_id in wanted if exercise_id not in VARIANTS] == []
-
-
-def tiered(seeds: range) -> list:
-    """The seeds as two parameters: one in four for the quick tier, and the rest, marked slow (CI runs both)."""
-    sample = seeds[::4]
-    rest = [seed for seed in seeds if seed not in sample]
-    return [pytest.param(sample, id="sample"), pytest.param(rest, id="rest", marks=pytest.mark.slow)]
 
 
 @pytest.mark.parametrize("exercise_id", sorted(VARIANTS))
