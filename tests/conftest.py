@@ -10,6 +10,9 @@ The learner's progress record (:mod:`helpers.exercises.record`) is off for the w
 (``RANKING_METRICS_PROGRESS=off``, inherited by every kernel and process a test starts), so no test writes
 into the real Jupyter data folder; the tests of the record turn it on in a temporary one.
 
+The quick run alone (``-m core``) does not import what it would deselect whole: ``tests/browser/`` and every
+module that marks all its tests with a tier (``pytestmark = pytest.mark.notebook``, or a list that starts so).
+
 Before any test runs, the register of exercises is imported once: an entry
 that does not register (a misspelt slip, a slip that gives the right answer)
 stops the run with its own message, once, instead of a collection error per
@@ -27,6 +30,7 @@ that module), and the run's end does the same for the whole run and fails it.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import uuid
 from pathlib import Path
@@ -45,6 +49,9 @@ LONGEST_FIRST = (
     "tests/browser/test_classroom_browser.py", "tests/test_lessons_00_04.py", "tests/browser/test_site_browser.py",
     "tests/browser/test_readable_lessons_browser.py",
 )
+# a module whose every test is of one tier: its pytestmark is that tier, or a list that starts with it
+WHOLE_TIER = re.compile(rf"^pytestmark = \[?pytest\.mark\.(?:{'|'.join(TIERS)})\b", re.MULTILINE)
+TESTS = Path(__file__).resolve().parent
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless",
@@ -95,6 +102,17 @@ def pytest_sessionstart(session: pytest.Session) -> None:
             reporter.write_line(f"{type(error).__name__}: {error}", red=True, bold=True)
         pytest.exit(f"the register refused an exercise: {type(error).__name__} (above)",
                     returncode=pytest.ExitCode.TESTS_FAILED)
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Under ``-m core`` alone, skip importing tests/browser/ and the modules of one tier: none of theirs would run."""
+    if config.getoption("markexpr") != "core":
+        return None
+    if collection_path == TESTS / "browser":
+        return True
+    if collection_path.parent == TESTS and collection_path.name.startswith("test_") and collection_path.suffix == ".py":
+        return True if WHOLE_TIER.search(collection_path.read_text(encoding="utf-8")) else None
+    return None
 
 
 @pytest.hookimpl(tryfirst=True)

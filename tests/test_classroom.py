@@ -19,6 +19,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import nbformat
+import psutil
 import pytest
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
 
@@ -35,6 +36,7 @@ from helpers.teacher.classroom import (
     voila_command,
 )
 from helpers.teacher.roles import role_of
+from tests.waiting import wait_until
 
 LESSONS = sorted(classroom.NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
 TEMPLATE = TEMPLATES_ROOT / "voila" / "templates" / "classroom"
@@ -356,11 +358,13 @@ def test_a_kernel_still_running_code_is_ended_at_once_without_a_traceback(tmp_pa
         client.start_channels()
         try:
             await client.wait_for_ready(timeout=60)
-            client.execute("import time; time.sleep(1.5)")  # still running when the stop comes
-            await asyncio.sleep(0.5)
+            running = tmp_path / "running"  # written as the cell starts, which is still running when the stop comes
+            client.execute(f"import pathlib, time; pathlib.Path({str(running)!r}).touch(); time.sleep(1.5)")
+            await asyncio.to_thread(wait_until, running.exists, "the kernel runs the cell")
             await manager.shutdown_all()
             ended_by = process.poll()  # as shutdown_all returns
-            await asyncio.sleep(2)  # past the sleep: a kernel left running would write its traceback now
+            # a kernel left running would write its traceback past its sleep, before it exits: wait for its end
+            await asyncio.to_thread(wait_until, lambda: process.poll() is not None, "the kernel has ended", 30)
         finally:
             client.stop_channels()
         return process, ended_by
@@ -371,6 +375,14 @@ def test_a_kernel_still_running_code_is_ended_at_once_without_a_traceback(tmp_pa
         written = log.read()
     assert "Traceback" not in written, written[-2000:]
     assert ended_by == -signal.SIGKILL  # killed at once, not asked to shut down and waited for
+
+
+def ended(pid: int) -> bool:
+    """The process has ended (gone, or a zombie its parent has not yet reaped)."""
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
 
 
 @pytest.mark.notebook
@@ -387,9 +399,10 @@ def test_the_command_stops_cleanly(signals, tmp_path):
         servers.wait_for_preheat(server)
         kernels = servers.descendants(server.process.pid)
         assert servers.kernels(server), "no kernel to stop"
+        pool = servers.kernels(server)
         for number, name in enumerate(signals):
-            if number:
-                time.sleep(0.3)  # a second Ctrl-C while Voila shuts its kernels down
+            if number:  # a second Ctrl-C while Voila shuts its kernels down: once the first of them has ended
+                wait_until(lambda: any(ended(kernel) for kernel in pool), "Voila ends a kernel", 60, every=0.005)
             os.killpg(server.process.pid, getattr(signal, name))  # as a terminal does: the whole foreground group
         assert server.process.wait(60) == 0
     except subprocess.TimeoutExpired:

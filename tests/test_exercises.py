@@ -449,11 +449,12 @@ def test_dividing_by_the_rank_is_named_not_called_a_rounding_problem():
 @pytest.mark.parametrize("exercise_id", ANSWER_IDS)
 def test_every_distinct_slip_value_is_diagnosed(exercise_id):
     found = REGISTRY[exercise_id]
-    for codes, value in checking.distinct_slips(found, found.worked()):
+    worked = found.worked()
+    for codes, value in checking.distinct_slips(found, worked):
         if not math.isfinite(value):
             continue
         # a tenth of the value (the point moved left) is written with one decimal more than asked
-        places = found.decimals + max(combined.written_shift(codes, value, found.worked().value), 0)
+        places = found.decimals + max(combined.written_shift(codes, value, worked.value), 0)
         result = check(exercise_id, f"{value:.{places}f}")
         assert set(codes) <= set(result.slips), (codes, value, result.message)
 

@@ -42,6 +42,7 @@ from helpers.exercises.calls import check_calls
 from helpers.teacher import sandbox
 from helpers.teacher.judging import mistake_title
 from tests.processes import alive, descendants
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.notebook
 
@@ -630,8 +631,8 @@ def test_ctrl_c_keeps_what_was_graded(tmp_path):
     rows = {row["learner"]: row for row in read_csv(out / "gradebook.csv")}
     assert list(rows) == ["a"] and rows["a"]["total"] == "1"
     assert not (out / "class-report.html").exists(), "written when a run completes; Ctrl-C stops at once"
-    time.sleep(1)
-    assert family and not [process for process in family if alive(process)]
+    assert family
+    wait_until(lambda: not [process for process in family if alive(process)], "the grader's processes end", 30)
 
 
 def test_the_guides_teacher_exercise_goes_through_release_answer_grade_and_feedback(tmp_path):

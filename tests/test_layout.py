@@ -51,6 +51,7 @@ def test_no_import_hook_is_installed():
     assert not any(type(finder).__module__.startswith("helpers") for finder in sys.meta_path)
 
 
+@pytest.mark.slow  # a fresh Python each
 @pytest.mark.parametrize("command", ["helpers.grade", "helpers.release", "helpers.sheet"])
 def test_the_commands_run_with_python_dash_m(command):
     done = subprocess.run(

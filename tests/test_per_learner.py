@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import unicodedata
+from functools import cache
 from pathlib import Path
 
 import nbformat
@@ -24,15 +25,21 @@ ROSTER = [f"learner{number:02d}" for number in range(30)]
 LESSONS = sorted({REGISTRY[exercise_id].lesson for exercise_id in VARIANTS})
 
 
+@cache
+def roster_key(learner: str) -> dict:
+    """A learner's own answer key under SECRET, drawn once per run (each of the 30 is needed four times)."""
+    return learner_key(SECRET, learner)
+
+
 def answers_of(learner: str) -> list[dict]:
     """The check events of a learner who answers every variant exercise right, on their own numbers."""
-    own = learner_key(SECRET, learner)
+    own = roster_key(learner)
     return [{"event": "check", "exercise": i, "given": {"type": "str",
              "text": f"{worked.value:.{REGISTRY[i].decimals}f}"}} for i, worked in own.items()]
 
 
 def variant_points(learner: str, events: list[dict], key: AnswerKey) -> tuple[int, int]:
-    judged = judge_notebook(LESSONS, events, key.for_learner(learner_key(SECRET, learner)))
+    judged = judge_notebook(LESSONS, events, key.for_learner(roster_key(learner)))
     graded = [answer for answer in judged if answer.exercise in VARIANTS]
     return sum(answer.correct for answer in graded), len(graded)
 

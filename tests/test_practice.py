@@ -14,8 +14,9 @@ from helpers.exercises.answers import correctly_rounded
 from helpers.exercises.checking import distinct_slips
 from helpers.exercises.fresh import VARIANTS, draw
 from helpers.exercises.lessons.variants import collisions
+from tests.tiers import tiered
 
-SEEDS = range(1000)  # the slow tier deals every one of them; the quick tier one in four
+SEEDS = range(1000)  # the slow tier deals every one of them; the quick tier one in twenty
 
 
 def test_two_exercises_of_every_lesson_01_to_07_have_variants_and_the_list_says_so():
@@ -30,14 +31,9 @@ def test_every_answer_exercise_of_lessons_08_and_09_has_variants():
     assert wanted and [exercise_id for exercise_id in wanted if exercise_id not in VARIANTS] == []
 
 
-def quick_seeds(exercise_id: str) -> range:
-    """The quick tier's seeds: one in four for lessons 01-07, one in twenty for 08-09 (slower draws)."""
-    return SEEDS[::4] if REGISTRY[exercise_id].lesson <= "07" else SEEDS[::20]
-
-
 @pytest.mark.parametrize("exercise_id", sorted(VARIANTS))
-def test_every_seed_deals_a_well_made_variant(exercise_id):
-    well_made_variants(exercise_id, quick_seeds(exercise_id))
+def test_fifty_seeds_spread_over_the_thousand_deal_well_made_variants(exercise_id):
+    well_made_variants(exercise_id, SEEDS[::20])
 
 
 @pytest.mark.slow
@@ -61,10 +57,11 @@ def well_made_variants(exercise_id: str, seeds: range) -> None:
     assert same <= 0.05, f"{exercise_id}: {same:.1%} of seed pairs give the same answer"
 
 
+@pytest.mark.parametrize("seeds", tiered(range(0, 1000, 50)))
 @pytest.mark.parametrize("exercise_id", sorted(VARIANTS))
-def test_on_any_variant_the_right_answer_is_right_and_each_slip_is_named(exercise_id):
+def test_on_any_variant_the_right_answer_is_right_and_each_slip_is_named(exercise_id, seeds):
     decimals = REGISTRY[exercise_id].decimals
-    for seed in range(0, 1000, 50):
+    for seed in seeds:
         run = practice(exercise_id, seed=seed)
         worked = run.variant.worked
         text = f"{worked.value:.{decimals}f}"
@@ -161,10 +158,11 @@ def ids_in(*texts: str) -> set[str]:
     return {found for text in texts for found in ID.findall(text)}
 
 
+@pytest.mark.parametrize("seeds", tiered(range(40)))
 @pytest.mark.parametrize("exercise_id", sorted(VARIANTS))
-def test_forty_variants_hints_solutions_and_slip_messages_speak_of_their_own_ids_k_and_numbers(exercise_id):
+def test_forty_variants_hints_solutions_and_slip_messages_speak_of_their_own_ids_k_and_numbers(exercise_id, seeds):
     found = REGISTRY[exercise_id]
-    for seed in range(40):
+    for seed in seeds:
         run = practice(exercise_id, seed=seed)
         variant = run.variant
         table = variant.data.to_string(index=False)
@@ -201,12 +199,13 @@ def _discount_digits(text: str) -> set[int]:
     return {int(n) for n in re.findall(r"\d+", " ".join(re.findall(r"\d+\.\d+", text)))}
 
 
+@pytest.mark.parametrize("seeds", tiered(range(40)))
 @pytest.mark.parametrize("exercise_id", sorted(VARIANTS))
-def test_no_variant_is_degenerate(exercise_id):
+def test_no_variant_is_degenerate(exercise_id, seeds):
     """An answer of 0 or 1 has nothing to compute; a slip that changes the number must not give the answer."""
     found = REGISTRY[exercise_id]
     fewest = found.min_decimals if found.min_decimals is not None else found.decimals
-    for seed in range(40):
+    for seed in seeds:
         worked = draw(exercise_id, seed).worked
         assert worked.value not in (0.0, 1.0), (seed, worked.value)
         for codes, value in worked.slips:

@@ -124,6 +124,7 @@ WRITER = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow  # two fresh Pythons
 def test_two_kernels_writing_at_once_keep_every_line_whole(data_dir):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     writers = [subprocess.Popen([sys.executable, "-c", WRITER, "50"], env=env, cwd=data_dir.parent)
@@ -324,6 +325,7 @@ def in_a_process(code: str) -> str:
     return done.stdout.strip().splitlines()[-1]
 
 
+@pytest.mark.slow  # three fresh Pythons, one after the other
 def test_across_two_processes_a_slip_then_progress_then_practice_then_right_then_reset(data_dir):
     before = repository_files()
     assert in_a_process(SLIP_IN_ONE) == "SLIP"

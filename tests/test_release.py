@@ -143,6 +143,7 @@ def test_a_release_holds_every_lesson_data_helpers_and_a_readme(tmp_path):
     assert (target / "notes.txt").is_file(), "--force replaces the release's files only"
 
 
+@pytest.mark.slow  # fresh Pythons
 def test_the_command_line(tmp_path, capsys):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     teacher = tmp_path / "mine.py"

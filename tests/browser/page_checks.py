@@ -100,9 +100,15 @@ def screens(page, scroller_selector: str, pause_ms: int = 100):
 
 def on_every_screen(page, scroller_selector: str, script: str) -> list:
     """What ``script`` finds on each screen of a scrolling panel, top to bottom, without repeats."""
-    found: list = []
+    return on_every_screen_each(page, scroller_selector, {"found": script})["found"]
+
+
+def on_every_screen_each(page, scroller_selector: str, scripts: dict[str, str]) -> dict[str, list]:
+    """What each of ``scripts`` (by name) finds on each screen of a scrolling panel: one pass from the top."""
+    found: dict[str, list] = {name: [] for name in scripts}
     for _ in screens(page, scroller_selector):
-        found += [item for item in page.evaluate(script) if item not in found]
+        for name, script in scripts.items():
+            found[name] += [item for item in page.evaluate(script) if item not in found[name]]
     page.locator(scroller_selector).first.evaluate("e => { e.scrollTop = 0; }")
     return found
 

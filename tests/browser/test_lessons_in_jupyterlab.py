@@ -210,18 +210,26 @@ def test_the_sideways_check_sees_a_wide_table_and_a_scroll_box(readme_lab, repos
         close_lesson(lab_page, readme_lab)
 
 
+LESSON_CHECKS = {
+    "error outputs": page_checks.ERROR_OUTPUTS,
+    "maths in tables": page_checks.MATHS_IN_TABLES,
+    "cut table cells": page_checks.CUT_TABLE_CELLS,
+    "clipped widget text": page_checks.CLIPPED_WIDGET_TEXT,
+    # at 1366 x 768 with the file browser open: no output (an arithmetic table, the lab) scrolls sideways, none
+    # hides a column, and no plot sits in a scroll box of its own
+    "sideways outputs": page_checks.SIDEWAYS_OUTPUTS,
+}
+
+
 @pytest.mark.parametrize("lesson", LESSONS)
 def test_lesson_renders_right_in_jupyterlab(lesson, readme_lab, lab_page, shots):
     open_lesson(lab_page, readme_lab, f"notebooks/{lesson}")
     run_all(lab_page)
     lab_page.wait_for_timeout(500)  # MathJax typesets after the outputs arrive
     try:
-        for check in (page_checks.ERROR_OUTPUTS, page_checks.MATHS_IN_TABLES, page_checks.CUT_TABLE_CELLS,
-                      page_checks.CLIPPED_WIDGET_TEXT):  # JupyterLab draws the cells in view: screen by screen
-            assert page_checks.on_every_screen(lab_page, SCROLLER, check) == []
-        # at 1366 x 768 with the file browser open: no output (an arithmetic table, the lab) scrolls sideways,
-        # none hides a column, and no plot sits in a scroll box of its own
-        assert page_checks.on_every_screen(lab_page, SCROLLER, page_checks.SIDEWAYS_OUTPUTS) == []
+        # JupyterLab draws the cells in view: every check screen by screen, all in one pass down the lesson
+        found = page_checks.on_every_screen_each(lab_page, SCROLLER, LESSON_CHECKS)
+        assert {check: items for check, items in found.items() if items} == {}
         if lesson[:2] in SWITCHES:  # the switches, Light (scrolled to: JupyterLab draws only the cells in view)
             assert page_checks.scroll_to_first(lab_page, SCROLLER, ".jp-NotebookPanel .dg-switch"), "no switch drawn"
             look = page_checks.switch_contrast(lab_page, ".jp-NotebookPanel")
