@@ -18,14 +18,20 @@ TREC_EVAL_10 = TREC_EVAL / "10.0"
 SUITE = TREC_EVAL  # qrels and runs of trec_eval's test suite
 
 # trec_eval's measure names this command prints, by family: what every comparison must cover
-SHARED = {"runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank", "P",
-          "recall", "ndcg", "ndcg_cut", "map_cut", "success"}
+SHARED = {"runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
+          "iprec_at_recall", "P", "recall", "ndcg", "ndcg_cut", "map_cut", "success", "gm_bpref", "Rprec_mult",
+          "utility", "relative_P", "set_P", "set_relative_P", "set_recall", "set_map", "set_F",
+          "num_nonrel_judged_ret"}
+# trec_eval 10.0 rounds a recall level's share of R (lround) where 9.0.8 added 0.9 and truncated: iprec_at_recall
+# is compared with 10.0's files only
+CHANGED_IN_10 = {"iprec_at_recall"}
 
 # trec_eval's test suite: its expected output, and the arguments that made it (trec_eval's Makefile)
 CASES = {
     "out.test": ["qrels.test", "results.test"],
     "out.test.a": ["-m", "all_trec", "qrels.test", "results.test"],
     "out.test.aq": ["-m", "all_trec", "-q", "qrels.test", "results.test"],
+    "10.0/out.test.aq": ["-m", "all_trec", "-q", "qrels.test", "results.test"],
     # 10.0 prints a line of zeros for query 302, missing from results.trunc (9.0.8 printed none)
     "10.0/out.test.aqc": ["-m", "all_trec", "-q", "-c", "--lenient", "qrels.test", "results.trunc"],
     "10.0/out.test.aqcM": ["-m", "all_trec", "-q", "-c", "-M100", "--lenient", "qrels.test", "results.trunc"],
@@ -62,6 +68,10 @@ def test_the_output_is_trec_eval_s_byte_for_byte_on_every_shared_measure(expecte
     status, out, err = run_command(suite_args(CASES[expected_file]), capsys)
     assert status == 0, err
     expected = (TREC_EVAL / expected_file.partition("#")[0]).read_text().splitlines(keepends=True)
+    if not expected_file.startswith("10.0/"):
+        expected = [line for line in expected if family(line.split("\t")[0].rstrip()) not in CHANGED_IN_10]
+        out = "".join(line for line in out.splitlines(keepends=True)
+                      if family(line.split("\t")[0].rstrip()) not in CHANGED_IN_10)
     printed = {line.split("\t")[0].rstrip() for line in out.splitlines()}
     shared = [line for line in expected if line.split("\t")[0].rstrip() in printed]
     assert out == "".join(shared)
@@ -134,10 +144,10 @@ def test_c_with_l2_counts_num_rel_as_trec_eval_does(capsys, tmp_path):
 
 
 def test_measures_trec_eval_lacks_are_printed_after_its_own_with_their_names(capsys):
-    _, out, err = run_command(["-m", "RR@10", "-m", "map", "-m", "nDCG(gain=exp)@5", "-m", "gm_map",
+    _, out, err = run_command(["-m", "RR@10", "-m", "map", "-m", "nDCG(gain=exp)@5", "-m", "infAP",
                                str(SUITE / "qrels.test"), str(SUITE / "results.test")], capsys)
     assert [line.split("\t")[0].rstrip() for line in out.splitlines()] == ["map", "RR@10", "nDCG(gain=exp)@5"]
-    assert "left out: gm_map" in err
+    assert "left out: infAP" in err
 
 
 @pytest.mark.parametrize(("args", "message"), [

@@ -49,8 +49,12 @@ def random_collection(seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def variants(declaration) -> list[Measure]:
-    """The measure at every cutoff its rule allows, with each parameter's example values one at a time."""
-    settings = [{}] + [{name: value} for name in declaration.parameters for value in PARAMETERS[name].examples]
+    """The measure at every cutoff its rule allows, with each parameter's example values one at a time (a
+    parameter without a default, such as IPrec's recall, always at its first example when another varies)."""
+    needed = {name: PARAMETERS[name].examples[0] for name in declaration.parameters
+              if PARAMETERS[name].default is None and name != "gains"}
+    settings = [needed] + [{**needed, name: value} for name in declaration.parameters
+                           for value in PARAMETERS[name].examples]
     return [Measure(declaration.name, cutoff, **setting)
             for cutoff, setting in itertools.product(CUTOFFS[declaration.cutoff], settings)]
 
@@ -158,3 +162,30 @@ def test_rbp_its_residual_and_err_equal_a_hand_computation(name, by_hand):
 def test_err_refuses_a_grade_above_its_maximum():
     with pytest.raises(ValueError, match="grade 5 is above 4"):
         evaluate(HAND_QRELS.assign(grade=[5, 2, 1, 3, 0]), HAND_RUN, ["ERR@10"])
+
+
+# --- aggregations and trec_eval's parameter lists ---------------------------------------------------
+
+
+def test_a_geometric_measure_s_mean_is_the_geometric_mean_with_trec_eval_s_floor():
+    qrels, run = random_collection(0)
+    result = evaluate(qrels, run, ["GMAP", "AP", "gm_bpref", "bpref"])
+    ap = reference_evaluate(qrels, run, ["AP"])["AP"].to_numpy()
+    assert (ap == 0).any()  # the floor matters here
+    assert result.means["GMAP"] == pytest.approx(np.exp(np.mean(np.log(np.maximum(ap, 1e-5)))), abs=EXACT)
+    assert result.means["GMAP"] < result.means["AP"]
+    np.testing.assert_array_equal(result.per_query["gm_bpref"], result.per_query["bpref"])
+
+
+def test_interpolated_precision_by_hand():
+    # relevant at ranks 1, 3 and 6 of 6 returned, R = 4: precisions 1, 2/3, 1/2 at the relevant documents
+    qrels = pd.DataFrame({"qid": "q", "docno": ["a", "c", "f", "z"], "grade": 1})
+    run = pd.DataFrame({"qid": "q", "docno": list("abcdef"), "score": [6.0, 5, 4, 3, 2, 1]})
+    names = ["IPrec(recall=0)", "IPrec(recall=0.25)", "IPrec(recall=0.5)", "IPrec(recall=0.7)", "IPrec(recall=1)"]
+    values = evaluate(qrels, run, names).per_query.iloc[0].tolist()
+    assert values == pytest.approx([1.0, 1.0, 2 / 3, 1 / 2, 0.0], abs=EXACT)  # 0.7 x 4 = 2.8 rounds to 3
+    assert parse_measure("Rprec_mult(times=0.5)") == Measure("Rprec_mult", times=0.5)
+    with pytest.raises(ValueError, match="IPrec needs recall"):
+        parse_measure("IPrec")
+    with pytest.raises(ValueError, match="only utility's default weights"):
+        parse_measure("utility.2,-1,0,0")

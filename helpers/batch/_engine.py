@@ -775,3 +775,105 @@ def _bpref(judged: Judgments, ranking: Ranking, rel: float) -> np.ndarray:
     worst = np.minimum(below_threshold[query], relevant[query])
     share = np.divide(np.minimum(above, relevant[query]), worst, out=np.zeros(len(rows)), where=worst > 0)
     return safe_divide(per_query_sum(query, 1.0 - share, judged.n_queries), relevant)
+
+
+# --- trec_eval's family: interpolated precision, precision at multiples of R, the set measures -------------
+
+
+def _best_precision_from_here(ranking: Ranking, rel: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For each returned relevant document: query, how many relevant so far, and the interpolated precision.
+
+    The interpolated precision at a relevant document is the highest precision
+    at it or at any rank below it; precision only rises at a relevant
+    document, so the highest over the relevant documents from here down is
+    enough: a running maximum per query read from the bottom up (pandas'
+    grouped cummax, vectorised).
+    """
+    key = ("interpolated", rel)
+    if key not in ranking.cache:
+        query, rank, hits = _relevant_rows(ranking, rel)
+        precision = pd.Series(hits[::-1] / rank[::-1])
+        best = precision.groupby(query[::-1], sort=False).cummax().to_numpy()[::-1]
+        ranking.cache[key] = (query, hits, best)
+    return ranking.cache[key]
+
+
+def recall_level_count(recall: float, relevant: np.ndarray) -> np.ndarray:
+    """The relevant documents a recall level asks for: recall x R rounded half up (trec_eval 10.0's lround)."""
+    return np.floor(recall * relevant + 0.5)
+
+
+def iprec_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """Interpolated precision at a recall level: the best precision once that share of R is found (0 if never)."""
+    query, hits, best = _best_precision_from_here(ranking, measure.rel)
+    needed = np.maximum(recall_level_count(measure.recall, n_relevant(judged, measure.rel)), 1.0)
+    at = hits == needed[query]
+    return per_query_sum(query[at], best[at], judged.n_queries)
+
+
+def rprec_mult_cutoff(times: float, relevant: np.ndarray) -> np.ndarray:
+    """The depth of Rprec_mult: times x R plus 0.9, truncated (trec_eval's rule), per query."""
+    return np.trunc(times * relevant + 0.9)
+
+
+def rprec_mult_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """Precision at times x R documents, a missing rank counting as not relevant (0 when the depth is 0)."""
+    depth = rprec_mult_cutoff(measure.times, n_relevant(judged, measure.rel))
+    query, rank, _ = _relevant_rows(ranking, measure.rel)
+    found = per_query_sum(query, (rank <= depth[query]).astype("float64"), judged.n_queries)
+    return safe_divide(found, depth)
+
+
+def _set_counts(measure, judged: Judgments, ranking: Ranking) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per query: relevant returned, returned, relevant judged (the set measures' three numbers)."""
+    found = num_rel_ret_values(measure, judged, ranking, Conventions())
+    return found, ranking.n_returned, n_relevant(judged, measure.rel)
+
+
+def set_p_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """set_P: relevant returned over returned."""
+    found, returned, _ = _set_counts(measure, judged, ranking)
+    return safe_divide(found, returned)
+
+
+def set_recall_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """set_recall: relevant returned over R."""
+    found, _, relevant = _set_counts(measure, judged, ranking)
+    return safe_divide(found, relevant)
+
+
+def set_map_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """set_map: set precision times set recall."""
+    found, returned, relevant = _set_counts(measure, judged, ranking)
+    return safe_divide(found * found, returned * relevant)
+
+
+def set_f_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """set_F: the harmonic mean of set precision and set recall (0 when nothing relevant is returned)."""
+    found, returned, relevant = _set_counts(measure, judged, ranking)
+    precision, recall = safe_divide(found, returned), safe_divide(found, relevant)
+    return safe_divide(2.0 * precision * recall, precision + recall)
+
+
+def set_relative_p_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """set_relative_P: relevant returned over min(returned, R)."""
+    found, returned, relevant = _set_counts(measure, judged, ranking)
+    return safe_divide(found, np.minimum(returned, relevant))
+
+
+def relative_p_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """relative_P@k: the relevant documents in the top k over min(k, R)."""
+    relevant = n_relevant(judged, measure.rel)
+    return safe_divide(_found_in_top(measure, judged, ranking), np.minimum(relevant, measure.cutoff))
+
+
+def num_nonrel_judged_ret_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """num_nonrel_judged_ret: the returned documents judged with a grade from 0 to below rel."""
+    below = (ranking.grade >= 0) & (ranking.grade < measure.rel)
+    return per_query_sum(ranking.query, below.astype("float64"), judged.n_queries)
+
+
+def utility_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """utility with trec_eval's default weights: relevant returned count +1, other returned documents -1."""
+    found, returned, _ = _set_counts(measure, judged, ranking)
+    return found - (returned - found)

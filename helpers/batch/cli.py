@@ -48,8 +48,16 @@ import numpy as np
 
 from helpers.batch.diagnosis import DocnoMatchWarning, RunOrderWarning
 from helpers.batch.evaluation import Evaluation, evaluate
-from helpers.batch.measures import COUNTS, DEFAULT_CUTOFFS, MEASURES, TREC_NAMES, Measure, expand_measure
-from helpers.batch.registry import NICKNAMES, TREC_ORDER
+from helpers.batch.measures import (
+    COUNTS,
+    DEFAULT_CUTOFFS,
+    MEASURES,
+    TREC_NAMES,
+    TREC_UNREAD_PARAMETERS,
+    Measure,
+    expand_measure,
+)
+from helpers.batch.registry import GEOMETRIC_FLOOR, NICKNAMES, TREC_ORDER, declaration_of
 from helpers.batch.trec_io import TrecFormatWarning, read_with_source, run_tag
 
 PROG = "python -m helpers.batch"
@@ -145,6 +153,9 @@ def _columns_of(text: str, level: int, position: int, skipped: list[str]) -> lis
     if family in TREC_ORDER and family not in {*TREC_NAMES.values(), "ndcg"}:
         skipped.append(family)  # a trec_eval measure this command does not compute
         return []
+    if params and family in TREC_UNREAD_PARAMETERS:
+        skipped.append(text)  # computed here with trec_eval's default parameters only
+        return []
     if family in DEFAULT_CUTOFFS and not params and "." not in text:
         text = f"{family}.{DEFAULT_CUTOFFS[family]}"  # trec_eval's default cutoffs
     columns = []
@@ -160,8 +171,10 @@ def _column(measure: Measure, text: str, level: int, position: int) -> Column:
     trec = TREC_NAMES.get((measure.name, measure.cutoff is not None))
     plain = measure.gain == "linear" and measure.rel == (level if "rel" in MEASURES[measure.name][2] else 1)
     if trec is not None and plain and measure.gains is None:
-        name = trec if measure.cutoff is None else f"{trec}_{measure.cutoff}"
-        return Column(measure, name, (TREC_ORDER.index(trec), measure.cutoff or 0))
+        listed = declaration_of(measure.name).trec_list  # iprec_at_recall_0.10, Rprec_mult_0.20
+        value = measure.cutoff if listed is None else getattr(measure, listed)
+        name = trec if value is None else f"{trec}_{value}" if listed is None else f"{trec}_{value:.2f}"
+        return Column(measure, name, (TREC_ORDER.index(trec), value or 0))
     if measure.gains is not None and plain and measure.cutoff is None and text.lower().startswith("ndcg."):
         name = "ndcg_" + text.partition(".")[2]  # trec_eval prints the gain map as it was given
         return Column(measure, name, (TREC_ORDER.index("ndcg"), 0))
@@ -214,7 +227,7 @@ def _per_query_rows(result: RunResult, columns: list[Column]):
     shown = [
         (column.name, per_query[str(column.measure)].tolist(), column.measure.name in COUNTS)
         for column in columns
-        if column.measure is not None
+        if column.measure is not None and declaration_of(column.measure.name).trec_lines != "all"
     ]
     for row, qid in enumerate(per_query.index.tolist()):
         for name, values, is_count in shown:
@@ -232,6 +245,9 @@ def _value(result: RunResult, column: Column):
     values = per_query[str(column.measure)]
     if column.measure.name in COUNTS:
         return result.totals[column.name]
+    if declaration_of(column.measure.name).aggregation == "geometric":  # gm_map: trec_eval's floor, then exp
+        logs = np.log(np.maximum(values.to_numpy(dtype="float64"), GEOMETRIC_FLOOR))
+        return float(np.exp(np.cumsum(logs)[-1] / len(logs))) if len(logs) else 0.0
     # trec_eval adds the queries' values one after the other, in its query order, then divides
     return float(np.cumsum(values.to_numpy(dtype="float64"))[-1] / len(values)) if len(values) else 0.0
 

@@ -71,7 +71,7 @@ from helpers.batch.measures import (  # noqa: F401 (parse_measure, supported_mea
     parse_measures,
     supported_measures,
 )
-from helpers.batch.registry import declaration_of
+from helpers.batch.registry import aggregate, declaration_of
 from helpers.batch.trec_io import Source, grades_of_text, read_with_source
 from helpers.metrics import DENOMINATORS, IDEALS, Denominator, Ideal, UndefinedMetricError
 
@@ -429,7 +429,11 @@ def evaluate(
     if options.missing == "skip":
         per_query = per_query[returned]
     per_query = _apply_no_relevant(per_query, measures, judged, options.no_relevant).sort_index()
-    return Evaluation(per_query, per_query.mean().rename("mean"), tuple(judged.labels[~returned]))
+    means = per_query.mean().rename("mean")
+    for measure in measures:  # gm_map and gm_bpref: the geometric mean their declaration asks for
+        if declaration_of(measure.name).aggregation == "geometric" and str(measure) in per_query:
+            means[str(measure)] = aggregate(measure.name, per_query[str(measure)])
+    return Evaluation(per_query, means, tuple(judged.labels[~returned]))
 
 
 def _apply_no_relevant(per_query, measures, judged: _engine.Judgments, policy: str) -> pd.DataFrame:

@@ -32,6 +32,7 @@ import math
 import re
 import warnings
 from dataclasses import dataclass
+from typing import cast
 
 from helpers._checks import close_names
 from helpers.batch.registry import DECLARATIONS, PARAMETERS, declaration_of, spellings
@@ -51,14 +52,22 @@ TREC_GAIN_MAPS = {d.trec_name.lower(): d.name for d in DECLARATIONS.values() if 
 # recip_rank), so the parser does too, and warns; the value is the spelling a learner probably meant
 TREC_IGNORES_PARAMETERS = {
     d.trec_name.lower(): (None if d.cutoff == "none" else d.name + "@{k}")
-    for d in DECLARATIONS.values() if d.trec_name and "gains" not in d.parameters
+    for d in DECLARATIONS.values()
+    if d.trec_name and "gains" not in d.parameters and not d.trec_list and not d.trec_parameters
 }
+# trec_eval's names whose parameters after a dot are not read here (utility's weights): why, to refuse them
+TREC_UNREAD_PARAMETERS = {d.trec_name.lower(): d.trec_parameters for d in DECLARATIONS.values()
+                          if d.trec_name and d.trec_parameters}
+# trec_eval's names whose list after a dot gives a parameter ("iprec_at_recall.0,.5": recall levels)
+TREC_PARAMETER_LISTS = {d.trec_name.lower(): (d.name, d.trec_list) for d in DECLARATIONS.values()
+                        if d.trec_name and d.trec_list}
 # trec_eval's name of each measure the command computes, by (name, has a cutoff), and its default cutoffs
 TREC_NAMES = {
     **{(d.name, False): d.trec_name for d in DECLARATIONS.values() if d.trec_name},
     **{(d.name, True): d.trec_cut_name for d in DECLARATIONS.values() if d.trec_cut_name},
 }
-DEFAULT_CUTOFFS = {d.trec_cut_name: d.trec_default_cutoffs for d in DECLARATIONS.values() if d.trec_default_cutoffs}
+DEFAULT_CUTOFFS = {d.trec_cut_name or d.trec_name: d.trec_default_cutoffs
+                   for d in DECLARATIONS.values() if d.trec_default_cutoffs}
 GAIN_NAMES = {"linear": "linear", "lin": "linear", "exp": "exp", "exponential": "exp"}
 
 _MEASURE_PATTERN = re.compile(
@@ -98,6 +107,8 @@ class Measure:
     gain: str = PARAMETERS["gain"].default  # type: ignore[assignment]
     gains: tuple[tuple[int, float], ...] | None = None
     p: float = PARAMETERS["p"].default  # type: ignore[assignment]
+    recall: float | None = None
+    times: float | None = None
 
     def __str__(self) -> str:
         params = []
@@ -107,6 +118,8 @@ class Measure:
             params.append("gains={" + ",".join(f"{level}:{value:g}" for level, value in self.gains) + "}")
         if self.p != PARAMETERS["p"].default:
             params.append(f"p={self.p:g}")
+        params += [f"{name}={value:g}" for name, value in (("recall", self.recall), ("times", self.times))
+                   if value is not None]
         if self.rel != 1:
             params.append(f"rel={self.rel:g}")
         text = self.name + (f"({','.join(params)})" if params else "")
@@ -155,7 +168,7 @@ def parse_measure(text) -> Measure:
     supported.
 
     >>> parse_measure("ndcg_cut_10")
-    Measure(name='nDCG', cutoff=10, rel=1, gain='linear', gains=None, p=0.8)
+    Measure(name='nDCG', cutoff=10, rel=1, gain='linear', gains=None, p=0.8, recall=None, times=None)
     >>> str(parse_measure("RR@10(rel=2)"))
     'RR(rel=2)@10'
     >>> str(parse_measure("ndcg.1=3,2=9,4=4.5"))
@@ -217,6 +230,8 @@ def _trec_parameter_ignored(family: str, parameter: str, text: str) -> bool:
     family = family.lower()
     if family in TREC_CUTOFF_LISTS:
         return False
+    if family in TREC_UNREAD_PARAMETERS:
+        raise ValueError(f"{text!r}: {TREC_UNREAD_PARAMETERS[family]}")
     if family in TREC_IGNORES_PARAMETERS:
         spelling = TREC_IGNORES_PARAMETERS[family]
         suggestion = f" Did you mean {spelling.format(k=parameter)}?" if spelling and parameter.isdigit() else ""
@@ -241,6 +256,10 @@ def _checked(measure: Measure, text: str) -> Measure:
         raise ValueError(f"{measure.name} takes no cutoff (got {text!r})")
     if measure.gains is not None and measure.gain != "linear":
         raise ValueError(f"{text!r}: give either gain=exp or a gain map (gains=...), not both")
+    needed = [name for name in MEASURES[measure.name][2]
+              if PARAMETERS[name].default is None and name != "gains" and getattr(measure, name) is None]
+    if needed:
+        raise ValueError(f"{measure.name} needs {needed[0]}=...: {PARAMETERS[needed[0]].meaning} (got {text!r})")
     return measure
 
 
@@ -249,6 +268,10 @@ def _trec_list(name: str, params: str, text: str) -> list[Measure]:
     family = name.lower()
     if family in TREC_GAIN_MAPS:
         return [Measure(TREC_GAIN_MAPS[family], gains=_gain_map(params.split(","), "=", text))]
+    if family in TREC_PARAMETER_LISTS:
+        return _trec_parameter_list(family, params, text)
+    if family in TREC_UNREAD_PARAMETERS:
+        raise ValueError(f"{text!r}: {TREC_UNREAD_PARAMETERS[family]}")
     if family in TREC_IGNORES_PARAMETERS and _trec_parameter_ignored(family, params, text):
         return [Measure(ALIASES[family])]
     if family not in TREC_CUTOFF_LISTS:
@@ -263,6 +286,15 @@ def _trec_list(name: str, params: str, text: str) -> list[Measure]:
     if len(set(cutoffs)) != len(cutoffs):
         raise ValueError(f"{text!r}: a cutoff is listed twice")
     return [Measure(TREC_CUTOFF_LISTS[family], cutoff) for cutoff in sorted(cutoffs)]
+
+
+def _trec_parameter_list(family: str, params: str, text: str) -> list[Measure]:
+    """trec_eval's ``iprec_at_recall.0,.5`` or ``Rprec_mult.0.2,2``: one measure per value, in increasing order."""
+    name, parameter = TREC_PARAMETER_LISTS[family]
+    values = [cast(float, _READERS[PARAMETERS[parameter].type](item, text)) for item in params.split(",")]
+    if len(set(values)) != len(values):
+        raise ValueError(f"{text!r}: a value is listed twice")
+    return [Measure(name, **{parameter: value}) for value in sorted(values)]  # type: ignore[arg-type]
 
 
 def _parse_cutoff(text: str | None, whole: str) -> int | None:
@@ -363,5 +395,30 @@ def _parse_probability(value: str, whole: str) -> float:
     return p
 
 
+def _parse_number(value: str, whole: str, what: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        raise ValueError(f"{whole!r}: {what} must be a number, got {value!r}") from None
+    if not math.isfinite(number):
+        raise ValueError(f"{whole!r}: {what} must be finite, got {value!r}")
+    return number
+
+
+def _parse_fraction(value: str, whole: str) -> float:
+    level = _parse_number(value, whole, "a recall level")
+    if not 0 <= level <= 1:
+        raise ValueError(f"{whole!r}: a recall level is from 0 to 1, got {value!r}")
+    return level
+
+
+def _parse_multiple(value: str, whole: str) -> float:
+    times = _parse_number(value, whole, "a multiple of R")
+    if not times > 0:
+        raise ValueError(f"{whole!r}: a multiple of R must be above 0, got {value!r}")
+    return times
+
+
 # how a parameter's value is read, by its type (helpers.batch.registry.PARAMETERS)
-_READERS = {"grade": _parse_rel, "gain": _parse_gain, "gain map": _parse_gain_map, "probability": _parse_probability}
+_READERS = {"grade": _parse_rel, "gain": _parse_gain, "gain map": _parse_gain_map, "probability": _parse_probability,
+            "fraction": _parse_fraction, "multiple": _parse_multiple}

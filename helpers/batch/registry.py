@@ -33,6 +33,16 @@ KINDS = {
     "judged": "about which documents are judged, not their grades",
 }
 CUTOFF_RULES = ("required", "optional", "none")
+# how the values of the queries become one number (the means of evaluate, trec_eval's all line)
+AGGREGATIONS = {
+    "mean": "the arithmetic mean over the queries",
+    "sum": "the sum over the queries (trec_eval's all line of a count; evaluate's means still average it)",
+    "geometric": "the geometric mean over the queries, a value below GEOMETRIC_FLOOR counted as the floor",
+}
+# trec_eval's floor for a geometric mean (MIN_GEO_MEAN in its trec_eval.h, 0.00001): a query with AP 0 counts as
+# 1e-5, so one failed query pulls gm_map down without making it 0 (Robertson 2006, "On GMAP")
+GEOMETRIC_FLOOR = 1e-5
+TREC_LINES = ("both", "all", "per query")  # which lines trec_eval prints for a measure: gm_map only the all line
 
 
 @dataclass(frozen=True)
@@ -40,7 +50,7 @@ class Parameter:
     """One parameter a measure may take: its value's type, default, meaning, and values the registry test tries."""
 
     name: str
-    type: str  # "grade", "gain", "gain map" or "probability": how measures.py reads the value
+    type: str  # "grade", "gain", "gain map", "probability", "fraction" or "multiple": how measures.py reads it
     default: object
     meaning: str
     examples: tuple
@@ -53,6 +63,9 @@ PARAMETERS = {
                        "their own value", (((0, 0.5), (1, 3.0), (2, 1.0)), ((1, -1.0), (3, 2.0)))),
     "p": Parameter("p", "probability", 0.8, "persistence: the chance that the user goes on to the next document",
                    (0.5, 0.95)),
+    "recall": Parameter("recall", "fraction", None, "a recall level from 0 to 1", (0.0, 0.1, 0.25, 0.5, 1.0)),
+    "times": Parameter("times", "multiple", None, "a multiple of R above 0, such as 0.2 or 2",
+                       (0.2, 0.35, 1.0, 2.0)),
 }
 
 
@@ -95,11 +108,15 @@ class Declaration:
     trec_default_cutoffs: str | None = None  # the cutoffs trec_eval prints for the bare family name
     max_grade: float | None = None  # grades above it are refused (ERR's stopping probability needs it)
     not_trec: str | None = None  # trec_eval has a different measure of this name in lower case: why it differs
+    aggregation: str = ""  # how the queries' values become one (AGGREGATIONS); "" means sum for counts, else mean
+    trec_list: str | None = None  # the parameter trec_eval's list after the dot gives (iprec_at_recall.0,.5: recall)
+    trec_lines: str = "both"  # which lines trec_eval prints (TREC_LINES)
+    trec_parameters: str | None = None  # trec_eval's parameters after the dot that are not read here: why
 
     @property
     def summed(self) -> bool:
         """True for the counts, which trec_eval's all line sums instead of averaging."""
-        return self.kind == "count"
+        return self.aggregation == "sum"
 
     @property
     def spellings(self) -> tuple[str, ...]:
@@ -113,8 +130,18 @@ DECLARATIONS: dict[str, Declaration] = {}
 
 def declare(**fields) -> Declaration:
     """Add one measure to the registry, refusing a declaration that contradicts itself or another one."""
+    if not fields.get("aggregation"):
+        fields["aggregation"] = "sum" if fields.get("kind") == "count" else "mean"
     declaration = Declaration(**fields)
     problems = []
+    if declaration.aggregation not in AGGREGATIONS:
+        problems.append(f"unknown aggregation {declaration.aggregation!r}"
+                        f"{did_you_mean(declaration.aggregation, AGGREGATIONS)}")
+    if declaration.trec_lines not in TREC_LINES:
+        problems.append(f"unknown trec_lines {declaration.trec_lines!r}"
+                        f"{did_you_mean(declaration.trec_lines, TREC_LINES)}")
+    if declaration.trec_list is not None and declaration.trec_list not in declaration.parameters:
+        problems.append(f"trec_list {declaration.trec_list!r} is not one of its parameters")
     if declaration.kind not in KINDS:
         problems.append(f"unknown kind {declaration.kind!r}{did_you_mean(declaration.kind, KINDS)}")
     if declaration.cutoff not in CUTOFF_RULES:
@@ -143,6 +170,22 @@ def declaration_of(name: str) -> Declaration:
     if name not in DECLARATIONS:
         raise ValueError(f"unknown measure {name!r}{did_you_mean(name, DECLARATIONS)}")
     return DECLARATIONS[name]
+
+
+def aggregate(name: str, values) -> float:
+    """One number from the queries' values of a measure, by its declared aggregation (NaN cells left out).
+
+    >>> round(aggregate("GMAP", [0.5, 0.0]), 6)  # the square root of 0.5 x 0.00001
+    0.002236
+    """
+    values = np.asarray(values, dtype="float64")
+    values = values[~np.isnan(values)]
+    if not len(values):
+        return math.nan
+    how = declaration_of(name).aggregation
+    if how == "geometric":
+        return float(np.exp(np.mean(np.log(np.maximum(values, GEOMETRIC_FLOOR)))))
+    return float(values.sum()) if how == "sum" else float(values.mean())
 
 
 def spellings() -> dict[str, str]:
@@ -286,6 +329,83 @@ def err_formula(measure, query: OneQuery) -> float:
     return total
 
 
+def _precisions_at_relevant(ranked: list, relevant: set) -> list[float]:
+    """The precision at each relevant document of the ranking, top first."""
+    precisions, found = [], 0
+    for rank, doc in enumerate(ranked, start=1):
+        if doc in relevant:
+            found += 1
+            precisions.append(found / rank)
+    return precisions
+
+
+def iprec_formula(measure, query: OneQuery) -> float:
+    """The best precision at or after the document that reaches recall x R relevant (R rounded half up)."""
+    relevant = query.relevant(measure.rel)
+    needed = max(math.floor(measure.recall * len(relevant) + 0.5), 1)
+    return max(_precisions_at_relevant(query.ranked, relevant)[needed - 1:], default=0.0)
+
+
+def rprec_mult_formula(measure, query: OneQuery) -> float:
+    """Precision after trunc(times x R + 0.9) documents; a rank past the list's end is not relevant."""
+    relevant = query.relevant(measure.rel)
+    depth = math.trunc(measure.times * len(relevant) + 0.9)
+    return sum(doc in relevant for doc in query.ranked[:depth]) / depth if depth else 0.0
+
+
+def _set_counts(measure, query: OneQuery) -> tuple[int, int, int]:
+    """Relevant returned, returned, and R."""
+    relevant = query.relevant(measure.rel)
+    return sum(doc in relevant for doc in query.ranked), len(query.ranked), len(relevant)
+
+
+def set_p_formula(measure, query: OneQuery) -> float:
+    """The relevant returned documents over the returned ones."""
+    found, returned, _ = _set_counts(measure, query)
+    return found / returned if returned else 0.0
+
+
+def set_recall_formula(measure, query: OneQuery) -> float:
+    """The relevant returned documents over R."""
+    found, _, relevant = _set_counts(measure, query)
+    return found / relevant if relevant else 0.0
+
+
+def set_map_formula(measure, query: OneQuery) -> float:
+    """Set precision times set recall."""
+    return set_p_formula(measure, query) * set_recall_formula(measure, query)
+
+
+def set_f_formula(measure, query: OneQuery) -> float:
+    """2 P R / (P + R) of the set precision and set recall."""
+    precision, recall = set_p_formula(measure, query), set_recall_formula(measure, query)
+    return 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+
+
+def set_relative_p_formula(measure, query: OneQuery) -> float:
+    """The relevant returned documents over min(returned, R)."""
+    found, returned, relevant = _set_counts(measure, query)
+    return found / min(returned, relevant) if min(returned, relevant) else 0.0
+
+
+def relative_p_formula(measure, query: OneQuery) -> float:
+    """The relevant documents in the top k over min(k, R)."""
+    relevant = query.relevant(measure.rel)
+    found = sum(doc in relevant for doc in query.ranked[: measure.cutoff])
+    return found / min(measure.cutoff, len(relevant)) if relevant else 0.0
+
+
+def num_nonrel_judged_ret_formula(measure, query: OneQuery) -> float:
+    """The returned documents judged with a grade from 0 up to below rel."""
+    return float(sum(0 <= query.judgments.get(doc, -1) < measure.rel for doc in query.ranked))
+
+
+def utility_formula(measure, query: OneQuery) -> float:
+    """+1 for each relevant returned document, -1 for each other returned document."""
+    found, returned, _ = _set_counts(measure, query)
+    return float(found - (returned - found))
+
+
 # --- the declarations ----------------------------------------------------------------------------------
 
 
@@ -343,6 +463,15 @@ declare(name="bpref", kind="binary", cutoff="none", parameters=("rel",),
         definition="binary preference: each relevant document loses the share of judged non-relevant documents "
                    "above it (Buckley and Voorhees 2004, as trec_eval computes it)",
         formula=bpref_formula, kernel=_engine.bpref_values, trec_name="bpref")
+declare(name="GMAP", kind="binary", cutoff="none", parameters=("rel",),
+        definition="geometric mean average precision: AP per query, averaged geometrically with AP 0 counted as "
+                   "0.00001 (Robertson 2006, 'On GMAP'; trec_eval's gm_map)",
+        formula=ap_formula, kernel=_engine.ap_values, trec_name="gm_map", aggregation="geometric", trec_lines="all")
+declare(name="IPrec", kind="binary", cutoff="none", parameters=("recall", "rel"),
+        definition="interpolated precision at a recall level: the best precision at any rank where that share of "
+                   "R has been found (Manning et al. 2008, sec. 8.4; trec_eval 10.0's iprec_at_recall)",
+        formula=iprec_formula, kernel=_engine.iprec_values, trec_name="iprec_at_recall", trec_list="recall",
+        trec_default_cutoffs="0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1")
 declare(name="num_rel", kind="count", cutoff="none", parameters=("rel",),
         definition="the judged documents with a grade of rel or more (trec_eval)",
         formula=num_rel_formula, kernel=_engine.num_rel_values, trec_name="num_rel")
@@ -352,6 +481,47 @@ declare(name="num_rel_ret", kind="count", cutoff="none", parameters=("rel",),
 declare(name="num_ret", kind="count", cutoff="none", parameters=(),
         definition="the documents returned, after depth and judged_only (trec_eval)",
         formula=num_ret_formula, kernel=_engine.num_ret_values, trec_name="num_ret")
+declare(name="Rprec_mult", kind="binary", cutoff="none", parameters=("times", "rel"),
+        definition="precision after times x R documents, the depth trunc(times x R + 0.9) (Buckley and Voorhees "
+                   "2000, R-precision at multiples of R; trec_eval's Rprec_mult)",
+        formula=rprec_mult_formula, kernel=_engine.rprec_mult_values, trec_name="Rprec_mult", trec_list="times",
+        trec_default_cutoffs="0.2,0.4,0.6,0.8,1.0,1.2,1.4,1.6,1.8,2.0")
+declare(name="set_P", kind="binary", cutoff="none", parameters=("rel",),
+        definition="set precision: relevant returned over returned (Manning et al. 2008, sec. 8.3; trec_eval)",
+        formula=set_p_formula, kernel=_engine.set_p_values, trec_name="set_P")
+declare(name="set_recall", kind="binary", cutoff="none", parameters=("rel",),
+        definition="set recall: relevant returned over R (Manning et al. 2008, sec. 8.3; trec_eval)",
+        formula=set_recall_formula, kernel=_engine.set_recall_values, trec_name="set_recall")
+declare(name="set_map", kind="binary", cutoff="none", parameters=("rel",),
+        definition="unranked AP: set precision times set recall (trec_eval's set_map, once exact_unranked_avg_prec)",
+        formula=set_map_formula, kernel=_engine.set_map_values, trec_name="set_map")
+declare(name="set_F", kind="binary", cutoff="none", parameters=("rel",),
+        definition="set F1: the harmonic mean of set precision and set recall (van Rijsbergen 1979, E measure; "
+                   "trec_eval's set_F.1.0)",
+        formula=set_f_formula, kernel=_engine.set_f_values, trec_name="set_F",
+        trec_parameters="only set_F's default weight 1.0 (F1) is computed here, not set_F.x")
+declare(name="set_relative_P", kind="binary", cutoff="none", parameters=("rel",),
+        definition="relative set precision: relevant returned over min(returned, R), the best a set that size "
+                   "could do (trec_eval)",
+        formula=set_relative_p_formula, kernel=_engine.set_relative_p_values, trec_name="set_relative_P")
+declare(name="relative_P", kind="binary", cutoff="required", parameters=("rel",),
+        definition="relative precision at k: the relevant documents in the top k over min(k, R), precision up "
+                   "to R and recall after (trec_eval)",
+        formula=relative_p_formula, kernel=_engine.relative_p_values,
+        trec_cut_name="relative_P", trec_default_cutoffs=TREC_CUTOFFS)
+declare(name="num_nonrel_judged_ret", kind="count", cutoff="none", parameters=("rel",),
+        definition="the returned documents judged not relevant, grade 0 up to below rel (trec_eval)",
+        formula=num_nonrel_judged_ret_formula, kernel=_engine.num_nonrel_judged_ret_values,
+        trec_name="num_nonrel_judged_ret")
+declare(name="utility", kind="binary", cutoff="none", parameters=("rel",),
+        definition="set utility with trec_eval's default weights: +1 per relevant returned document, -1 per other "
+                   "returned document (Hull and Robertson 1999, TREC-8 filtering; trec_eval's utility)",
+        formula=utility_formula, kernel=_engine.utility_values, trec_name="utility",
+        trec_parameters="only utility's default weights 1,-1,0,0 are computed here, not utility.w1,w2,w3,w4")
+declare(name="gm_bpref", kind="binary", cutoff="none", parameters=("rel",),
+        definition="bpref per query, averaged geometrically with 0 counted as 0.00001 (trec_eval's gm_bpref)",
+        formula=bpref_formula, kernel=_engine.bpref_values, trec_name="gm_bpref", aggregation="geometric",
+        trec_lines="all")
 declare(name="Judged", kind="judged", cutoff="optional", parameters=(),
         definition="the judged share of the top k, over min(k, documents returned) (ir_measures' Judged)",
         formula=judged_formula, kernel=_engine.judged_values)
