@@ -23,7 +23,7 @@ The steps:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import NoReturn
 
 import numpy as np
@@ -877,3 +877,20 @@ def utility_values(measure, judged: Judgments, ranking: Ranking, conventions: Co
     """utility with trec_eval's default weights: relevant returned count +1, other returned documents -1."""
     found, returned, _ = _set_counts(measure, judged, ranking)
     return found - (returned - found)
+
+
+def eleven_point_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """11pt_avg: the interpolated precision at recall 0, 0.1, ..., 1, averaged (a loop over the 11 levels)."""
+    total = np.zeros(judged.n_queries)
+    for level in range(11):
+        total += iprec_values(replace(measure, recall=level / 10), judged, ranking, conventions)
+    return total / 11.0
+
+
+def unjudged_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """unj@k: the documents of the top k without a judgment of grade 0 or more, over k (a short list is not
+    padded with unjudged documents)."""
+    k = measure.cutoff
+    judged_in_top = per_query_sum(ranking.query, ((ranking.rank <= k) & (ranking.grade >= 0)).astype("float64"),
+                                  judged.n_queries)
+    return (np.minimum(ranking.n_returned, k) - judged_in_top) / k

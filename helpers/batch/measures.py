@@ -71,13 +71,13 @@ DEFAULT_CUTOFFS = {d.trec_cut_name or d.trec_name: d.trec_default_cutoffs
 GAIN_NAMES = {"linear": "linear", "lin": "linear", "exp": "exp", "exponential": "exp"}
 
 _MEASURE_PATTERN = re.compile(
-    r"""^\s*(?P<name>[A-Za-z][A-Za-z0-9_]*?)\s*
+    r"""^\s*(?P<name>[A-Za-z0-9][A-Za-z0-9_]*?)\s*
         (?:\((?P<before>[^()]*)\))?\s*
         (?:@\s*(?P<cutoff>[^\s()@]+)|[._](?P<trec_cutoff>\d+))?\s*
         (?:\((?P<after>[^()]*)\))?\s*$""",
     re.VERBOSE,
 )
-_TREC_LIST = re.compile(r"^\s*(?P<name>[A-Za-z][A-Za-z_]*)\.(?P<params>\S*[,=.]\S*)\s*$")
+_TREC_LIST = re.compile(r"^\s*(?P<name>[A-Za-z0-9][A-Za-z0-9_]*?)\.(?P<params>\S*[,=.]\S*)\s*$")
 _TREC_CUTOFF = re.compile(r"^\d+(\.\d*)?$")  # what trec_eval's atol reads whole: 23.4 is 23
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -406,6 +406,16 @@ def utility_formula(measure, query: OneQuery) -> float:
     return float(found - (returned - found))
 
 
+def eleven_point_formula(measure, query: OneQuery) -> float:
+    """The interpolated precision at recall 0, 0.1, ..., 1, averaged."""
+    return sum(iprec_formula(replace(measure, recall=level / 10), query) for level in range(11)) / 11
+
+
+def unjudged_formula(measure, query: OneQuery) -> float:
+    """The documents of the top k without a judgment of grade 0 or more, over k."""
+    return sum(query.judgments.get(doc, -1) < 0 for doc in query.ranked[: measure.cutoff]) / measure.cutoff
+
+
 # --- the declarations ----------------------------------------------------------------------------------
 
 
@@ -472,6 +482,11 @@ declare(name="IPrec", kind="binary", cutoff="none", parameters=("recall", "rel")
                    "R has been found (Manning et al. 2008, sec. 8.4; trec_eval 10.0's iprec_at_recall)",
         formula=iprec_formula, kernel=_engine.iprec_values, trec_name="iprec_at_recall", trec_list="recall",
         trec_default_cutoffs="0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1")
+declare(name="11pt_avg", kind="binary", cutoff="none", parameters=("rel",),
+        definition="11-point average: the interpolated precision at recall 0, 0.1, ..., 1, averaged (Manning et al. "
+                   "2008, sec. 8.4; trec_eval's 11pt_avg, recall levels rounded as trec_eval 10.0 does)",
+        formula=eleven_point_formula, kernel=_engine.eleven_point_values, trec_name="11pt_avg",
+        trec_parameters="only 11pt_avg's default 11 recall levels are computed here, not 11pt_avg.levels")
 declare(name="num_rel", kind="count", cutoff="none", parameters=("rel",),
         definition="the judged documents with a grade of rel or more (trec_eval)",
         formula=num_rel_formula, kernel=_engine.num_rel_values, trec_name="num_rel")
@@ -525,6 +540,10 @@ declare(name="gm_bpref", kind="binary", cutoff="none", parameters=("rel",),
 declare(name="Judged", kind="judged", cutoff="optional", parameters=(),
         definition="the judged share of the top k, over min(k, documents returned) (ir_measures' Judged)",
         formula=judged_formula, kernel=_engine.judged_values)
+declare(name="unj", kind="judged", cutoff="required", parameters=(),
+        definition="unjudged at k: the documents of the top k without a judgment of grade 0 or more, over k "
+                   "(trec_eval 10.0's unj, a 'red flag' of poor coverage)",
+        formula=unjudged_formula, kernel=_engine.unjudged_values, trec_cut_name="unj", trec_default_cutoffs="5,10,20")
 declare(name="RBP", kind="binary", cutoff="optional", parameters=("p", "rel"),
         definition="rank-biased precision: (1 - p) times the sum of p^(rank-1) over the relevant documents "
                    "(Moffat and Zobel 2008); ir_measures' RBP(rel=1)",
