@@ -894,3 +894,35 @@ def unjudged_values(measure, judged: Judgments, ranking: Ranking, conventions: C
     judged_in_top = per_query_sum(ranking.query, ((ranking.rank <= k) & (ranking.grade >= 0)).astype("float64"),
                                   judged.n_queries)
     return (np.minimum(ranking.n_returned, k) - judged_in_top) / k
+
+
+def bing_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """binG: over R, each relevant returned document's 1 / log2(2 + the documents not relevant above it)."""
+    query, rank, hits = _relevant_rows(ranking, measure.rel)
+    return safe_divide(per_query_sum(query, 1.0 / np.log2(2.0 + rank - hits), judged.n_queries),
+                       n_relevant(judged, measure.rel))
+
+
+INFAP_EPSILON = 1e-5  # infAP's smoothing of the judged share above a document (INFAP_EPSILON in trec_eval.h)
+
+
+def infap_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """infAP: each relevant document adds 1/rank plus, for the ranks above, the pooled share times the
+    smoothed relevant share of the judged ones (Yilmaz and Aslam 2006); the sum over R.
+
+    Rows with a judgment of any grade are the pool; a negative grade is pooled but unjudged.
+    """
+    pooled_above = ranks_within(ranking.query) - 1.0  # the rows of the ranking are the pooled documents
+    nonrelevant = ((ranking.grade >= 0) & (ranking.grade < measure.rel)).astype("float64")
+    running = np.cumsum(nonrelevant)
+    starts = query_starts(ranking.query)
+    nonrelevant_above = running - nonrelevant - np.repeat(running[starts] - nonrelevant[starts],
+                                                          np.diff(np.append(starts, len(running))))
+    rows = np.flatnonzero(ranking.grade >= measure.rel)
+    query, rank = ranking.query[rows], ranking.rank[rows].astype("float64")
+    relevant_above = ranks_within(query) - 1.0
+    above = rank - 1.0
+    share_judged = np.divide(pooled_above[rows], above, out=np.zeros(len(rows)), where=above > 0)
+    share_relevant = (relevant_above + INFAP_EPSILON) / (relevant_above + nonrelevant_above[rows] + 2 * INFAP_EPSILON)
+    value = np.where(rank == 1, 1.0, 1.0 / rank + (above / rank) * share_judged * share_relevant)
+    return safe_divide(per_query_sum(query, value, judged.n_queries), n_relevant(judged, measure.rel))

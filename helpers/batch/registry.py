@@ -416,6 +416,39 @@ def unjudged_formula(measure, query: OneQuery) -> float:
     return sum(query.judgments.get(doc, -1) < 0 for doc in query.ranked[: measure.cutoff]) / measure.cutoff
 
 
+def bing_formula(measure, query: OneQuery) -> float:
+    """Over R, each relevant returned document's 1 / log2(2 + the documents not relevant above it)."""
+    relevant = query.relevant(measure.rel)
+    total, found = 0.0, 0
+    for rank, doc in enumerate(query.ranked, start=1):
+        if doc in relevant:
+            found += 1
+            total += 1 / math.log2(2 + rank - found)
+    return total / len(relevant) if relevant else 0.0
+
+
+def infap_formula(measure, query: OneQuery) -> float:
+    """Each relevant document: 1/rank, plus (rank-1)/rank x the pooled share above x the smoothed relevant
+    share of the judged above; summed over R. Pooled: any judgment; judged: a grade of 0 or more."""
+    relevant, epsilon = query.relevant(measure.rel), _engine.INFAP_EPSILON
+    total, pooled, relevant_above, nonrelevant_above = 0.0, 0, 0, 0
+    for rank, doc in enumerate(query.ranked, start=1):
+        if doc not in query.judgments:
+            continue
+        if doc in relevant:
+            if rank == 1:
+                total += 1.0
+            else:
+                above = rank - 1
+                share_relevant = (relevant_above + epsilon) / (relevant_above + nonrelevant_above + 2 * epsilon)
+                total += 1 / rank + (above / rank) * (pooled / above) * share_relevant
+            relevant_above += 1
+        elif query.judgments[doc] >= 0:
+            nonrelevant_above += 1
+        pooled += 1
+    return total / len(relevant) if relevant else 0.0
+
+
 # --- the declarations ----------------------------------------------------------------------------------
 
 
@@ -537,6 +570,14 @@ declare(name="gm_bpref", kind="binary", cutoff="none", parameters=("rel",),
         definition="bpref per query, averaged geometrically with 0 counted as 0.00001 (trec_eval's gm_bpref)",
         formula=bpref_formula, kernel=_engine.bpref_values, trec_name="gm_bpref", aggregation="geometric",
         trec_lines="all")
+declare(name="binG", kind="binary", cutoff="none", parameters=("rel",),
+        definition="binary G: over R, each relevant returned document's 1 / log2(2 + documents not relevant above "
+                   "it) (Buckley, trec_eval's experimental binG, 2008)",
+        formula=bing_formula, kernel=_engine.bing_values, trec_name="binG")
+declare(name="infAP", kind="binary", cutoff="none", parameters=("rel",),
+        definition="inferred AP: AP estimated from a judged sample of the pool, a negative grade marking a pooled "
+                   "but unjudged document (Yilmaz and Aslam 2006, CIKM; trec_eval's infAP)",
+        formula=infap_formula, kernel=_engine.infap_values, trec_name="infAP")
 declare(name="Judged", kind="judged", cutoff="optional", parameters=(),
         definition="the judged share of the top k, over min(k, documents returned) (ir_measures' Judged)",
         formula=judged_formula, kernel=_engine.judged_values)
