@@ -21,7 +21,7 @@ SUITE = TREC_EVAL  # qrels and runs of trec_eval's test suite
 SHARED = {"runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
           "iprec_at_recall", "P", "recall", "ndcg", "ndcg_cut", "map_cut", "success", "gm_bpref", "Rprec_mult",
           "utility", "relative_P", "set_P", "set_relative_P", "set_recall", "set_map", "set_F",
-          "num_nonrel_judged_ret", "11pt_avg", "unj", "binG", "infAP"}
+          "num_nonrel_judged_ret", "11pt_avg", "unj", "binG", "infAP", "rbp", "rbp_resid"}
 # trec_eval 10.0 rounds a recall level's share of R (lround) where 9.0.8 added 0.9 and truncated, and its all_trec
 # adds unj, rbp and rbp_resid: these are compared with 10.0's files only
 CHANGED_IN_10 = {"iprec_at_recall", "11pt_avg", "unj", "rbp", "rbp_resid"}

@@ -39,7 +39,7 @@ from tests.test_evaluate import EXACT, TREC_EVAL, qrels_of, run_of
 PAIRS = TREC_EVAL / "random_pairs.json.gz"
 OURS = {  # trec_eval's printed name -> our measure (before -l)
     "num_ret": "num_ret", "num_rel": "num_rel", "num_rel_ret": "num_rel_ret", "Rprec": "Rprec",
-    "bpref": "bpref", "ndcg_1=3,2=1": "nDCG(gains={1:3,2:1})",
+    "bpref": "bpref", "ndcg_1=3,2=1": "nDCG(gains={1:3,2:1})", "unj_1": "unj@1", "unj_3": "unj@3", "unj_5": "unj@5",
 }
 SETS = {"c": {}, "c_l2": {"rel": 2}, "c_J_M4": {"judged_only": True, "depth": 4}}
 JUDGED_CUTOFFS = (1, 3, 5)

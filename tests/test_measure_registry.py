@@ -55,7 +55,7 @@ def variants(declaration) -> list[Measure]:
               if PARAMETERS[name].default is None and name != "gains"}
     settings = [needed] + [{**needed, name: value} for name in declaration.parameters
                            for value in PARAMETERS[name].examples]
-    return [Measure(declaration.name, cutoff, **setting)
+    return [Measure(declaration.name, cutoff, **{**dict(declaration.defaults), **setting})
             for cutoff, setting in itertools.product(CUTOFFS[declaration.cutoff], settings)]
 
 
@@ -112,11 +112,12 @@ def test_a_misspelt_name_is_a_value_error_that_suggests_the_measure(typed):
         parse_measure(typed)
 
 
-def test_a_trec_eval_name_for_a_different_measure_is_refused():
-    for typed in ("rbp", "rbp_resid"):
-        with pytest.raises(ValueError, match="trec_eval's rbp"):
-            parse_measure(typed)
-    assert parse_measure("RBP") == Measure("RBP") and parse_measure("err@5") == Measure("ERR", 5)
+def test_trec_eval_s_lower_case_rbp_is_its_graded_rbp_and_rbp_is_moffat_and_zobel_s():
+    assert parse_measure("rbp") == Measure("rbp", p=0.9) and parse_measure("rbp_resid") == Measure("rbp_resid", p=0.9)
+    assert parse_measure("RBP") == Measure("RBP") and parse_measure("Rbp(p=0.5)") == Measure("RBP", p=0.5)
+    assert parse_measure("err@5") == Measure("ERR", 5)
+    with pytest.raises(ValueError, match="write rbp"):
+        parse_measure("rbp.p=0.95")
 
 
 def test_a_declaration_that_contradicts_itself_or_another_is_refused():

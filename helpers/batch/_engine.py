@@ -926,3 +926,28 @@ def infap_values(measure, judged: Judgments, ranking: Ranking, conventions: Conv
     share_relevant = (relevant_above + INFAP_EPSILON) / (relevant_above + nonrelevant_above[rows] + 2 * INFAP_EPSILON)
     value = np.where(rank == 1, 1.0, 1.0 / rank + (above / rank) * share_judged * share_relevant)
     return safe_divide(per_query_sum(query, value, judged.n_queries), n_relevant(judged, measure.rel))
+
+
+def top_grade(judged: Judgments) -> np.ndarray:
+    """The highest grade judged for each query, 0 at least (trec_eval's rbp scales its gains by it)."""
+    if "top grade" not in judged.cache:
+        top = np.zeros(judged.n_queries)
+        np.maximum.at(top, judged.query, judged.grade)
+        judged.cache["top grade"] = top
+    return judged.cache["top grade"]
+
+
+def trec_rbp_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """trec_eval's rbp: RBP with each document's grade as its gain, over the query's top grade when above 1."""
+    top = top_grade(judged)[ranking.query]
+    gains = np.maximum(ranking.grade, 0.0) / np.where(top > 1, top, 1.0)
+    return per_query_sum(ranking.query, gains * rbp_weight(ranking.rank, measure.p), judged.n_queries)
+
+
+def trec_rbp_residual_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """trec_eval's rbp_resid: 1 minus the weights of the judged returned documents (grade 0 or more), and 0 when
+    every returned document is judged (trec_eval then reports no residual, not the weight past the list)."""
+    judged_rows = (ranking.grade >= 0).astype("float64")
+    weights = per_query_sum(ranking.query, judged_rows * rbp_weight(ranking.rank, measure.p), judged.n_queries)
+    unjudged = ranking.n_returned - per_query_sum(ranking.query, judged_rows, judged.n_queries)
+    return np.where(unjudged > 0, 1.0 - weights, 0.0)

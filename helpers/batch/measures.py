@@ -44,6 +44,7 @@ from helpers.batch.registry import DECLARATIONS, PARAMETERS, declaration_of, spe
 MEASURES = {d.name: (d.kind, d.cutoff, d.parameters) for d in DECLARATIONS.values()}
 COUNTS = tuple(d.name for d in DECLARATIONS.values() if d.summed)  # trec_eval sums these instead of averaging
 ALIASES = spellings()  # every lower-case spelling -> its measure
+EXACT_NAMES = {d.name: d.name for d in DECLARATIONS.values() if d.exact_case}  # read only as written: rbp
 # trec_eval's names that take a list of cutoffs after a dot ("P.5,10"), and the measure they give
 TREC_CUTOFF_LISTS = {d.trec_cut_name.lower(): d.name for d in DECLARATIONS.values() if d.trec_cut_name}
 # trec_eval's names whose parameters after a dot are a gain map ("ndcg.1=3,2=9")
@@ -211,18 +212,15 @@ def expand_measure(text) -> list[Measure]:
     match = _MEASURE_PATTERN.match(text)
     if match is None or (match["before"] is not None and match["after"] is not None):
         raise ValueError(f"cannot read the measure {text!r}; supported: {supported_measures()}")
-    name = ALIASES.get(match["name"].lower())
+    name = EXACT_NAMES.get(match["name"]) or ALIASES.get(match["name"].lower())
     if name is None:
         raise ValueError(f"unknown measure {match['name']!r} in {text!r}{unknown_name(match['name'])}; "
                          f"supported: {supported_measures()}")
-    not_trec = declaration_of(name).not_trec
-    if not_trec and match["name"] == match["name"].lower() != name:
-        raise ValueError(f"{text!r}: {not_trec}")
     if match["trec_cutoff"] is not None and _trec_parameter_ignored(match["name"], match["trec_cutoff"], text):
         return [_checked(Measure(name, **_parse_params(match["before"] or match["after"] or "", name, text)), text)]
     cutoff = _parse_cutoff(match["cutoff"] or match["trec_cutoff"], text)
     params = _parse_params(match["before"] or match["after"] or "", name, text)
-    return [_checked(Measure(name, cutoff, **params), text)]
+    return [_checked(Measure(name, cutoff, **{**dict(declaration_of(name).defaults), **params}), text)]
 
 
 def _trec_parameter_ignored(family: str, parameter: str, text: str) -> bool:

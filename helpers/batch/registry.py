@@ -107,7 +107,8 @@ class Declaration:
     trec_cut_name: str | None = None  # trec_eval's name of its cut-off family (P, map_cut), read as P.5,10 or P_5
     trec_default_cutoffs: str | None = None  # the cutoffs trec_eval prints for the bare family name
     max_grade: float | None = None  # grades above it are refused (ERR's stopping probability needs it)
-    not_trec: str | None = None  # trec_eval has a different measure of this name in lower case: why it differs
+    exact_case: bool = False  # its names are read only as written (trec_eval's rbp, beside RBP): no other spelling
+    defaults: tuple = ()  # (parameter, value) pairs where this measure's default differs from PARAMETERS'
     aggregation: str = ""  # how the queries' values become one (AGGREGATIONS); "" means sum for counts, else mean
     trec_list: str | None = None  # the parameter trec_eval's list after the dot gives (iprec_at_recall.0,.5: recall)
     trec_lines: str = "both"  # which lines trec_eval prints (TREC_LINES)
@@ -120,7 +121,9 @@ class Declaration:
 
     @property
     def spellings(self) -> tuple[str, ...]:
-        """Every lower-case name that means this measure."""
+        """Every lower-case name that means this measure (none for a name read only as written)."""
+        if self.exact_case:
+            return ()
         names = (self.name, *self.aliases, self.trec_name, self.trec_cut_name)
         return tuple(dict.fromkeys(name.lower() for name in names if name))
 
@@ -149,6 +152,8 @@ def declare(**fields) -> Declaration:
     problems += [f"unknown parameter {name!r}{did_you_mean(name, PARAMETERS)}"
                  for name in declaration.parameters if name not in PARAMETERS]
     taken = spellings()
+    if declaration.name in DECLARATIONS:
+        problems.append(f"the name {declaration.name!r} is already declared")
     problems += [f"the name {spelling!r} is already {taken[spelling]}'s"
                  for spelling in declaration.spellings if spelling in taken]
     if problems:
@@ -449,6 +454,21 @@ def infap_formula(measure, query: OneQuery) -> float:
     return total / len(relevant) if relevant else 0.0
 
 
+def trec_rbp_formula(measure, query: OneQuery) -> float:
+    """(1 - p) times the sum of p^(rank - 1) x gain, the gain the grade over the query's top grade when above 1."""
+    top = max([0.0, *query.judgments.values()])
+    scale = top if top > 1 else 1.0
+    return sum((1 - measure.p) * measure.p ** (rank - 1) * grade / scale
+               for rank, grade in enumerate(query.grades(), start=1))
+
+
+def trec_rbp_residual_formula(measure, query: OneQuery) -> float:
+    """p^n plus (1 - p) p^(rank - 1) of each returned document without a grade of 0 or more; 0 if there is none."""
+    p = measure.p
+    unjudged = [rank for rank, doc in enumerate(query.ranked, start=1) if query.judgments.get(doc, -1) < 0]
+    return p ** len(query.ranked) + sum((1 - p) * p ** (rank - 1) for rank in unjudged) if unjudged else 0.0
+
+
 # --- the declarations ----------------------------------------------------------------------------------
 
 
@@ -588,15 +608,22 @@ declare(name="unj", kind="judged", cutoff="required", parameters=(),
 declare(name="RBP", kind="binary", cutoff="optional", parameters=("p", "rel"),
         definition="rank-biased precision: (1 - p) times the sum of p^(rank-1) over the relevant documents "
                    "(Moffat and Zobel 2008); ir_measures' RBP(rel=1)",
-        formula=rbp_formula, kernel=_engine.rbp_values,
-        not_trec="trec_eval's rbp weighs each document by its grade over the maximum grade; write 'RBP' for "
-                 "Moffat and Zobel's binary RBP")
+        formula=rbp_formula, kernel=_engine.rbp_values)
 declare(name="RBP_resid", kind="judged", cutoff="optional", parameters=("p",),
         definition="RBP's residual: what RBP would gain if every unjudged document of the top k and every rank "
                    "after it were relevant (Moffat and Zobel 2008)",
-        formula=rbp_residual_formula, kernel=_engine.rbp_residual_values,
-        not_trec="trec_eval's rbp_resid goes with its graded rbp; write 'RBP_resid' for the residual of "
-                 "Moffat and Zobel's binary RBP")
+        formula=rbp_residual_formula, kernel=_engine.rbp_residual_values)
+# trec_eval's rbp and rbp_resid differ from the binary RBP above: their names are read only in lower case
+declare(name="rbp", kind="graded", cutoff="none", parameters=("p",), defaults=(("p", 0.9),), exact_case=True,
+        definition="trec_eval's graded RBP: (1 - p) times the sum of p^(rank-1) x the grade, over the query's top "
+                   "grade when it is above 1, p = 0.9 by default (Moffat and Zobel 2008; trec_eval 10.0's rbp)",
+        formula=trec_rbp_formula, kernel=_engine.trec_rbp_values, trec_name="rbp",
+        trec_parameters="write rbp(p=0.95): trec_eval's spelling rbp.p=0.95 is not read here")
+declare(name="rbp_resid", kind="judged", cutoff="none", parameters=("p",), defaults=(("p", 0.9),), exact_case=True,
+        definition="trec_eval's rbp_resid: 1 minus the RBP weights of the judged returned documents, 0 when every "
+                   "returned document is judged (Moffat and Zobel 2008; trec_eval 10.0's rbp_resid)",
+        formula=trec_rbp_residual_formula, kernel=_engine.trec_rbp_residual_values, trec_name="rbp_resid",
+        trec_parameters="write rbp_resid(p=0.95): trec_eval's spelling rbp_resid.p=0.95 is not read here")
 declare(name="ERR", kind="graded", cutoff="optional", parameters=(),
         definition="expected reciprocal rank: a cascade where the user stops at a document with probability "
                    "(2^grade - 1) / 2^4, 4 the maximum grade (Chapelle et al. 2009; gdeval, ir_measures)",
