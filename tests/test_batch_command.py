@@ -7,11 +7,13 @@ import io
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from helpers.batch import evaluate
 from helpers.batch.cli import main
+from helpers.batch.registry import ALL_TREC
 from tests.test_evaluate import TREC_EVAL
 
 TREC_EVAL_10 = TREC_EVAL / "10.0"
@@ -202,3 +204,17 @@ def test_a_parameter_trec_eval_ignores_prints_trec_eval_s_line_and_a_warning(cap
 def test_a_name_trec_eval_refuses_is_refused_with_a_one_line_error(capsys):
     status, out, err = run_command(["-m", "ndcg.5", str(SUITE / "qrels.test"), str(SUITE / "results.test")], capsys)
     assert status == 2 and out == "" and "trec_eval refuses this name" in err
+
+
+NOT_COMPUTED = {"relstring", "G", "ndcg_rel", "Rndcg"}  # of all_trec; docs/learners.md says why
+
+
+def test_what_all_trec_leaves_out_is_what_the_learner_s_guide_says(capsys):
+    _, out, err = run_command(["-m", "all_trec", str(SUITE / "qrels.test"), str(SUITE / "results.test")], capsys)
+    note = next(line for line in err.splitlines() if "not computed here" in line)
+    assert set(note.partition("left out: ")[2].split(", ")) == NOT_COMPUTED
+    guide = (Path(__file__).resolve().parents[1] / "docs" / "learners.md").read_text()
+    section = guide[guide.index("Of `-m all_trec` these are"):]
+    assert all(f"`{name}`" in section[:700] for name in NOT_COMPUTED)
+    printed = {family(line.split("\t")[0].rstrip()) for line in out.splitlines()}
+    assert printed | NOT_COMPUTED == set(ALL_TREC)
