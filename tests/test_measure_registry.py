@@ -190,3 +190,14 @@ def test_interpolated_precision_by_hand():
         parse_measure("IPrec")
     with pytest.raises(ValueError, match="only utility's default weights"):
         parse_measure("utility.2,-1,0,0")
+
+
+def test_kernels_hold_when_the_run_lists_the_queries_in_another_order_than_the_qrels():
+    qrels = pd.DataFrame({"qid": ["b", "b", "b", "a", "a", "a"], "docno": list("xyzxyz"), "grade": [2, 1, 0, 1, 2, 2]})
+    run = pd.DataFrame({"qid": list("bbbbaaaa"), "docno": list("xywvzwvu"), "score": [4, 3, 2, 1, 4, 3, 2, 1.0]})
+    measures = [str(measure) for declaration in DECLARATIONS.values() for measure in variants(declaration)]
+    fast, slow = evaluate(qrels, run, measures).per_query, reference_evaluate(qrels, run, measures)
+    np.testing.assert_allclose(fast.to_numpy(), slow.to_numpy(), atol=EXACT, rtol=0)
+    # query a: z (grade 2) first, then three unjudged; ideal 2, 2, 1. z gives nDCG@1 = 1; x and y are not returned
+    # and take the DCG at the list's end (2) over the whole ideal DCG
+    assert fast.loc["a", "ndcg_rel"] == pytest.approx((1 + 2 * 2 / (2 + 2 / np.log2(3) + 1 / 2)) / 3, abs=EXACT)

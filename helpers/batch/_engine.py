@@ -951,3 +951,75 @@ def trec_rbp_residual_values(measure, judged: Judgments, ranking: Ranking, conve
     weights = per_query_sum(ranking.query, judged_rows * rbp_weight(ranking.rank, measure.p), judged.n_queries)
     unjudged = ranking.n_returned - per_query_sum(ranking.query, judged_rows, judged.n_queries)
     return np.where(unjudged > 0, 1.0 - weights, 0.0)
+
+
+# --- trec_eval's nDCG averaged over relevant documents (ndcg_rel) and over gain levels (Rndcg) -------------
+
+
+def _dcg_so_far(ranking: Ranking) -> np.ndarray:
+    """For each judged returned row: the DCG (the grade as gain) of its query down to its rank (grouped cumsum)."""
+    if "dcg so far" not in ranking.cache:
+        discounted = pd.Series(np.maximum(ranking.grade, 0.0) / np.log2(ranking.rank + 1.0))
+        ranking.cache["dcg so far"] = discounted.groupby(ranking.query, sort=False).cumsum().to_numpy()
+    return ranking.cache["dcg so far"]
+
+
+def _ideal_so_far(judged: Judgments) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The ideal ranking of the positive grades, high to low: each position's query, grade and ideal DCG down
+    to it, and where each query's positions start."""
+    if "ideal so far" not in judged.cache:
+        positive = judged.grade > 0
+        query, grade = judged.query[positive], judged.grade[positive]
+        order = np.lexsort((-grade, query))
+        query, grade = query[order], grade[order]
+        discounted = pd.Series(grade / np.log2(ranks_within(query) + 1.0))
+        ideal = discounted.groupby(query, sort=False).cumsum().to_numpy()
+        starts = np.searchsorted(query, np.arange(judged.n_queries))
+        judged.cache["ideal so far"] = (query, grade, ideal, starts)
+    return judged.cache["ideal so far"]
+
+
+def _dcg_at(ranking: Ranking, query: np.ndarray, depth: np.ndarray) -> np.ndarray:
+    """The DCG of each given query down to the given depth (0 where no judged document is that high)."""
+    if not len(ranking.query):
+        return np.zeros(len(query))
+    step = int(ranking.rank.max()) + int(depth.max(initial=0)) + 1
+    keys = ranking.query.astype(np.int64) * step + ranking.rank
+    order = np.argsort(keys, kind="stable")  # the rows by query code, then rank (the run's query order may differ)
+    row = np.searchsorted(keys[order], query.astype(np.int64) * step + depth.astype(np.int64), side="right") - 1
+    row = order[np.maximum(row, 0)] * (row >= 0) - (row < 0)
+    found = (row >= 0) & (ranking.query[np.maximum(row, 0)] == query)
+    return np.where(found, _dcg_so_far(ranking)[np.maximum(row, 0)], 0.0)
+
+
+def ndcg_rel_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """ndcg_rel: nDCG at each relevant document's rank, a relevant document not returned taking the nDCG at the
+    list's end, averaged over the relevant documents (relevant: a grade above 0)."""
+    ideal_query, _, ideal, starts = _ideal_so_far(judged)
+    relevant = np.bincount(ideal_query, minlength=judged.n_queries).astype("float64")
+    rows = np.flatnonzero(ranking.grade > 0)
+    query, rank = ranking.query[rows], ranking.rank[rows]
+    at_row = _dcg_so_far(ranking)[rows] / ideal[starts[query] + np.minimum(rank, relevant[query]).astype(np.int64) - 1]
+    found = per_query_sum(query, at_row, judged.n_queries)
+    full_ideal = ideal_dcg(judged, ranking, None, "linear", None, "judged")
+    at_end = _dcg_at(ranking, np.arange(judged.n_queries), ranking.n_returned)
+    missed = relevant - per_query_sum(query, None, judged.n_queries)
+    return safe_divide(found + missed * safe_divide(at_end, full_ideal), relevant)
+
+
+def rndcg_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """Rndcg: nDCG at the depth where each grade of the ideal ranking ends (the DCG stopping at the list's end),
+    and at the list's end when it runs 2 or more past the last relevant depth, averaged (0 when R is 0)."""
+    ideal_query, grade, ideal, starts = _ideal_so_far(judged)
+    last_of_grade = np.flatnonzero(np.append((ideal_query[1:] != ideal_query[:-1]) | (grade[1:] != grade[:-1]),
+                                             True)) if len(grade) else np.zeros(0, np.int64)
+    query = ideal_query[last_of_grade]
+    depth = (last_of_grade - starts[query] + 1).astype("float64")
+    at_levels = _dcg_at(ranking, query, np.minimum(depth, ranking.n_returned[query])) / ideal[last_of_grade]
+    relevant = np.bincount(ideal_query, minlength=judged.n_queries).astype("float64")
+    full_ideal = ideal_dcg(judged, ranking, None, "linear", None, "judged")
+    past = (ranking.n_returned >= relevant + 2) & (relevant > 0)
+    at_end = safe_divide(_dcg_at(ranking, np.arange(judged.n_queries), ranking.n_returned), full_ideal) * past
+    total = per_query_sum(query, at_levels, judged.n_queries) + at_end
+    counted = per_query_sum(query, None, judged.n_queries) + past
+    return np.where(n_relevant(judged, measure.rel) > 0, safe_divide(total, counted), 0.0)

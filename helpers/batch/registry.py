@@ -16,6 +16,7 @@ To add a measure: write its single-query formula, its kernel, and one
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -469,6 +470,41 @@ def trec_rbp_residual_formula(measure, query: OneQuery) -> float:
     return p ** len(query.ranked) + sum((1 - p) * p ** (rank - 1) for rank in unjudged) if unjudged else 0.0
 
 
+def _dcg_and_ideal(query: OneQuery) -> tuple[list[float], list[float]]:
+    """The DCG down to each rank of the list and of the ideal ranking of the positive grades (gain = grade)."""
+    ideal_grades = sorted((grade for grade in query.judgments.values() if grade > 0), reverse=True)
+    dcg = list(itertools.accumulate(grade / math.log2(rank + 1) for rank, grade in enumerate(query.grades(), 1)))
+    ideal = list(itertools.accumulate(grade / math.log2(rank + 1) for rank, grade in enumerate(ideal_grades, 1)))
+    return dcg, ideal
+
+
+def ndcg_rel_formula(measure, query: OneQuery) -> float:
+    """nDCG at each relevant returned document's rank, and at the list's end for each relevant one not returned,
+    averaged over the relevant documents (a grade above 0); the ideal ranking is cut at R."""
+    dcg, ideal = _dcg_and_ideal(query)
+    if not ideal:
+        return 0.0
+    grades = query.grades()
+    at_relevant = [dcg[rank - 1] / ideal[min(rank, len(ideal)) - 1]
+                   for rank, grade in enumerate(grades, start=1) if grade > 0]
+    at_end = dcg[-1] / ideal[-1] if dcg else 0.0
+    return (sum(at_relevant) + (len(ideal) - len(at_relevant)) * at_end) / len(ideal)
+
+
+def rndcg_formula(measure, query: OneQuery) -> float:
+    """nDCG at the depth where each grade of the ideal ranking ends (the DCG stops at the list's end), and at the
+    list's end when it runs 2 or more past R, averaged; 0 without a document of grade rel or more."""
+    dcg, ideal = _dcg_and_ideal(query)
+    if not query.relevant(measure.rel) or not ideal:
+        return 0.0
+    grades = sorted((grade for grade in query.judgments.values() if grade > 0), reverse=True)
+    ends = [depth for depth in range(1, len(grades) + 1) if depth == len(grades) or grades[depth] != grades[depth - 1]]
+    values = [(dcg[min(depth, len(dcg)) - 1] if dcg else 0.0) / ideal[depth - 1] for depth in ends]
+    if len(dcg) >= len(ideal) + 2:
+        values.append(dcg[-1] / ideal[-1])
+    return sum(values) / len(values)
+
+
 # --- the declarations ----------------------------------------------------------------------------------
 
 
@@ -598,6 +634,16 @@ declare(name="infAP", kind="binary", cutoff="none", parameters=("rel",),
         definition="inferred AP: AP estimated from a judged sample of the pool, a negative grade marking a pooled "
                    "but unjudged document (Yilmaz and Aslam 2006, CIKM; trec_eval's infAP)",
         formula=infap_formula, kernel=_engine.infap_values, trec_name="infAP")
+declare(name="ndcg_rel", kind="graded", cutoff="none", parameters=(),
+        definition="nDCG averaged over the relevant documents: at each one's rank, or at the list's end if it is "
+                   "not returned (Järvelin and Kekäläinen 2002; trec_eval's experimental ndcg_rel)",
+        formula=ndcg_rel_formula, kernel=_engine.ndcg_rel_values, trec_name="ndcg_rel",
+        trec_parameters="only ndcg_rel's default gains (the grades) are computed here, not ndcg_rel.1=3,...")
+declare(name="Rndcg", kind="graded", cutoff="none", parameters=("rel",),
+        definition="nDCG averaged over the depths where each grade of the ideal ranking ends, and the list's end "
+                   "(Järvelin and Kekäläinen 2002; trec_eval's experimental Rndcg)",
+        formula=rndcg_formula, kernel=_engine.rndcg_values, trec_name="Rndcg",
+        trec_parameters="only Rndcg's default gains (the grades) are computed here, not Rndcg.1=3,...")
 declare(name="Judged", kind="judged", cutoff="optional", parameters=(),
         definition="the judged share of the top k, over min(k, documents returned) (ir_measures' Judged)",
         formula=judged_formula, kernel=_engine.judged_values)
