@@ -1023,3 +1023,20 @@ def rndcg_values(measure, judged: Judgments, ranking: Ranking, conventions: Conv
     total = per_query_sum(query, at_levels, judged.n_queries) + at_end
     counted = per_query_sum(query, None, judged.n_queries) + past
     return np.where(n_relevant(judged, measure.rel) > 0, safe_divide(total, counted), 0.0)
+
+
+def g_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """trec_eval's G: each returned document's grade over log2(2 + what the ideal ranking has gained by its rank,
+    each position counting at least 1, minus what the list has gained), summed, over the grades of the ideal."""
+    ideal_query, ideal_grade, _, starts = _ideal_so_far(judged)
+    ideal_cost = pd.Series(np.maximum(ideal_grade, 1.0)).groupby(ideal_query, sort=False).cumsum().to_numpy()
+    relevant = np.bincount(ideal_query, minlength=judged.n_queries)[ranking.query]
+    gains = np.maximum(ranking.grade, 0.0)
+    gained = pd.Series(gains).groupby(ranking.query, sort=False).cumsum().to_numpy()
+    within = np.minimum(ranking.rank, relevant)
+    position = np.maximum(starts[ranking.query] + within - 1, 0)
+    cost = np.where(within > 0, ideal_cost[position] if len(ideal_cost) else 0.0, 0.0)
+    cost = cost + np.maximum(ranking.rank - relevant, 0)
+    value = np.divide(gains, np.log2(2.0 + cost - gained), out=np.zeros(len(gains)), where=gains > 0)
+    return safe_divide(per_query_sum(ranking.query, value, judged.n_queries),
+                       per_query_sum(ideal_query, ideal_grade, judged.n_queries))

@@ -22,7 +22,7 @@ exactly as trec_eval run once per run would. ``--format csv`` and
 for pipelines.
 
 Where this command and trec_eval 10.0 part, it says so on stderr and never
-in the numbers: a trec_eval measure it does not compute (relstring, G)
+in the numbers: a trec_eval measure it does not compute (relstring)
 or whose parameters it does not read (utility.2,-1,0,0) is
 left out with a note; without ``-c``, a query of the
 qrels missing from a run is left out of that run's means with a warning

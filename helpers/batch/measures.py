@@ -8,7 +8,7 @@ trec_eval ``RBP(p=0.8)``, ``RBP_resid`` and ``ERR@20``; the rest of trec_eval's
 family is ``GMAP``, ``IPrec(recall=0.5)``, ``11pt_avg``, ``Rprec_mult(times=2)``,
 ``set_P``, ``set_recall``, ``set_map``, ``set_F``, ``set_relative_P``,
 ``relative_P@10``, ``utility``, ``binG``, ``infAP``, ``gm_bpref``, ``unj@10``,
-``num_nonrel_judged_ret``, ``ndcg_rel``, ``Rndcg``, and ``rbp`` and ``rbp_resid`` (in lower case only:
+``num_nonrel_judged_ret``, ``ndcg_rel``, ``Rndcg``, ``G``, and ``rbp`` and ``rbp_resid`` (in lower case only:
 trec_eval's graded RBP, p = 0.9). Every name becomes one
 canonical spelling, ``str(measure)``. Each measure is declared once in
 :mod:`helpers.batch.registry`; the tables here are made from the declarations.

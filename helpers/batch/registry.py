@@ -505,6 +505,21 @@ def rndcg_formula(measure, query: OneQuery) -> float:
     return sum(values) / len(values)
 
 
+def g_formula(measure, query: OneQuery) -> float:
+    """Each returned document's grade over log2(2 + the ideal's cost by its rank - the grades so far), summed,
+    over the sum of the positive grades; the ideal's cost adds each ideal grade, at least 1, then 1 per rank."""
+    ideal = sorted((grade for grade in query.judgments.values() if grade > 0), reverse=True)
+    if not ideal:
+        return 0.0
+    total, cost, gained = 0.0, 0.0, 0.0
+    for rank, grade in enumerate(query.grades(), start=1):
+        cost += max(ideal[rank - 1], 1.0) if rank <= len(ideal) else 1.0
+        gained += grade
+        if grade > 0:
+            total += grade / math.log2(2 + cost - gained)
+    return total / sum(ideal)
+
+
 # --- the declarations ----------------------------------------------------------------------------------
 
 
@@ -644,6 +659,11 @@ declare(name="Rndcg", kind="graded", cutoff="none", parameters=("rel",),
                    "(Järvelin and Kekäläinen 2002; trec_eval's experimental Rndcg)",
         formula=rndcg_formula, kernel=_engine.rndcg_values, trec_name="Rndcg",
         trec_parameters="only Rndcg's default gains (the grades) are computed here, not Rndcg.1=3,...")
+declare(name="G", kind="graded", cutoff="none", parameters=(),
+        definition="normalised gain: each document's grade over log2(2 + the ideal's gain by its rank - the list's), "
+                   "summed, over the ideal's total gain (Buckley 2008, trec_eval's experimental G)",
+        formula=g_formula, kernel=_engine.g_values, trec_name="G",
+        trec_parameters="only G's default gains (the grades) are computed here, not G.1=3,...")
 declare(name="Judged", kind="judged", cutoff="optional", parameters=(),
         definition="the judged share of the top k, over min(k, documents returned) (ir_measures' Judged)",
         formula=judged_formula, kernel=_engine.judged_values)
