@@ -249,7 +249,7 @@ def test_trec_eval_lists_and_the_new_names(text, names):
 
 @pytest.mark.parametrize(("text", "message"), [
     ("P.5,10", "names 2 measures"), ("P.5,5", "listed twice"), ("P.0,5", "whole number >= 1"),
-    ("relstring.0.1,0.2", "lists after a '.' are supported for"), ("Rprec@5", "takes no cutoff"),
+    ("yaap.0.1,0.2", "lists after a '.' are supported for"), ("Rprec@5", "takes no cutoff"),
     ("num_ret(rel=2)", "num_ret takes no parameters"), ("ndcg.x=1", "grade=gain pairs"),
     ("ndcg.-1=2", "grades 0 and above"), ("ndcg.1=2,1=3", "two gains"), ("nDCG(gains={1:high})", "a number"),
     ("nDCG(gains=1:2)", "write a gain map as"), ("nDCG(gain=exp,gains={1:2})", "not both"),

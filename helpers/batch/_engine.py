@@ -1040,3 +1040,19 @@ def g_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventi
     value = np.divide(gains, np.log2(2.0 + cost - gained), out=np.zeros(len(gains)), where=gains > 0)
     return safe_divide(per_query_sum(ranking.query, value, judged.n_queries),
                        per_query_sum(ideal_query, ideal_grade, judged.n_queries))
+
+
+def relstring_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """relstring: a character per document of the top k (10 by default): its grade 0-9, '>' above 9, '.' for a
+    negative grade (judged as unjudged), '-' without a judgment. Text, one string per query (numpy, no loop)."""
+    k = measure.cutoff or RELSTRING_DEFAULT
+    shown = np.minimum(ranking.n_returned, k).astype(np.int64)
+    chars = np.where(np.arange(k) < shown[:, None], "-", "").astype("<U1")
+    rows = np.flatnonzero(ranking.rank <= k)
+    grade = np.trunc(ranking.grade[rows])
+    digit = np.clip(grade, 0, 9).astype(np.int64).astype(str)
+    chars[ranking.query[rows], ranking.rank[rows] - 1] = np.where(grade > 9, ">", np.where(grade < 0, ".", digit))
+    return np.ascontiguousarray(chars).view(f"<U{k}").ravel().astype(object)
+
+
+RELSTRING_DEFAULT = 10  # trec_eval's relstring shows the top 10 unless given a number (relstring.20)

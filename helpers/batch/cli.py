@@ -22,7 +22,7 @@ exactly as trec_eval run once per run would. ``--format csv`` and
 for pipelines.
 
 Where this command and trec_eval 10.0 part, it says so on stderr and never
-in the numbers: a trec_eval measure it does not compute (relstring)
+in the numbers: a trec_eval measure it does not compute (yaap)
 or whose parameters it does not read (utility.2,-1,0,0) is
 left out with a note; without ``-c``, a query of the
 qrels missing from a run is left out of that run's means with a warning
@@ -141,9 +141,13 @@ def _columns(texts: list[str], level: int) -> list[Column]:
 
 
 def _unfold_nicknames(texts: list[str]) -> list[str]:
+    """The names of -m with official and all_trec unfolded; as in trec_eval, a measure also given with its own
+    parameters (-m all_trec -m relstring.20) takes those instead of the nickname's defaults."""
+    with_parameters = {text.partition(".")[0] for text in texts if "." in text}
     unfolded = []
     for text in texts:
-        unfolded += list(NICKNAMES.get(text, (text,)))
+        members = NICKNAMES.get(text)
+        unfolded += [text] if members is None else [name for name in members if name not in with_parameters]
     return unfolded
 
 
@@ -154,7 +158,7 @@ def _columns_of(text: str, level: int, position: int, skipped: list[str]) -> lis
     if family in TREC_ORDER and family not in {*TREC_NAMES.values(), "ndcg"}:
         skipped.append(family)  # a trec_eval measure this command does not compute
         return []
-    if params and family in TREC_UNREAD_PARAMETERS:
+    if params and family.lower() in TREC_UNREAD_PARAMETERS:
         skipped.append(text)  # computed here with trec_eval's default parameters only
         return []
     if family in DEFAULT_CUTOFFS and not params and "." not in text:
@@ -232,7 +236,8 @@ def _per_query_rows(result: RunResult, columns: list[Column]):
     ]
     for row, qid in enumerate(per_query.index.tolist()):
         for name, values, is_count in shown:
-            yield name, qid, int(round(values[row])) if is_count else float(values[row])
+            value = values[row]
+            yield name, qid, f"'{value}'" if isinstance(value, str) else int(round(value)) if is_count else float(value)
 
 
 def _value(result: RunResult, column: Column):
@@ -253,6 +258,12 @@ def _value(result: RunResult, column: Column):
     return float(np.cumsum(values.to_numpy(dtype="float64"))[-1] / len(values)) if len(values) else 0.0
 
 
+def _summarised(columns: list[Column]) -> list[Column]:
+    """The columns with an all line (not relstring, which trec_eval prints per query only)."""
+    return [column for column in columns
+            if column.measure is None or declaration_of(column.measure.name).trec_lines != "per query"]
+
+
 # --- output ---------------------------------------------------------------------------
 
 
@@ -267,7 +278,7 @@ def _write_trec(out, args, columns: list[Column], results: list[RunResult]) -> N
             for name, qid, value in _per_query_rows(result, columns):
                 out.write(_trec_line(name, qid, value))
         if not args.n:
-            for column in columns:
+            for column in _summarised(columns):
                 out.write(_trec_line(column.name, "all", _value(result, column)))
 
 
@@ -276,7 +287,7 @@ def _rows(args, columns: list[Column], result: RunResult):
     if args.q:
         yield from _per_query_rows(result, columns)
     if not args.n:
-        for column in columns:
+        for column in _summarised(columns):
             yield column.name, "all", _value(result, column)
 
 

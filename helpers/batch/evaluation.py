@@ -307,7 +307,7 @@ def rank_run(run, depth: int | None = None) -> pd.DataFrame:
 
 def _nothing_to_find(measure: Measure, judged: _engine.Judgments) -> np.ndarray:
     """True for queries without a relevant judged document for this measure (never, for counts and Judged)."""
-    if measure.kind in ("count", "judged"):
+    if measure.kind in ("count", "judged", "text"):
         return np.zeros(judged.n_queries, dtype=bool)
     rel = 0 if measure.kind == "graded" else measure.rel
     return _engine.n_relevant(judged, rel) == 0
@@ -429,7 +429,7 @@ def evaluate(
     if options.missing == "skip":
         per_query = per_query[returned]
     per_query = _apply_no_relevant(per_query, measures, judged, options.no_relevant).sort_index()
-    means = per_query.mean().rename("mean")
+    means = per_query.mean(numeric_only=True).rename("mean")  # relstring, text, has no mean
     for measure in measures:  # gm_map and gm_bpref: the geometric mean their declaration asks for
         if declaration_of(measure.name).aggregation == "geometric" and str(measure) in per_query:
             means[str(measure)] = aggregate(measure.name, per_query[str(measure)])

@@ -32,6 +32,7 @@ KINDS = {
     "binary": "a document is relevant at grade >= rel",
     "count": "a number of documents; trec_eval's all line sums it over the queries",
     "judged": "about which documents are judged, not their grades",
+    "text": "a string per query, not a number (trec_eval's relstring): no mean, printed per query only",
 }
 CUTOFF_RULES = ("required", "optional", "none")
 # how the values of the queries become one number (the means of evaluate, trec_eval's all line)
@@ -39,6 +40,7 @@ AGGREGATIONS = {
     "mean": "the arithmetic mean over the queries",
     "sum": "the sum over the queries (trec_eval's all line of a count; evaluate's means still average it)",
     "geometric": "the geometric mean over the queries, a value below GEOMETRIC_FLOOR counted as the floor",
+    "none": "no summary: a text measure is shown per query only",
 }
 # trec_eval's floor for a geometric mean (MIN_GEO_MEAN in its trec_eval.h, 0.00001): a query with AP 0 counts as
 # 1e-5, so one failed query pulls gm_map down without making it 0 (Robertson 2006, "On GMAP")
@@ -88,7 +90,7 @@ class OneQuery:
         return metrics.grades_in_rank_order(self.ranked, {d: max(g, 0.0) for d, g in self.judgments.items()})
 
 
-Formula = Callable[..., float]  # (measure, OneQuery) -> the query's value
+Formula = Callable[..., float | str]  # (measure, OneQuery) -> the query's value (text for relstring)
 Kernel = Callable[..., np.ndarray]  # (measure, Judgments, Ranking, Conventions) -> a value per query
 
 
@@ -135,7 +137,7 @@ DECLARATIONS: dict[str, Declaration] = {}
 def declare(**fields) -> Declaration:
     """Add one measure to the registry, refusing a declaration that contradicts itself or another one."""
     if not fields.get("aggregation"):
-        fields["aggregation"] = "sum" if fields.get("kind") == "count" else "mean"
+        fields["aggregation"] = {"count": "sum", "text": "none"}.get(fields.get("kind", ""), "mean")
     declaration = Declaration(**fields)
     problems = []
     if declaration.aggregation not in AGGREGATIONS:
@@ -520,6 +522,17 @@ def g_formula(measure, query: OneQuery) -> float:
     return total / sum(ideal)
 
 
+def relstring_formula(measure, query: OneQuery) -> str:
+    """A character per document of the top k: its grade 0-9, '>' above 9, '.' if negative, '-' if not judged."""
+    def character(doc) -> str:
+        if doc not in query.judgments:
+            return "-"
+        grade = math.trunc(query.judgments[doc])
+        return ">" if grade > 9 else "." if grade < 0 else str(grade)
+
+    return "".join(character(doc) for doc in query.ranked[: measure.cutoff or _engine.RELSTRING_DEFAULT])
+
+
 # --- the declarations ----------------------------------------------------------------------------------
 
 
@@ -664,6 +677,11 @@ declare(name="G", kind="graded", cutoff="none", parameters=(),
                    "summed, over the ideal's total gain (Buckley 2008, trec_eval's experimental G)",
         formula=g_formula, kernel=_engine.g_values, trec_name="G",
         trec_parameters="only G's default gains (the grades) are computed here, not G.1=3,...")
+declare(name="relstring", kind="text", cutoff="optional", parameters=(),
+        definition="the grades of the top k (10 by default) as a string: 0-9, '>' above 9, '.' for a negative "
+                   "grade, '-' without a judgment (trec_eval's relstring, printed per query only)",
+        formula=relstring_formula, kernel=_engine.relstring_values, trec_name="relstring", trec_cut_name="relstring",
+        trec_lines="per query")
 declare(name="Judged", kind="judged", cutoff="optional", parameters=(),
         definition="the judged share of the top k, over min(k, documents returned) (ir_measures' Judged)",
         formula=judged_formula, kernel=_engine.judged_values)
