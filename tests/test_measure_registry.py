@@ -207,3 +207,15 @@ def test_kernels_hold_when_the_run_lists_the_queries_in_another_order_than_the_q
     # query a: z (grade 2) first, then three unjudged; ideal 2, 2, 1. z gives nDCG@1 = 1; x and y are not returned
     # and take the DCG at the list's end (2) over the whole ideal DCG
     assert fast.loc["a", "ndcg_rel"] == pytest.approx((1 + 2 * 2 / (2 + 2 / np.log2(3) + 1 / 2)) / 3, abs=EXACT)
+
+
+def test_relstring_is_text_that_compare_refuses_and_compare_all_leaves_out():
+    from helpers.batch import compare
+    from helpers.batch.comparison import compare_all
+
+    qrels, run = random_collection(1)
+    result = evaluate(qrels, run, ["relstring", "AP"])
+    assert list(result.means.index) == ["AP"]  # text has no mean
+    with pytest.raises(TypeError, match="relstring is text"):
+        compare(evaluate(qrels, run, "relstring"), evaluate(qrels, run, "relstring"), seed=1)
+    assert list(compare_all(result, result, seed=1).index) == ["AP"]
