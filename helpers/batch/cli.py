@@ -237,7 +237,7 @@ def _per_query_rows(result: RunResult, columns: list[Column]):
     for row, qid in enumerate(per_query.index.tolist()):
         for name, values, is_count in shown:
             value = values[row]
-            yield name, qid, f"'{value}'" if isinstance(value, str) else int(round(value)) if is_count else float(value)
+            yield name, qid, value if isinstance(value, str) else int(round(value)) if is_count else float(value)
 
 
 def _value(result: RunResult, column: Column):
@@ -276,7 +276,7 @@ def _write_trec(out, args, columns: list[Column], results: list[RunResult]) -> N
     for result in results:
         if args.q:
             for name, qid, value in _per_query_rows(result, columns):
-                out.write(_trec_line(name, qid, value))
+                out.write(_trec_line(name, qid, f"'{value}'" if isinstance(value, str) else value))  # relstring
         if not args.n:
             for column in _summarised(columns):
                 out.write(_trec_line(column.name, "all", _value(result, column)))
