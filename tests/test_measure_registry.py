@@ -191,8 +191,12 @@ def test_interpolated_precision_by_hand():
     assert parse_measure("Rprec_mult(times=0.5)") == Measure("Rprec_mult", times=0.5)
     with pytest.raises(ValueError, match="IPrec needs recall"):
         parse_measure("IPrec")
-    with pytest.raises(ValueError, match="only utility's default weights"):
-        parse_measure("utility.2,-1,0,0")
+    assert parse_measure("utility.2,-1,0,0") == parse_measure("utility(weights={2,-1,0})") == \
+        Measure("utility", weights=(2.0, -1.0, 0.0, 0.0))
+    assert parse_measure("set_F.0.5") == Measure("set_F", recall_weight=0.5)
+    assert parse_measure("11pt_avg..25,.5") == Measure("11pt_avg", levels=(0.25, 0.5))
+    with pytest.raises(ValueError, match="collection's size"):
+        parse_measure("utility.1,-1,0,1")
 
 
 def test_kernels_hold_when_the_run_lists_the_queries_in_another_order_than_the_qrels():

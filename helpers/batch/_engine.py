@@ -849,10 +849,11 @@ def set_map_values(measure, judged: Judgments, ranking: Ranking, conventions: Co
 
 
 def set_f_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
-    """set_F: the harmonic mean of set precision and set recall (0 when nothing relevant is returned)."""
+    """set_F: (x + 1) P R / (x P + R) of set precision and set recall, x = recall_weight (0 when nothing relevant
+    is returned)."""
     found, returned, relevant = _set_counts(measure, judged, ranking)
-    precision, recall = safe_divide(found, returned), safe_divide(found, relevant)
-    return safe_divide(2.0 * precision * recall, precision + recall)
+    precision, recall, x = safe_divide(found, returned), safe_divide(found, relevant), measure.recall_weight
+    return safe_divide((x + 1.0) * precision * recall, x * precision + recall)
 
 
 def set_relative_p_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
@@ -874,17 +875,20 @@ def num_nonrel_judged_ret_values(measure, judged: Judgments, ranking: Ranking, c
 
 
 def utility_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
-    """utility with trec_eval's default weights: relevant returned count +1, other returned documents -1."""
-    found, returned, _ = _set_counts(measure, judged, ranking)
-    return found - (returned - found)
+    """utility: the weighted counts of relevant returned, other returned and relevant missed documents (the
+    fourth weight, for other documents missed, is 0: it needs the collection's size)."""
+    found, returned, relevant = _set_counts(measure, judged, ranking)
+    kept, other, missed, _ = measure.weights
+    return kept * found + other * (returned - found) + missed * (relevant - found)
 
 
 def eleven_point_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
-    """11pt_avg: the interpolated precision at recall 0, 0.1, ..., 1, averaged (a loop over the 11 levels)."""
+    """11pt_avg: the interpolated precision at each recall level (0, 0.1, ..., 1 by default), averaged (a loop
+    over the levels)."""
     total = np.zeros(judged.n_queries)
-    for level in range(11):
-        total += iprec_values(replace(measure, recall=level / 10), judged, ranking, conventions)
-    return total / 11.0
+    for level in measure.levels:
+        total += iprec_values(replace(measure, recall=level), judged, ranking, conventions)
+    return total / len(measure.levels)
 
 
 def unjudged_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:

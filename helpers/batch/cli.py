@@ -23,7 +23,7 @@ for pipelines.
 
 Where this command and trec_eval 10.0 part, it says so on stderr and never
 in the numbers: a trec_eval measure it does not compute (yaap)
-or whose parameters it does not read (utility.2,-1,0,0) is
+or whose parameters it does not read (rbp.p=0.95, G.1=3) is
 left out with a note; without ``-c``, a query of the
 qrels missing from a run is left out of that run's means with a warning
 (trec_eval 9 does the same silently, trec_eval 10.0 stops with an error);
@@ -175,6 +175,8 @@ def _column(measure: Measure, text: str, level: int, position: int) -> Column:
     """The printed name: trec_eval's where it has the measure (P_5, ndcg_cut_10, ndcg_1=3), else evaluate's."""
     trec = TREC_NAMES.get((measure.name, measure.cutoff is not None))
     plain = measure.gain == "linear" and measure.rel == (level if "rel" in MEASURES[measure.name][2] else 1)
+    if trec is not None and plain and declaration_of(measure.name).trec_whole and "." in text:
+        return Column(measure, f"{trec}_{text.partition('.')[2]}", (TREC_ORDER.index(trec), 1))  # utility_2,-1,0,0
     if trec is not None and plain and measure.gains is None:
         listed = declaration_of(measure.name).trec_list  # iprec_at_recall_0.10, Rprec_mult_0.20
         value = measure.cutoff if listed is None else getattr(measure, listed)

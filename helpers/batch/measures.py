@@ -5,9 +5,10 @@ A measure is written the ir_measures way, ``Name(param=value,...)@k``:
 ``RR(rel=2)@10``, ``AP``, ``P@5``, ``R@100``, ``Hit@3``, ``CG@5``, ``Rprec``,
 ``bpref``, ``Judged@10``, ``num_rel``, ``num_rel_ret``, ``num_ret``, and past
 trec_eval ``RBP(p=0.8)``, ``RBP_resid`` and ``ERR@20``; the rest of trec_eval's
-family is ``GMAP``, ``IPrec(recall=0.5)``, ``11pt_avg``, ``Rprec_mult(times=2)``,
-``set_P``, ``set_recall``, ``set_map``, ``set_F``, ``set_relative_P``,
-``relative_P@10``, ``utility``, ``binG``, ``infAP``, ``gm_bpref``, ``unj@10``,
+family is ``GMAP``, ``IPrec(recall=0.5)``, ``11pt_avg(levels={0.2,0.5,0.8})``,
+``Rprec_mult(times=2)``, ``set_P``, ``set_recall``, ``set_map``,
+``set_F(recall_weight=0.5)``, ``set_relative_P``, ``relative_P@10``,
+``utility(weights={2,-1,0})``, ``relstring@20``, ``binG``, ``infAP``, ``gm_bpref``, ``unj@10``,
 ``num_nonrel_judged_ret``, ``ndcg_rel``, ``Rndcg``, ``G``, and ``rbp`` and ``rbp_resid`` (in lower case only:
 trec_eval's graded RBP, p = 0.9). Every name becomes one
 canonical spelling, ``str(measure)``. Each measure is declared once in
@@ -59,11 +60,14 @@ TREC_GAIN_MAPS = {d.trec_name.lower(): d.name for d in DECLARATIONS.values() if 
 TREC_IGNORES_PARAMETERS = {
     d.trec_name.lower(): (None if d.cutoff == "none" else d.name + "@{k}")
     for d in DECLARATIONS.values()
-    if d.trec_name and "gains" not in d.parameters and not d.trec_list and not d.trec_parameters
+    if d.trec_name and "gains" not in d.parameters and not d.trec_list and not d.trec_parameters and not d.trec_whole
 }
 # trec_eval's names whose parameters after a dot are not read here (utility's weights): why, to refuse them
 TREC_UNREAD_PARAMETERS = {d.trec_name.lower(): d.trec_parameters for d in DECLARATIONS.values()
                           if d.trec_name and d.trec_parameters}
+# trec_eval's names whose whole list after a dot is one parameter ("utility.2,-1,0,0": weights)
+TREC_WHOLE_LISTS = {d.trec_name.lower(): (d.name, d.trec_whole) for d in DECLARATIONS.values()
+                    if d.trec_name and d.trec_whole}
 # trec_eval's names whose list after a dot gives a parameter ("iprec_at_recall.0,.5": recall levels)
 TREC_PARAMETER_LISTS = {d.trec_name.lower(): (d.name, d.trec_list) for d in DECLARATIONS.values()
                         if d.trec_name and d.trec_list}
@@ -115,6 +119,9 @@ class Measure:
     p: float = PARAMETERS["p"].default  # type: ignore[assignment]
     recall: float | None = None
     times: float | None = None
+    recall_weight: float = PARAMETERS["recall_weight"].default  # type: ignore[assignment]
+    weights: tuple[float, ...] = PARAMETERS["weights"].default  # type: ignore[assignment]
+    levels: tuple[float, ...] = PARAMETERS["levels"].default  # type: ignore[assignment]
 
     def __str__(self) -> str:
         params = []
@@ -126,6 +133,12 @@ class Measure:
             params.append(f"p={self.p:g}")
         params += [f"{name}={value:g}" for name, value in (("recall", self.recall), ("times", self.times))
                    if value is not None]
+        if self.recall_weight != PARAMETERS["recall_weight"].default:
+            params.append(f"recall_weight={self.recall_weight:g}")
+        for name in ("weights", "levels"):
+            if getattr(self, name) != PARAMETERS[name].default:
+                listed = ",".join(f"{value:g}" for value in getattr(self, name))
+                params.append(f"{name}={{{listed}}}")
         if self.rel != 1:
             params.append(f"rel={self.rel:g}")
         text = self.name + (f"({','.join(params)})" if params else "")
@@ -173,8 +186,8 @@ def parse_measure(text) -> Measure:
     :func:`parse_measures`. Unknown names raise ``ValueError`` listing what is
     supported.
 
-    >>> parse_measure("ndcg_cut_10")
-    Measure(name='nDCG', cutoff=10, rel=1, gain='linear', gains=None, p=0.8, recall=None, times=None)
+    >>> parse_measure("ndcg_cut_10") == Measure("nDCG", cutoff=10)
+    True
     >>> str(parse_measure("RR@10(rel=2)"))
     'RR(rel=2)@10'
     >>> str(parse_measure("ndcg.1=3,2=9,4=4.5"))
@@ -221,6 +234,8 @@ def expand_measure(text) -> list[Measure]:
     if name is None:
         raise ValueError(f"unknown measure {match['name']!r} in {text!r}{unknown_name(match['name'])}; "
                          f"supported: {supported_measures()}")
+    if match["trec_cutoff"] is not None and match["name"].lower() in TREC_WHOLE_LISTS and "." in text:
+        return _trec_list(match["name"], match["trec_cutoff"], text)  # set_F.2: one number, read as trec_eval does
     if match["trec_cutoff"] is not None and _trec_parameter_ignored(match["name"], match["trec_cutoff"], text):
         return [_checked(Measure(name, **_parse_params(match["before"] or match["after"] or "", name, text)), text)]
     cutoff = _parse_cutoff(match["cutoff"] or match["trec_cutoff"], text)
@@ -273,6 +288,9 @@ def _trec_list(name: str, params: str, text: str) -> list[Measure]:
         return [Measure(TREC_GAIN_MAPS[family], gains=_gain_map(params.split(","), "=", text))]
     if family in TREC_PARAMETER_LISTS:
         return _trec_parameter_list(family, params, text)
+    if family in TREC_WHOLE_LISTS:
+        name, parameter = TREC_WHOLE_LISTS[family]
+        return [Measure(name, **{parameter: _READERS[PARAMETERS[parameter].type](params, text)})]  # type: ignore[arg-type]
     if family in TREC_UNREAD_PARAMETERS:
         raise ValueError(f"{text!r}: {TREC_UNREAD_PARAMETERS[family]}")
     if family in TREC_IGNORES_PARAMETERS and _trec_parameter_ignored(family, params, text):
@@ -422,6 +440,35 @@ def _parse_multiple(value: str, whole: str) -> float:
     return times
 
 
+def _numbers(value: str, whole: str, what: str) -> list[float]:
+    """The numbers of a list written {a,b,c} (ir_measures' style here) or a,b,c (trec_eval's)."""
+    inner = value[1:-1] if value.startswith("{") and value.endswith("}") else value
+    if not inner.strip():
+        raise ValueError(f"{whole!r}: {what} are a list of numbers such as {{2,-1,0}}, got {value!r}")
+    return [_parse_number(item.strip(), whole, what) for item in inner.split(",")]
+
+
+def _parse_weights(value: str, whole: str) -> tuple[float, ...]:
+    weights = _numbers(value, whole, "utility's weights")
+    if len(weights) == 3:
+        weights.append(0.0)
+    if len(weights) != 4:
+        raise ValueError(f"{whole!r}: utility takes 3 or 4 weights (relevant returned, other returned, relevant "
+                         f"missed, other missed), got {len(weights)}")
+    if weights[3] != 0:
+        raise ValueError(f"{whole!r}: the weight of other documents missed needs the collection's size (trec_eval's "
+                         "-N), which is not offered: give it as 0")
+    return tuple(weights)
+
+
+def _parse_levels(value: str, whole: str) -> tuple[float, ...]:
+    levels = _numbers(value, whole, "recall levels")
+    for level in levels:
+        _parse_fraction(str(level), whole)
+    return tuple(levels)
+
+
 # how a parameter's value is read, by its type (helpers.batch.registry.PARAMETERS)
 _READERS = {"grade": _parse_rel, "gain": _parse_gain, "gain map": _parse_gain_map, "probability": _parse_probability,
-            "fraction": _parse_fraction, "multiple": _parse_multiple}
+            "fraction": _parse_fraction, "multiple": _parse_multiple, "weights": _parse_weights,
+            "levels": _parse_levels}

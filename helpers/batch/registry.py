@@ -69,6 +69,13 @@ PARAMETERS = {
     "recall": Parameter("recall", "fraction", None, "a recall level from 0 to 1", (0.0, 0.1, 0.25, 0.5, 1.0)),
     "times": Parameter("times", "multiple", None, "a multiple of R above 0, such as 0.2 or 2",
                        (0.2, 0.35, 1.0, 2.0)),
+    "recall_weight": Parameter("recall_weight", "multiple", 1.0, "how much recall counts against precision in "
+                               "set_F, trec_eval's set_F.x (x = beta squared of F-beta)", (0.5, 2.0)),
+    "weights": Parameter("weights", "weights", (1.0, -1.0, 0.0, 0.0), "utility's weights of relevant returned, "
+                         "other returned, relevant missed and other missed documents, the last 0",
+                         ((2.0, -1.0, 0.0, 0.0), (1.0, -2.0, -0.5, 0.0))),
+    "levels": Parameter("levels", "levels", tuple(level / 10 for level in range(11)), "the recall levels "
+                        "11pt_avg averages over", ((0.25, 0.5, 0.75), (0.0, 1.0))),
 }
 
 
@@ -114,6 +121,7 @@ class Declaration:
     defaults: tuple = ()  # (parameter, value) pairs where this measure's default differs from PARAMETERS'
     aggregation: str = ""  # how the queries' values become one (AGGREGATIONS); "" means sum for counts, else mean
     trec_list: str | None = None  # the parameter trec_eval's list after the dot gives (iprec_at_recall.0,.5: recall)
+    trec_whole: str | None = None  # the parameter trec_eval's whole list after the dot is (utility.2,-1,0,0: weights)
     trec_lines: str = "both"  # which lines trec_eval prints (TREC_LINES)
     trec_parameters: str | None = None  # trec_eval's parameters after the dot that are not read here: why
 
@@ -146,8 +154,9 @@ def declare(**fields) -> Declaration:
     if declaration.trec_lines not in TREC_LINES:
         problems.append(f"unknown trec_lines {declaration.trec_lines!r}"
                         f"{did_you_mean(declaration.trec_lines, TREC_LINES)}")
-    if declaration.trec_list is not None and declaration.trec_list not in declaration.parameters:
-        problems.append(f"trec_list {declaration.trec_list!r} is not one of its parameters")
+    problems += [f"{field} {value!r} is not one of its parameters"
+                 for field, value in (("trec_list", declaration.trec_list), ("trec_whole", declaration.trec_whole))
+                 if value is not None and value not in declaration.parameters]
     if declaration.kind not in KINDS:
         problems.append(f"unknown kind {declaration.kind!r}{did_you_mean(declaration.kind, KINDS)}")
     if declaration.cutoff not in CUTOFF_RULES:
@@ -385,9 +394,9 @@ def set_map_formula(measure, query: OneQuery) -> float:
 
 
 def set_f_formula(measure, query: OneQuery) -> float:
-    """2 P R / (P + R) of the set precision and set recall."""
-    precision, recall = set_p_formula(measure, query), set_recall_formula(measure, query)
-    return 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    """(x + 1) P R / (x P + R) of the set precision and set recall, x the recall weight (1: F1)."""
+    precision, recall, x = set_p_formula(measure, query), set_recall_formula(measure, query), measure.recall_weight
+    return (x + 1) * precision * recall / (x * precision + recall) if precision + recall else 0.0
 
 
 def set_relative_p_formula(measure, query: OneQuery) -> float:
@@ -409,14 +418,15 @@ def num_nonrel_judged_ret_formula(measure, query: OneQuery) -> float:
 
 
 def utility_formula(measure, query: OneQuery) -> float:
-    """+1 for each relevant returned document, -1 for each other returned document."""
-    found, returned, _ = _set_counts(measure, query)
-    return float(found - (returned - found))
+    """Weighted counts: relevant returned, other returned, relevant missed (trec_eval's default 1, -1, 0)."""
+    found, returned, relevant = _set_counts(measure, query)
+    kept, other, missed, _ = measure.weights
+    return float(kept * found + other * (returned - found) + missed * (relevant - found))
 
 
 def eleven_point_formula(measure, query: OneQuery) -> float:
-    """The interpolated precision at recall 0, 0.1, ..., 1, averaged."""
-    return sum(iprec_formula(replace(measure, recall=level / 10), query) for level in range(11)) / 11
+    """The interpolated precision at each recall level (0, 0.1, ..., 1 by default), averaged."""
+    return sum(iprec_formula(replace(measure, recall=level), query) for level in measure.levels) / len(measure.levels)
 
 
 def unjudged_formula(measure, query: OneQuery) -> float:
@@ -599,11 +609,11 @@ declare(name="IPrec", kind="binary", cutoff="none", parameters=("recall", "rel")
                    "R has been found (Manning et al. 2008, sec. 8.4; trec_eval 10.0's iprec_at_recall)",
         formula=iprec_formula, kernel=_engine.iprec_values, trec_name="iprec_at_recall", trec_list="recall",
         trec_default_cutoffs="0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1")
-declare(name="11pt_avg", kind="binary", cutoff="none", parameters=("rel",),
+declare(name="11pt_avg", kind="binary", cutoff="none", parameters=("levels", "rel"),
         definition="11-point average: the interpolated precision at recall 0, 0.1, ..., 1, averaged (Manning et al. "
                    "2008, sec. 8.4; trec_eval's 11pt_avg, recall levels rounded as trec_eval 10.0 does)",
         formula=eleven_point_formula, kernel=_engine.eleven_point_values, trec_name="11pt_avg",
-        trec_parameters="only 11pt_avg's default 11 recall levels are computed here, not 11pt_avg.levels")
+        trec_whole="levels")
 declare(name="num_rel", kind="count", cutoff="none", parameters=("rel",),
         definition="the judged documents with a grade of rel or more (trec_eval)",
         formula=num_rel_formula, kernel=_engine.num_rel_values, trec_name="num_rel")
@@ -627,11 +637,11 @@ declare(name="set_recall", kind="binary", cutoff="none", parameters=("rel",),
 declare(name="set_map", kind="binary", cutoff="none", parameters=("rel",),
         definition="unranked AP: set precision times set recall (trec_eval's set_map, once exact_unranked_avg_prec)",
         formula=set_map_formula, kernel=_engine.set_map_values, trec_name="set_map")
-declare(name="set_F", kind="binary", cutoff="none", parameters=("rel",),
-        definition="set F1: the harmonic mean of set precision and set recall (van Rijsbergen 1979, E measure; "
-                   "trec_eval's set_F.1.0)",
+declare(name="set_F", kind="binary", cutoff="none", parameters=("recall_weight", "rel"),
+        definition="set F: (x + 1) P R / (x P + R) of set precision and set recall, x the recall weight, 1 by "
+                   "default (F1) (van Rijsbergen 1979, E measure; trec_eval's set_F.x)",
         formula=set_f_formula, kernel=_engine.set_f_values, trec_name="set_F",
-        trec_parameters="only set_F's default weight 1.0 (F1) is computed here, not set_F.x")
+        trec_whole="recall_weight")
 declare(name="set_relative_P", kind="binary", cutoff="none", parameters=("rel",),
         definition="relative set precision: relevant returned over min(returned, R), the best a set that size "
                    "could do (trec_eval)",
@@ -645,11 +655,11 @@ declare(name="num_nonrel_judged_ret", kind="count", cutoff="none", parameters=("
         definition="the returned documents judged not relevant, grade 0 up to below rel (trec_eval)",
         formula=num_nonrel_judged_ret_formula, kernel=_engine.num_nonrel_judged_ret_values,
         trec_name="num_nonrel_judged_ret")
-declare(name="utility", kind="binary", cutoff="none", parameters=("rel",),
-        definition="set utility with trec_eval's default weights: +1 per relevant returned document, -1 per other "
-                   "returned document (Hull and Robertson 1999, TREC-8 filtering; trec_eval's utility)",
+declare(name="utility", kind="binary", cutoff="none", parameters=("weights", "rel"),
+        definition="set utility: weights times the relevant returned, other returned and relevant missed documents, "
+                   "1, -1, 0 by default (Hull and Robertson 1999, TREC-8 filtering; trec_eval's utility)",
         formula=utility_formula, kernel=_engine.utility_values, trec_name="utility",
-        trec_parameters="only utility's default weights 1,-1,0,0 are computed here, not utility.w1,w2,w3,w4")
+        trec_whole="weights")
 declare(name="gm_bpref", kind="binary", cutoff="none", parameters=("rel",),
         definition="bpref per query, averaged geometrically with 0 counted as 0.00001 (trec_eval's gm_bpref)",
         formula=bpref_formula, kernel=_engine.bpref_values, trec_name="gm_bpref", aggregation="geometric",
