@@ -23,7 +23,7 @@ for pipelines.
 
 Where this command and trec_eval 10.0 part, it says so on stderr and never
 in the numbers: a trec_eval measure it does not compute (yaap)
-or whose parameters it does not read (rbp.p=0.95, G.1=3) is
+or whose parameters it does not read (G.1=3) is
 left out with a note; without ``-c``, a query of the
 qrels missing from a run is left out of that run's means with a warning
 (trec_eval 9 does the same silently, trec_eval 10.0 stops with an error);

@@ -290,7 +290,8 @@ def _trec_list(name: str, params: str, text: str) -> list[Measure]:
         return _trec_parameter_list(family, params, text)
     if family in TREC_WHOLE_LISTS:
         name, parameter = TREC_WHOLE_LISTS[family]
-        return [Measure(name, **{parameter: _READERS[PARAMETERS[parameter].type](params, text)})]  # type: ignore[arg-type]
+        value = params.removeprefix(f"{parameter}=")  # rbp.p=0.95: trec_eval names the parameter
+        return [Measure(name, **{parameter: _READERS[PARAMETERS[parameter].type](value, text)})]  # type: ignore[arg-type]
     if family in TREC_UNREAD_PARAMETERS:
         raise ValueError(f"{text!r}: {TREC_UNREAD_PARAMETERS[family]}")
     if family in TREC_IGNORES_PARAMETERS and _trec_parameter_ignored(family, params, text):

@@ -712,12 +712,12 @@ declare(name="rbp", kind="graded", cutoff="none", parameters=("p",), defaults=((
         definition="trec_eval's graded RBP: (1 - p) times the sum of p^(rank-1) x the grade, over the query's top "
                    "grade when it is above 1, p = 0.9 by default (Moffat and Zobel 2008; trec_eval 10.0's rbp)",
         formula=trec_rbp_formula, kernel=_engine.trec_rbp_values, trec_name="rbp",
-        trec_parameters="write rbp(p=0.95): trec_eval's spelling rbp.p=0.95 is not read here")
+        trec_whole="p")
 declare(name="rbp_resid", kind="judged", cutoff="none", parameters=("p",), defaults=(("p", 0.9),), exact_case=True,
         definition="trec_eval's rbp_resid: 1 minus the RBP weights of the judged returned documents, 0 when every "
                    "returned document is judged (Moffat and Zobel 2008; trec_eval 10.0's rbp_resid)",
         formula=trec_rbp_residual_formula, kernel=_engine.trec_rbp_residual_values, trec_name="rbp_resid",
-        trec_parameters="write rbp_resid(p=0.95): trec_eval's spelling rbp_resid.p=0.95 is not read here")
+        trec_whole="p")
 declare(name="ERR", kind="graded", cutoff="optional", parameters=(),
         definition="expected reciprocal rank: a cascade where the user stops at a document with probability "
                    "(2^grade - 1) / 2^4, 4 the maximum grade (Chapelle et al. 2009; gdeval, ir_measures)",
