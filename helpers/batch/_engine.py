@@ -960,30 +960,34 @@ def trec_rbp_residual_values(measure, judged: Judgments, ranking: Ranking, conve
 # --- trec_eval's nDCG averaged over relevant documents (ndcg_rel) and over gain levels (Rndcg) -------------
 
 
-def _dcg_so_far(ranking: Ranking) -> np.ndarray:
-    """For each judged returned row: the DCG (the grade as gain) of its query down to its rank (grouped cumsum)."""
-    if "dcg so far" not in ranking.cache:
-        discounted = pd.Series(np.maximum(ranking.grade, 0.0) / np.log2(ranking.rank + 1.0))
-        ranking.cache["dcg so far"] = discounted.groupby(ranking.query, sort=False).cumsum().to_numpy()
-    return ranking.cache["dcg so far"]
+def _dcg_so_far(ranking: Ranking, gains) -> np.ndarray:
+    """For each judged returned row: the DCG (the grade as gain, or a gain map's) of its query down to its rank
+    (grouped cumsum)."""
+    key = ("dcg so far", gains)
+    if key not in ranking.cache:
+        discounted = pd.Series(gain(ranking.grade, "linear", gains) / np.log2(ranking.rank + 1.0))
+        ranking.cache[key] = discounted.groupby(ranking.query, sort=False).cumsum().to_numpy()
+    return ranking.cache[key]
 
 
-def _ideal_so_far(judged: Judgments) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The ideal ranking of the positive grades, high to low: each position's query, grade and ideal DCG down
+def _ideal_so_far(judged: Judgments, gains) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The ideal ranking of the positive gains, high to low: each position's query, gain and ideal DCG down
     to it, and where each query's positions start."""
-    if "ideal so far" not in judged.cache:
-        positive = judged.grade > 0
-        query, grade = judged.query[positive], judged.grade[positive]
+    key = ("ideal so far", gains)
+    if key not in judged.cache:
+        gained = gain(judged.grade, "linear", gains)
+        positive = gained > 0
+        query, grade = judged.query[positive], gained[positive]
         order = np.lexsort((-grade, query))
         query, grade = query[order], grade[order]
         discounted = pd.Series(grade / np.log2(ranks_within(query) + 1.0))
         ideal = discounted.groupby(query, sort=False).cumsum().to_numpy()
         starts = np.searchsorted(query, np.arange(judged.n_queries))
-        judged.cache["ideal so far"] = (query, grade, ideal, starts)
-    return judged.cache["ideal so far"]
+        judged.cache[key] = (query, grade, ideal, starts)
+    return judged.cache[key]
 
 
-def _dcg_at(ranking: Ranking, query: np.ndarray, depth: np.ndarray) -> np.ndarray:
+def _dcg_at(ranking: Ranking, gains, query: np.ndarray, depth: np.ndarray) -> np.ndarray:
     """The DCG of each given query down to the given depth (0 where no judged document is that high)."""
     if not len(ranking.query):
         return np.zeros(len(query))
@@ -993,20 +997,22 @@ def _dcg_at(ranking: Ranking, query: np.ndarray, depth: np.ndarray) -> np.ndarra
     row = np.searchsorted(keys[order], query.astype(np.int64) * step + depth.astype(np.int64), side="right") - 1
     row = order[np.maximum(row, 0)] * (row >= 0) - (row < 0)
     found = (row >= 0) & (ranking.query[np.maximum(row, 0)] == query)
-    return np.where(found, _dcg_so_far(ranking)[np.maximum(row, 0)], 0.0)
+    return np.where(found, _dcg_so_far(ranking, gains)[np.maximum(row, 0)], 0.0)
 
 
 def ndcg_rel_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
     """ndcg_rel: nDCG at each relevant document's rank, a relevant document not returned taking the nDCG at the
-    list's end, averaged over the relevant documents (relevant: a grade above 0)."""
-    ideal_query, _, ideal, starts = _ideal_so_far(judged)
+    list's end, averaged over the relevant documents (relevant: a gain above 0)."""
+    gains = measure.gains
+    ideal_query, _, ideal, starts = _ideal_so_far(judged, gains)
     relevant = np.bincount(ideal_query, minlength=judged.n_queries).astype("float64")
-    rows = np.flatnonzero(ranking.grade > 0)
+    rows = np.flatnonzero(gain(ranking.grade, "linear", gains) > 0)
     query, rank = ranking.query[rows], ranking.rank[rows]
-    at_row = _dcg_so_far(ranking)[rows] / ideal[starts[query] + np.minimum(rank, relevant[query]).astype(np.int64) - 1]
+    depth = starts[query] + np.minimum(rank, relevant[query]).astype(np.int64) - 1
+    at_row = _dcg_so_far(ranking, gains)[rows] / ideal[depth]
     found = per_query_sum(query, at_row, judged.n_queries)
-    full_ideal = ideal_dcg(judged, ranking, None, "linear", None, "judged")
-    at_end = _dcg_at(ranking, np.arange(judged.n_queries), ranking.n_returned)
+    full_ideal = ideal_dcg(judged, ranking, None, "linear", gains, "judged")
+    at_end = _dcg_at(ranking, gains, np.arange(judged.n_queries), ranking.n_returned)
     missed = relevant - per_query_sum(query, None, judged.n_queries)
     return safe_divide(found + missed * safe_divide(at_end, full_ideal), relevant)
 
@@ -1014,16 +1020,17 @@ def ndcg_rel_values(measure, judged: Judgments, ranking: Ranking, conventions: C
 def rndcg_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
     """Rndcg: nDCG at the depth where each grade of the ideal ranking ends (the DCG stopping at the list's end),
     and at the list's end when it runs 2 or more past the last relevant depth, averaged (0 when R is 0)."""
-    ideal_query, grade, ideal, starts = _ideal_so_far(judged)
+    gains = measure.gains
+    ideal_query, grade, ideal, starts = _ideal_so_far(judged, gains)
     last_of_grade = np.flatnonzero(np.append((ideal_query[1:] != ideal_query[:-1]) | (grade[1:] != grade[:-1]),
                                              True)) if len(grade) else np.zeros(0, np.int64)
     query = ideal_query[last_of_grade]
     depth = (last_of_grade - starts[query] + 1).astype("float64")
-    at_levels = _dcg_at(ranking, query, np.minimum(depth, ranking.n_returned[query])) / ideal[last_of_grade]
+    at_levels = _dcg_at(ranking, gains, query, np.minimum(depth, ranking.n_returned[query])) / ideal[last_of_grade]
     relevant = np.bincount(ideal_query, minlength=judged.n_queries).astype("float64")
-    full_ideal = ideal_dcg(judged, ranking, None, "linear", None, "judged")
+    full_ideal = ideal_dcg(judged, ranking, None, "linear", gains, "judged")
     past = (ranking.n_returned >= relevant + 2) & (relevant > 0)
-    at_end = safe_divide(_dcg_at(ranking, np.arange(judged.n_queries), ranking.n_returned), full_ideal) * past
+    at_end = safe_divide(_dcg_at(ranking, gains, np.arange(judged.n_queries), ranking.n_returned), full_ideal) * past
     total = per_query_sum(query, at_levels, judged.n_queries) + at_end
     counted = per_query_sum(query, None, judged.n_queries) + past
     return np.where(n_relevant(judged, measure.rel) > 0, safe_divide(total, counted), 0.0)
@@ -1032,16 +1039,16 @@ def rndcg_values(measure, judged: Judgments, ranking: Ranking, conventions: Conv
 def g_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
     """trec_eval's G: each returned document's grade over log2(2 + what the ideal ranking has gained by its rank,
     each position counting at least 1, minus what the list has gained), summed, over the grades of the ideal."""
-    ideal_query, ideal_grade, _, starts = _ideal_so_far(judged)
+    ideal_query, ideal_grade, _, starts = _ideal_so_far(judged, measure.gains)
     ideal_cost = pd.Series(np.maximum(ideal_grade, 1.0)).groupby(ideal_query, sort=False).cumsum().to_numpy()
     relevant = np.bincount(ideal_query, minlength=judged.n_queries)[ranking.query]
-    gains = np.maximum(ranking.grade, 0.0)
+    gains = gain(ranking.grade, "linear", measure.gains)  # a gain map may give a grade a negative gain
     gained = pd.Series(gains).groupby(ranking.query, sort=False).cumsum().to_numpy()
     within = np.minimum(ranking.rank, relevant)
     position = np.maximum(starts[ranking.query] + within - 1, 0)
     cost = np.where(within > 0, ideal_cost[position] if len(ideal_cost) else 0.0, 0.0)
     cost = cost + np.maximum(ranking.rank - relevant, 0)
-    value = np.divide(gains, np.log2(2.0 + cost - gained), out=np.zeros(len(gains)), where=gains > 0)
+    value = np.divide(gains, np.log2(2.0 + cost - gained), out=np.zeros(len(gains)), where=gains != 0)
     return safe_divide(per_query_sum(ranking.query, value, judged.n_queries),
                        per_query_sum(ideal_query, ideal_grade, judged.n_queries))
 

@@ -22,9 +22,8 @@ exactly as trec_eval run once per run would. ``--format csv`` and
 for pipelines.
 
 Where this command and trec_eval 10.0 part, it says so on stderr and never
-in the numbers: a trec_eval measure it does not compute (yaap)
-or whose parameters it does not read (G.1=3) is
-left out with a note; without ``-c``, a query of the
+in the numbers: a trec_eval measure it does not compute (yaap, the -R
+preference measures) is left out with a note; without ``-c``, a query of the
 qrels missing from a run is left out of that run's means with a warning
 (trec_eval 9 does the same silently, trec_eval 10.0 stops with an error);
 ``-m P.5 -m P.10`` computes both (trec_eval keeps the first); a run line with
@@ -54,7 +53,6 @@ from helpers.batch.measures import (
     DEFAULT_CUTOFFS,
     MEASURES,
     TREC_NAMES,
-    TREC_UNREAD_PARAMETERS,
     Measure,
     expand_measure,
 )
@@ -158,9 +156,6 @@ def _columns_of(text: str, level: int, position: int, skipped: list[str]) -> lis
     if family in TREC_ORDER and family not in {*TREC_NAMES.values(), "ndcg"}:
         skipped.append(family)  # a trec_eval measure this command does not compute
         return []
-    if params and family.lower() in TREC_UNREAD_PARAMETERS:
-        skipped.append(text)  # computed here with trec_eval's default parameters only
-        return []
     if family in DEFAULT_CUTOFFS and not params and "." not in text:
         text = f"{family}.{DEFAULT_CUTOFFS[family]}"  # trec_eval's default cutoffs
     columns = []
@@ -182,9 +177,10 @@ def _column(measure: Measure, text: str, level: int, position: int) -> Column:
         value = measure.cutoff if listed is None else getattr(measure, listed)
         name = trec if value is None else f"{trec}_{value}" if listed is None else f"{trec}_{value:.2f}"
         return Column(measure, name, (TREC_ORDER.index(trec), value or 0))
-    if measure.gains is not None and plain and measure.cutoff is None and text.lower().startswith("ndcg."):
-        name = "ndcg_" + text.partition(".")[2]  # trec_eval prints the gain map as it was given
-        return Column(measure, name, (TREC_ORDER.index("ndcg"), 0))
+    family = TREC_NAMES.get((measure.name, False))
+    if measure.gains is not None and plain and measure.cutoff is None and family and "." in text:
+        name = f"{family}_{text.partition('.')[2]}"  # trec_eval prints the gain map as it was given: ndcg_1=3
+        return Column(measure, name, (TREC_ORDER.index(family), 0))
     return Column(measure, str(measure), (len(TREC_ORDER), position))
 
 

@@ -60,11 +60,8 @@ TREC_GAIN_MAPS = {d.trec_name.lower(): d.name for d in DECLARATIONS.values() if 
 TREC_IGNORES_PARAMETERS = {
     d.trec_name.lower(): (None if d.cutoff == "none" else d.name + "@{k}")
     for d in DECLARATIONS.values()
-    if d.trec_name and "gains" not in d.parameters and not d.trec_list and not d.trec_parameters and not d.trec_whole
+    if d.trec_name and "gains" not in d.parameters and not d.trec_list and not d.trec_whole
 }
-# trec_eval's names whose parameters after a dot are not read here (utility's weights): why, to refuse them
-TREC_UNREAD_PARAMETERS = {d.trec_name.lower(): d.trec_parameters for d in DECLARATIONS.values()
-                          if d.trec_name and d.trec_parameters}
 # trec_eval's names whose whole list after a dot is one parameter ("utility.2,-1,0,0": weights)
 TREC_WHOLE_LISTS = {d.trec_name.lower(): (d.name, d.trec_whole) for d in DECLARATIONS.values()
                     if d.trec_name and d.trec_whole}
@@ -248,8 +245,6 @@ def _trec_parameter_ignored(family: str, parameter: str, text: str) -> bool:
     family = family.lower()
     if family in TREC_CUTOFF_LISTS:
         return False
-    if family in TREC_UNREAD_PARAMETERS:
-        raise ValueError(f"{text!r}: {TREC_UNREAD_PARAMETERS[family]}")
     if family in TREC_IGNORES_PARAMETERS:
         spelling = TREC_IGNORES_PARAMETERS[family]
         suggestion = f" Did you mean {spelling.format(k=parameter)}?" if spelling and parameter.isdigit() else ""
@@ -260,8 +255,10 @@ def _trec_parameter_ignored(family: str, parameter: str, text: str) -> bool:
         )
         return True
     if family in TREC_GAIN_MAPS:
-        raise ValueError(f"{text!r}: trec_eval refuses this name: ndcg's parameters are grade=gain pairs "
-                         f"such as 'ndcg.1=3,2=9'; for a cutoff write 'nDCG@{parameter}' or 'ndcg_cut.{parameter}'")
+        cutoff = (f"; for a cutoff write 'nDCG@{parameter}' or 'ndcg_cut.{parameter}'" if family == "ndcg" else
+                  f"; {family} takes no cutoff")
+        raise ValueError(f"{text!r}: trec_eval refuses this name: {family}'s parameters are grade=gain pairs "
+                         f"such as '{family}.1=3,2=9'{cutoff}")
     raise ValueError(f"{text!r}: a cutoff after '.' or '_' is trec_eval's spelling, and {family!r} is not a "
                      f"trec_eval measure; write '{ALIASES[family]}@{parameter}'")
 
@@ -292,8 +289,6 @@ def _trec_list(name: str, params: str, text: str) -> list[Measure]:
         name, parameter = TREC_WHOLE_LISTS[family]
         value = params.removeprefix(f"{parameter}=")  # rbp.p=0.95: trec_eval names the parameter
         return [Measure(name, **{parameter: _READERS[PARAMETERS[parameter].type](value, text)})]  # type: ignore[arg-type]
-    if family in TREC_UNREAD_PARAMETERS:
-        raise ValueError(f"{text!r}: {TREC_UNREAD_PARAMETERS[family]}")
     if family in TREC_IGNORES_PARAMETERS and _trec_parameter_ignored(family, params, text):
         return [Measure(ALIASES[family])]
     if family not in TREC_CUTOFF_LISTS:

@@ -123,7 +123,6 @@ class Declaration:
     trec_list: str | None = None  # the parameter trec_eval's list after the dot gives (iprec_at_recall.0,.5: recall)
     trec_whole: str | None = None  # the parameter trec_eval's whole list after the dot is (utility.2,-1,0,0: weights)
     trec_lines: str = "both"  # which lines trec_eval prints (TREC_LINES)
-    trec_parameters: str | None = None  # trec_eval's parameters after the dot that are not read here: why
 
     @property
     def summed(self) -> bool:
@@ -482,10 +481,19 @@ def trec_rbp_residual_formula(measure, query: OneQuery) -> float:
     return p ** len(query.ranked) + sum((1 - p) * p ** (rank - 1) for rank in unjudged) if unjudged else 0.0
 
 
-def _dcg_and_ideal(query: OneQuery) -> tuple[list[float], list[float]]:
-    """The DCG down to each rank of the list and of the ideal ranking of the positive grades (gain = grade)."""
-    ideal_grades = sorted((grade for grade in query.judgments.values() if grade > 0), reverse=True)
-    dcg = list(itertools.accumulate(grade / math.log2(rank + 1) for rank, grade in enumerate(query.grades(), 1)))
+def _trec_gains(measure, query: OneQuery) -> tuple[list[float], list[float]]:
+    """The gain of each ranked document and of each judged one: the grade, or a gain map's (trec_eval's ndcg_rel,
+    Rndcg and G); a negative grade and an unjudged document gain 0."""
+    if measure.gains is not None:
+        return _mapped_gains(measure, query)
+    return query.grades(), [max(grade, 0.0) for grade in query.judgments.values()]
+
+
+def _dcg_and_ideal(measure, query: OneQuery) -> tuple[list[float], list[float]]:
+    """The DCG down to each rank of the list and of the ideal ranking of the positive gains."""
+    ranked, judged = _trec_gains(measure, query)
+    ideal_grades = sorted((gain for gain in judged if gain > 0), reverse=True)
+    dcg = list(itertools.accumulate(gain / math.log2(rank + 1) for rank, gain in enumerate(ranked, 1)))
     ideal = list(itertools.accumulate(grade / math.log2(rank + 1) for rank, grade in enumerate(ideal_grades, 1)))
     return dcg, ideal
 
@@ -493,10 +501,10 @@ def _dcg_and_ideal(query: OneQuery) -> tuple[list[float], list[float]]:
 def ndcg_rel_formula(measure, query: OneQuery) -> float:
     """nDCG at each relevant returned document's rank, and at the list's end for each relevant one not returned,
     averaged over the relevant documents (a grade above 0); the ideal ranking is cut at R."""
-    dcg, ideal = _dcg_and_ideal(query)
+    dcg, ideal = _dcg_and_ideal(measure, query)
     if not ideal:
         return 0.0
-    grades = query.grades()
+    grades = _trec_gains(measure, query)[0]
     at_relevant = [dcg[rank - 1] / ideal[min(rank, len(ideal)) - 1]
                    for rank, grade in enumerate(grades, start=1) if grade > 0]
     at_end = dcg[-1] / ideal[-1] if dcg else 0.0
@@ -506,10 +514,10 @@ def ndcg_rel_formula(measure, query: OneQuery) -> float:
 def rndcg_formula(measure, query: OneQuery) -> float:
     """nDCG at the depth where each grade of the ideal ranking ends (the DCG stops at the list's end), and at the
     list's end when it runs 2 or more past R, averaged; 0 without a document of grade rel or more."""
-    dcg, ideal = _dcg_and_ideal(query)
+    dcg, ideal = _dcg_and_ideal(measure, query)
     if not query.relevant(measure.rel) or not ideal:
         return 0.0
-    grades = sorted((grade for grade in query.judgments.values() if grade > 0), reverse=True)
+    grades = sorted((gain for gain in _trec_gains(measure, query)[1] if gain > 0), reverse=True)
     ends = [depth for depth in range(1, len(grades) + 1) if depth == len(grades) or grades[depth] != grades[depth - 1]]
     values = [(dcg[min(depth, len(dcg)) - 1] if dcg else 0.0) / ideal[depth - 1] for depth in ends]
     if len(dcg) >= len(ideal) + 2:
@@ -520,14 +528,15 @@ def rndcg_formula(measure, query: OneQuery) -> float:
 def g_formula(measure, query: OneQuery) -> float:
     """Each returned document's grade over log2(2 + the ideal's cost by its rank - the grades so far), summed,
     over the sum of the positive grades; the ideal's cost adds each ideal grade, at least 1, then 1 per rank."""
-    ideal = sorted((grade for grade in query.judgments.values() if grade > 0), reverse=True)
+    ranked, judged = _trec_gains(measure, query)
+    ideal = sorted((gain for gain in judged if gain > 0), reverse=True)
     if not ideal:
         return 0.0
     total, cost, gained = 0.0, 0.0, 0.0
-    for rank, grade in enumerate(query.grades(), start=1):
+    for rank, grade in enumerate(ranked, start=1):
         cost += max(ideal[rank - 1], 1.0) if rank <= len(ideal) else 1.0
         gained += grade
-        if grade > 0:
+        if grade != 0:
             total += grade / math.log2(2 + cost - gained)
     return total / sum(ideal)
 
@@ -672,21 +681,18 @@ declare(name="infAP", kind="binary", cutoff="none", parameters=("rel",),
         definition="inferred AP: AP estimated from a judged sample of the pool, a negative grade marking a pooled "
                    "but unjudged document (Yilmaz and Aslam 2006, CIKM; trec_eval's infAP)",
         formula=infap_formula, kernel=_engine.infap_values, trec_name="infAP")
-declare(name="ndcg_rel", kind="graded", cutoff="none", parameters=(),
+declare(name="ndcg_rel", kind="graded", cutoff="none", parameters=("gains",),
         definition="nDCG averaged over the relevant documents: at each one's rank, or at the list's end if it is "
                    "not returned (Järvelin and Kekäläinen 2002; trec_eval's experimental ndcg_rel)",
-        formula=ndcg_rel_formula, kernel=_engine.ndcg_rel_values, trec_name="ndcg_rel",
-        trec_parameters="only ndcg_rel's default gains (the grades) are computed here, not ndcg_rel.1=3,...")
-declare(name="Rndcg", kind="graded", cutoff="none", parameters=("rel",),
+        formula=ndcg_rel_formula, kernel=_engine.ndcg_rel_values, trec_name="ndcg_rel")
+declare(name="Rndcg", kind="graded", cutoff="none", parameters=("gains", "rel"),
         definition="nDCG averaged over the depths where each grade of the ideal ranking ends, and the list's end "
                    "(Järvelin and Kekäläinen 2002; trec_eval's experimental Rndcg)",
-        formula=rndcg_formula, kernel=_engine.rndcg_values, trec_name="Rndcg",
-        trec_parameters="only Rndcg's default gains (the grades) are computed here, not Rndcg.1=3,...")
-declare(name="G", kind="graded", cutoff="none", parameters=(),
+        formula=rndcg_formula, kernel=_engine.rndcg_values, trec_name="Rndcg")
+declare(name="G", kind="graded", cutoff="none", parameters=("gains",),
         definition="normalised gain: each document's grade over log2(2 + the ideal's gain by its rank - the list's), "
                    "summed, over the ideal's total gain (Buckley 2008, trec_eval's experimental G)",
-        formula=g_formula, kernel=_engine.g_values, trec_name="G",
-        trec_parameters="only G's default gains (the grades) are computed here, not G.1=3,...")
+        formula=g_formula, kernel=_engine.g_values, trec_name="G")
 declare(name="relstring", kind="text", cutoff="optional", parameters=(),
         definition="the grades of the top k (10 by default) as a string: 0-9, '>' above 9, '.' for a negative "
                    "grade, '-' without a judgment (trec_eval's relstring, printed per query only)",

@@ -35,7 +35,8 @@ from helpers.batch.cli import main as ours_main  # noqa: E402
 TOLERANCE = 1e-12
 PARAMETERISED = ["-m", "rbp.p=0.5", "-m", "rbp_resid.p=0.95", "-m", "utility.2,-1,-0.5,0", "-m", "set_F.0.25",
                  "-m", "11pt_avg.0.2,0.5,0.8", "-m", "relstring.3", "-m", "Rprec_mult.0.3,1.5", "-m", "relative_P.2,7",
-                 "-m", "iprec_at_recall.0.15,0.45", "-m", "unj.2,4", "-m", "ndcg.1=3,2=1"]
+                 "-m", "iprec_at_recall.0.15,0.45", "-m", "unj.2,4", "-m", "ndcg.1=3,2=1", "-m", "G.0=-1,1=3,2=9",
+                 "-m", "ndcg_rel.1=5,3=2", "-m", "Rndcg.2=7,3=1"]
 
 
 def trec_eval_lines(binary: Path, options: list[str], qrels: Path, run: Path) -> dict:
