@@ -120,6 +120,8 @@ def test_trec_eval_s_lower_case_rbp_is_its_graded_rbp_and_rbp_is_moffat_and_zobe
     assert parse_measure("RBP") == Measure("RBP") and parse_measure("Rbp(p=0.5)") == Measure("RBP", p=0.5)
     assert parse_measure("err@5") == Measure("ERR", 5)
     assert parse_measure("rbp.p=0.95") == Measure("rbp", p=0.95)
+    with pytest.raises(ValueError, match="its gain map is not read"):
+        parse_measure("rbp.p=0.5,1=3")
 
 
 def test_a_declaration_that_contradicts_itself_or_another_is_refused():

@@ -288,6 +288,8 @@ def _trec_list(name: str, params: str, text: str) -> list[Measure]:
     if family in TREC_WHOLE_LISTS:
         name, parameter = TREC_WHOLE_LISTS[family]
         value = params.removeprefix(f"{parameter}=")  # rbp.p=0.95: trec_eval names the parameter
+        if "=" in value:
+            raise ValueError(f"{text!r}: {family} reads only {parameter}=... here; its gain map is not read")
         return [Measure(name, **{parameter: _READERS[PARAMETERS[parameter].type](value, text)})]  # type: ignore[arg-type]
     if family in TREC_IGNORES_PARAMETERS and _trec_parameter_ignored(family, params, text):
         return [Measure(ALIASES[family])]
