@@ -322,7 +322,8 @@ class Evaluation:
 
     ``per_query``: one row per query (index ``qid``), one column per measure.
     ``means``: the mean of each column (NaN cells, see ``no_relevant="skip"``,
-    are left out of that column's mean). ``missing_queries``: queries of the
+    are left out of that column's mean); GMAP and gm_bpref give the geometric
+    mean their declaration asks for, and relstring, text, has none. ``missing_queries``: queries of the
     qrels with no document in the run (scored 0, or dropped with
     ``missing="skip"``).
     """
