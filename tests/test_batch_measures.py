@@ -39,7 +39,7 @@ from tests.test_evaluate import EXACT, TREC_EVAL, qrels_of, run_of
 PAIRS = TREC_EVAL / "random_pairs.json.gz"
 OURS = {  # trec_eval's printed name -> our measure (before -l)
     "num_ret": "num_ret", "num_rel": "num_rel", "num_rel_ret": "num_rel_ret", "Rprec": "Rprec",
-    "bpref": "bpref", "ndcg_1=3,2=1": "nDCG(gains={1:3,2:1})",
+    "bpref": "bpref", "ndcg_1=3,2=1": "nDCG(gains={1:3,2:1})", "unj_1": "unj@1", "unj_3": "unj@3", "unj_5": "unj@5",
 }
 SETS = {"c": {}, "c_l2": {"rel": 2}, "c_J_M4": {"judged_only": True, "depth": 4}}
 JUDGED_CUTOFFS = (1, 3, 5)
@@ -249,7 +249,7 @@ def test_trec_eval_lists_and_the_new_names(text, names):
 
 @pytest.mark.parametrize(("text", "message"), [
     ("P.5,10", "names 2 measures"), ("P.5,5", "listed twice"), ("P.0,5", "whole number >= 1"),
-    ("iprec_at_recall.0.1,0.2", "lists after a '.' are supported for"), ("Rprec@5", "takes no cutoff"),
+    ("yaap.0.1,0.2", "lists after a '.' are supported for"), ("Rprec@5", "takes no cutoff"),
     ("num_ret(rel=2)", "num_ret takes no parameters"), ("ndcg.x=1", "grade=gain pairs"),
     ("ndcg.-1=2", "grades 0 and above"), ("ndcg.1=2,1=3", "two gains"), ("nDCG(gains={1:high})", "a number"),
     ("nDCG(gains=1:2)", "write a gain map as"), ("nDCG(gain=exp,gains={1:2})", "not both"),

@@ -91,6 +91,10 @@ TREC_EVAL_CASES = {
     "out.test.aqc": ("qrels.test", "results.trunc", TRUNC, 1, FAMILIES),
     "out.test.aqcM": ("qrels.test", "results.trunc", {**TRUNC, "depth": 100}, 1, FAMILIES),
     "out.test.aql": ("qrels.rel_level", "results.test", {"missing": "skip"}, 2, FAMILIES),
+    # trec_eval 10.0's outputs: the measures 10.0 computes differently (below) are compared here only
+    "10.0/out.test.aq": ("qrels.test", "results.test", {"missing": "skip"}, 1, FAMILIES),
+    "10.0/out.test.aqc": ("qrels.test", "results.trunc", TRUNC, 1, FAMILIES),
+    "10.0/out.test.aqcM": ("qrels.test", "results.trunc", {**TRUNC, "depth": 100}, 1, FAMILIES),
     "out.test.meas_params": (
         "qrels.test", "results.test", {"missing": "skip"}, 1, {"P", "recall", "ndcg_cut", "success"}
     ),
@@ -101,12 +105,17 @@ def family(trec_name: str) -> str:
     return trec_name.rstrip("0123456789").rstrip("_.")
 
 
+# trec_eval 10.0 rounds a recall level's share of R where 9.0.8 added 0.9 and truncated
+CHANGED_IN_10 = {"11pt_avg"}
+
+
 @pytest.mark.parametrize("expected_file", TREC_EVAL_CASES)
 def test_agrees_with_trec_eval_test_suite(expected_file):
     qrels_file, run_file, options, rel, families = TREC_EVAL_CASES[expected_file]
     expected = read_trec_eval_output(expected_file)
     names = {name: our_measure(name, rel) for name in expected}
-    names = {name: measure for name, measure in names.items() if measure is not None}
+    names = {name: measure for name, measure in names.items()
+             if measure is not None and (expected_file.startswith("10.0/") or family(name) not in CHANGED_IN_10)}
     assert {family(name) for name in names} >= families, "some trec_eval measures were not compared"
 
     with warnings.catch_warnings():

@@ -49,9 +49,13 @@ def random_collection(seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def variants(declaration) -> list[Measure]:
-    """The measure at every cutoff its rule allows, with each parameter's example values one at a time."""
-    settings = [{}] + [{name: value} for name in declaration.parameters for value in PARAMETERS[name].examples]
-    return [Measure(declaration.name, cutoff, **setting)
+    """The measure at every cutoff its rule allows, with each parameter's example values one at a time (a
+    parameter without a default, such as IPrec's recall, always at its first example when another varies)."""
+    needed = {name: PARAMETERS[name].examples[0] for name in declaration.parameters
+              if PARAMETERS[name].default is None and name != "gains"}
+    settings = [needed] + [{**needed, name: value} for name in declaration.parameters
+                           for value in PARAMETERS[name].examples]
+    return [Measure(declaration.name, cutoff, **{**dict(declaration.defaults), **setting})
             for cutoff, setting in itertools.product(CUTOFFS[declaration.cutoff], settings)]
 
 
@@ -77,6 +81,9 @@ def test_every_kernel_equals_its_single_query_formula(name, both_evaluators):
     for case, fast, slow in both_evaluators:
         assert list(fast.index) == list(slow.index)
         for column in columns:
+            if DECLARATIONS[name].kind == "text":  # relstring: the same strings
+                assert fast[column].tolist() == slow[column].tolist(), f"{column}, {case}"
+                continue
             np.testing.assert_allclose(fast[column].to_numpy(), slow[column].to_numpy(), atol=EXACT, rtol=0,
                                        err_msg=f"{column}, {case}")
 
@@ -108,11 +115,13 @@ def test_a_misspelt_name_is_a_value_error_that_suggests_the_measure(typed):
         parse_measure(typed)
 
 
-def test_a_trec_eval_name_for_a_different_measure_is_refused():
-    for typed in ("rbp", "rbp_resid"):
-        with pytest.raises(ValueError, match="trec_eval's rbp"):
-            parse_measure(typed)
-    assert parse_measure("RBP") == Measure("RBP") and parse_measure("err@5") == Measure("ERR", 5)
+def test_trec_eval_s_lower_case_rbp_is_its_graded_rbp_and_rbp_is_moffat_and_zobel_s():
+    assert parse_measure("rbp") == Measure("rbp", p=0.9) and parse_measure("rbp_resid") == Measure("rbp_resid", p=0.9)
+    assert parse_measure("RBP") == Measure("RBP") and parse_measure("Rbp(p=0.5)") == Measure("RBP", p=0.5)
+    assert parse_measure("err@5") == Measure("ERR", 5)
+    assert parse_measure("rbp.p=0.95") == Measure("rbp", p=0.95)
+    with pytest.raises(ValueError, match="its gain map is not read"):
+        parse_measure("rbp.p=0.5,1=3")
 
 
 def test_a_declaration_that_contradicts_itself_or_another_is_refused():
@@ -158,3 +167,60 @@ def test_rbp_its_residual_and_err_equal_a_hand_computation(name, by_hand):
 def test_err_refuses_a_grade_above_its_maximum():
     with pytest.raises(ValueError, match="grade 5 is above 4"):
         evaluate(HAND_QRELS.assign(grade=[5, 2, 1, 3, 0]), HAND_RUN, ["ERR@10"])
+
+
+# --- aggregations and trec_eval's parameter lists ---------------------------------------------------
+
+
+def test_a_geometric_measure_s_mean_is_the_geometric_mean_with_trec_eval_s_floor():
+    qrels, run = random_collection(0)
+    result = evaluate(qrels, run, ["GMAP", "AP", "gm_bpref", "bpref"])
+    ap = reference_evaluate(qrels, run, ["AP"])["AP"].to_numpy()
+    assert (ap == 0).any()  # the floor matters here
+    assert result.means["GMAP"] == pytest.approx(np.exp(np.mean(np.log(np.maximum(ap, 1e-5)))), abs=EXACT)
+    assert result.means["GMAP"] < result.means["AP"]
+    np.testing.assert_array_equal(result.per_query["gm_bpref"], result.per_query["bpref"])
+
+
+def test_interpolated_precision_by_hand():
+    # relevant at ranks 1, 3 and 6 of 6 returned, R = 4: precisions 1, 2/3, 1/2 at the relevant documents
+    qrels = pd.DataFrame({"qid": "q", "docno": ["a", "c", "f", "z"], "grade": 1})
+    run = pd.DataFrame({"qid": "q", "docno": list("abcdef"), "score": [6.0, 5, 4, 3, 2, 1]})
+    names = ["IPrec(recall=0)", "IPrec(recall=0.25)", "IPrec(recall=0.5)", "IPrec(recall=0.7)", "IPrec(recall=1)"]
+    values = evaluate(qrels, run, names).per_query.iloc[0].tolist()
+    assert values == pytest.approx([1.0, 1.0, 2 / 3, 1 / 2, 0.0], abs=EXACT)  # 0.7 x 4 = 2.8 rounds to 3
+    assert parse_measure("Rprec_mult(times=0.5)") == Measure("Rprec_mult", times=0.5)
+    with pytest.raises(ValueError, match="IPrec needs recall"):
+        parse_measure("IPrec")
+    assert parse_measure("utility.2,-1,0,0") == parse_measure("utility(weights={2,-1,0})") == \
+        Measure("utility", weights=(2.0, -1.0, 0.0, 0.0))
+    assert parse_measure("set_F.0.5") == Measure("set_F", recall_weight=0.5)
+    assert parse_measure("11pt_avg..25,.5") == Measure("11pt_avg", levels=(0.25, 0.5))
+    with pytest.raises(ValueError, match="collection's size"):
+        parse_measure("utility.1,-1,0,1")
+
+
+def test_kernels_hold_when_the_run_lists_the_queries_in_another_order_than_the_qrels():
+    qrels = pd.DataFrame({"qid": ["b", "b", "b", "a", "a", "a"], "docno": list("xyzxyz"), "grade": [2, 1, 0, 1, 2, 2]})
+    run = pd.DataFrame({"qid": list("bbbbaaaa"), "docno": list("xywvzwvu"), "score": [4, 3, 2, 1, 4, 3, 2, 1.0]})
+    measures = [str(measure) for declaration in DECLARATIONS.values() for measure in variants(declaration)]
+    fast, slow = evaluate(qrels, run, measures).per_query, reference_evaluate(qrels, run, measures)
+    numbers = [column for column in measures if parse_measure(column).kind != "text"]
+    np.testing.assert_allclose(fast[numbers].to_numpy(dtype=float), slow[numbers].to_numpy(dtype=float), atol=EXACT,
+                               rtol=0)
+    assert fast["relstring"].tolist() == slow["relstring"].tolist() == ["2---", "21--"]
+    # query a: z (grade 2) first, then three unjudged; ideal 2, 2, 1. z gives nDCG@1 = 1; x and y are not returned
+    # and take the DCG at the list's end (2) over the whole ideal DCG
+    assert fast.loc["a", "ndcg_rel"] == pytest.approx((1 + 2 * 2 / (2 + 2 / np.log2(3) + 1 / 2)) / 3, abs=EXACT)
+
+
+def test_relstring_is_text_that_compare_refuses_and_compare_all_leaves_out():
+    from helpers.batch import compare
+    from helpers.batch.comparison import compare_all
+
+    qrels, run = random_collection(1)
+    result = evaluate(qrels, run, ["relstring", "AP"])
+    assert list(result.means.index) == ["AP"]  # text has no mean
+    with pytest.raises(TypeError, match="relstring is text"):
+        compare(evaluate(qrels, run, "relstring"), evaluate(qrels, run, "relstring"), seed=1)
+    assert list(compare_all(result, result, seed=1).index) == ["AP"]

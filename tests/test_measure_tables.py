@@ -16,7 +16,7 @@ from helpers.batch.registry import DECLARATIONS, PARAMETERS, measure_table
 GUIDE = Path(__file__).resolve().parent.parent / "docs" / "learners.md"
 HEADER = "| write it | parameters | trec_eval | also | what it is |"
 COLUMNS = ("write it", "parameters", "trec_eval", "also", "what it is")
-NAME = re.compile(r"^[\w@.=()]+$")  # a name or a parameter, written as code in the guide
+NAME = re.compile(r"^[\w@.=(),-]+$")  # a name or a parameter, written as code in the guide
 
 
 def as_markdown(text: str) -> str:

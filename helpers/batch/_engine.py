@@ -23,7 +23,7 @@ The steps:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import NoReturn
 
 import numpy as np
@@ -775,3 +775,295 @@ def _bpref(judged: Judgments, ranking: Ranking, rel: float) -> np.ndarray:
     worst = np.minimum(below_threshold[query], relevant[query])
     share = np.divide(np.minimum(above, relevant[query]), worst, out=np.zeros(len(rows)), where=worst > 0)
     return safe_divide(per_query_sum(query, 1.0 - share, judged.n_queries), relevant)
+
+
+# --- trec_eval's family: interpolated precision, precision at multiples of R, the set measures -------------
+
+
+def _best_precision_from_here(ranking: Ranking, rel: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For each returned relevant document: query, how many relevant so far, and the interpolated precision.
+
+    The interpolated precision at a relevant document is the highest precision
+    at it or at any rank below it; precision only rises at a relevant
+    document, so the highest over the relevant documents from here down is
+    enough: a running maximum per query read from the bottom up (pandas'
+    grouped cummax, vectorised).
+    """
+    key = ("interpolated", rel)
+    if key not in ranking.cache:
+        query, rank, hits = _relevant_rows(ranking, rel)
+        precision = pd.Series(hits[::-1] / rank[::-1])
+        best = precision.groupby(query[::-1], sort=False).cummax().to_numpy()[::-1]
+        ranking.cache[key] = (query, hits, best)
+    return ranking.cache[key]
+
+
+def recall_level_count(recall: float, relevant: np.ndarray) -> np.ndarray:
+    """The relevant documents a recall level asks for: recall x R rounded half up (trec_eval 10.0's lround)."""
+    return np.floor(recall * relevant + 0.5)
+
+
+def iprec_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """Interpolated precision at a recall level: the best precision once that share of R is found (0 if never)."""
+    query, hits, best = _best_precision_from_here(ranking, measure.rel)
+    needed = np.maximum(recall_level_count(measure.recall, n_relevant(judged, measure.rel)), 1.0)
+    at = hits == needed[query]
+    return per_query_sum(query[at], best[at], judged.n_queries)
+
+
+def rprec_mult_cutoff(times: float, relevant: np.ndarray) -> np.ndarray:
+    """The depth of Rprec_mult: times x R plus 0.9, truncated (trec_eval's rule), per query."""
+    return np.trunc(times * relevant + 0.9)
+
+
+def rprec_mult_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """Precision at times x R documents, a missing rank counting as not relevant (0 when the depth is 0)."""
+    depth = rprec_mult_cutoff(measure.times, n_relevant(judged, measure.rel))
+    query, rank, _ = _relevant_rows(ranking, measure.rel)
+    found = per_query_sum(query, (rank <= depth[query]).astype("float64"), judged.n_queries)
+    return safe_divide(found, depth)
+
+
+def _set_counts(measure, judged: Judgments, ranking: Ranking) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per query: relevant returned, returned, relevant judged (the set measures' three numbers)."""
+    found = num_rel_ret_values(measure, judged, ranking, Conventions())
+    return found, ranking.n_returned, n_relevant(judged, measure.rel)
+
+
+def set_p_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """set_P: relevant returned over returned."""
+    found, returned, _ = _set_counts(measure, judged, ranking)
+    return safe_divide(found, returned)
+
+
+def set_recall_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """set_recall: relevant returned over R."""
+    found, _, relevant = _set_counts(measure, judged, ranking)
+    return safe_divide(found, relevant)
+
+
+def set_map_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """set_map: set precision times set recall."""
+    found, returned, relevant = _set_counts(measure, judged, ranking)
+    return safe_divide(found * found, returned * relevant)
+
+
+def set_f_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """set_F: (x + 1) P R / (x P + R) of set precision and set recall, x = recall_weight (0 when nothing relevant
+    is returned)."""
+    found, returned, relevant = _set_counts(measure, judged, ranking)
+    precision, recall, x = safe_divide(found, returned), safe_divide(found, relevant), measure.recall_weight
+    return safe_divide((x + 1.0) * precision * recall, x * precision + recall)
+
+
+def set_relative_p_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """set_relative_P: relevant returned over min(returned, R)."""
+    found, returned, relevant = _set_counts(measure, judged, ranking)
+    return safe_divide(found, np.minimum(returned, relevant))
+
+
+def relative_p_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """relative_P@k: the relevant documents in the top k over min(k, R)."""
+    relevant = n_relevant(judged, measure.rel)
+    return safe_divide(_found_in_top(measure, judged, ranking), np.minimum(relevant, measure.cutoff))
+
+
+def num_nonrel_judged_ret_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """num_nonrel_judged_ret: the returned documents judged with a grade from 0 to below rel."""
+    below = (ranking.grade >= 0) & (ranking.grade < measure.rel)
+    return per_query_sum(ranking.query, below.astype("float64"), judged.n_queries)
+
+
+def utility_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """utility: the weighted counts of relevant returned, other returned and relevant missed documents (the
+    fourth weight, for other documents missed, is 0: it needs the collection's size)."""
+    found, returned, relevant = _set_counts(measure, judged, ranking)
+    kept, other, missed, _ = measure.weights
+    return kept * found + other * (returned - found) + missed * (relevant - found)
+
+
+def eleven_point_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """11pt_avg: the interpolated precision at each recall level (0, 0.1, ..., 1 by default), averaged (a loop
+    over the levels)."""
+    total = np.zeros(judged.n_queries)
+    for level in measure.levels:
+        total += iprec_values(replace(measure, recall=level), judged, ranking, conventions)
+    return total / len(measure.levels)
+
+
+def unjudged_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """unj@k: the documents of the top k without a judgment of grade 0 or more, over k (a short list is not
+    padded with unjudged documents)."""
+    k = measure.cutoff
+    judged_in_top = per_query_sum(ranking.query, ((ranking.rank <= k) & (ranking.grade >= 0)).astype("float64"),
+                                  judged.n_queries)
+    return (np.minimum(ranking.n_returned, k) - judged_in_top) / k
+
+
+def bing_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """binG: over R, each relevant returned document's 1 / log2(2 + the documents not relevant above it)."""
+    query, rank, hits = _relevant_rows(ranking, measure.rel)
+    return safe_divide(per_query_sum(query, 1.0 / np.log2(2.0 + rank - hits), judged.n_queries),
+                       n_relevant(judged, measure.rel))
+
+
+INFAP_EPSILON = 1e-5  # infAP's smoothing of the judged share above a document (INFAP_EPSILON in trec_eval.h)
+
+
+def infap_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """infAP: each relevant document adds 1/rank plus, for the ranks above, the pooled share times the
+    smoothed relevant share of the judged ones (Yilmaz and Aslam 2006); the sum over R.
+
+    Rows with a judgment of any grade are the pool; a negative grade is pooled but unjudged.
+    """
+    pooled_above = ranks_within(ranking.query) - 1.0  # the rows of the ranking are the pooled documents
+    nonrelevant = ((ranking.grade >= 0) & (ranking.grade < measure.rel)).astype("float64")
+    running = np.cumsum(nonrelevant)
+    starts = query_starts(ranking.query)
+    nonrelevant_above = running - nonrelevant - np.repeat(running[starts] - nonrelevant[starts],
+                                                          np.diff(np.append(starts, len(running))))
+    rows = np.flatnonzero(ranking.grade >= measure.rel)
+    query, rank = ranking.query[rows], ranking.rank[rows].astype("float64")
+    relevant_above = ranks_within(query) - 1.0
+    above = rank - 1.0
+    share_judged = np.divide(pooled_above[rows], above, out=np.zeros(len(rows)), where=above > 0)
+    share_relevant = (relevant_above + INFAP_EPSILON) / (relevant_above + nonrelevant_above[rows] + 2 * INFAP_EPSILON)
+    value = np.where(rank == 1, 1.0, 1.0 / rank + (above / rank) * share_judged * share_relevant)
+    return safe_divide(per_query_sum(query, value, judged.n_queries), n_relevant(judged, measure.rel))
+
+
+def top_grade(judged: Judgments) -> np.ndarray:
+    """The highest grade judged for each query, 0 at least (trec_eval's rbp scales its gains by it)."""
+    if "top grade" not in judged.cache:
+        top = np.zeros(judged.n_queries)
+        np.maximum.at(top, judged.query, judged.grade)
+        judged.cache["top grade"] = top
+    return judged.cache["top grade"]
+
+
+def trec_rbp_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """trec_eval's rbp: RBP with each document's grade as its gain, over the query's top grade when above 1."""
+    top = top_grade(judged)[ranking.query]
+    gains = np.maximum(ranking.grade, 0.0) / np.where(top > 1, top, 1.0)
+    return per_query_sum(ranking.query, gains * rbp_weight(ranking.rank, measure.p), judged.n_queries)
+
+
+def trec_rbp_residual_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """trec_eval's rbp_resid: 1 minus the weights of the judged returned documents (grade 0 or more), and 0 when
+    every returned document is judged (trec_eval then reports no residual, not the weight past the list)."""
+    judged_rows = (ranking.grade >= 0).astype("float64")
+    weights = per_query_sum(ranking.query, judged_rows * rbp_weight(ranking.rank, measure.p), judged.n_queries)
+    unjudged = ranking.n_returned - per_query_sum(ranking.query, judged_rows, judged.n_queries)
+    return np.where(unjudged > 0, 1.0 - weights, 0.0)
+
+
+# --- trec_eval's nDCG averaged over relevant documents (ndcg_rel) and over gain levels (Rndcg) -------------
+
+
+def _dcg_so_far(ranking: Ranking, gains) -> np.ndarray:
+    """For each judged returned row: the DCG (the grade as gain, or a gain map's) of its query down to its rank
+    (grouped cumsum)."""
+    key = ("dcg so far", gains)
+    if key not in ranking.cache:
+        discounted = pd.Series(gain(ranking.grade, "linear", gains) / np.log2(ranking.rank + 1.0))
+        ranking.cache[key] = discounted.groupby(ranking.query, sort=False).cumsum().to_numpy()
+    return ranking.cache[key]
+
+
+def _ideal_so_far(judged: Judgments, gains) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The ideal ranking of the positive gains, high to low: each position's query, gain and ideal DCG down
+    to it, and where each query's positions start."""
+    key = ("ideal so far", gains)
+    if key not in judged.cache:
+        gained = gain(judged.grade, "linear", gains)
+        positive = gained > 0
+        query, grade = judged.query[positive], gained[positive]
+        order = np.lexsort((-grade, query))
+        query, grade = query[order], grade[order]
+        discounted = pd.Series(grade / np.log2(ranks_within(query) + 1.0))
+        ideal = discounted.groupby(query, sort=False).cumsum().to_numpy()
+        starts = np.searchsorted(query, np.arange(judged.n_queries))
+        judged.cache[key] = (query, grade, ideal, starts)
+    return judged.cache[key]
+
+
+def _dcg_at(ranking: Ranking, gains, query: np.ndarray, depth: np.ndarray) -> np.ndarray:
+    """The DCG of each given query down to the given depth (0 where no judged document is that high)."""
+    if not len(ranking.query):
+        return np.zeros(len(query))
+    step = int(ranking.rank.max()) + int(depth.max(initial=0)) + 1
+    keys = ranking.query.astype(np.int64) * step + ranking.rank
+    order = np.argsort(keys, kind="stable")  # the rows by query code, then rank (the run's query order may differ)
+    row = np.searchsorted(keys[order], query.astype(np.int64) * step + depth.astype(np.int64), side="right") - 1
+    row = order[np.maximum(row, 0)] * (row >= 0) - (row < 0)
+    found = (row >= 0) & (ranking.query[np.maximum(row, 0)] == query)
+    return np.where(found, _dcg_so_far(ranking, gains)[np.maximum(row, 0)], 0.0)
+
+
+def ndcg_rel_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """ndcg_rel: nDCG at each relevant document's rank, a relevant document not returned taking the nDCG at the
+    list's end, averaged over the relevant documents (relevant: a gain above 0)."""
+    gains = measure.gains
+    ideal_query, _, ideal, starts = _ideal_so_far(judged, gains)
+    relevant = np.bincount(ideal_query, minlength=judged.n_queries).astype("float64")
+    rows = np.flatnonzero(gain(ranking.grade, "linear", gains) > 0)
+    query, rank = ranking.query[rows], ranking.rank[rows]
+    depth = starts[query] + np.minimum(rank, relevant[query]).astype(np.int64) - 1
+    at_row = _dcg_so_far(ranking, gains)[rows] / ideal[depth]
+    found = per_query_sum(query, at_row, judged.n_queries)
+    full_ideal = ideal_dcg(judged, ranking, None, "linear", gains, "judged")
+    at_end = _dcg_at(ranking, gains, np.arange(judged.n_queries), ranking.n_returned)
+    missed = relevant - per_query_sum(query, None, judged.n_queries)
+    return safe_divide(found + missed * safe_divide(at_end, full_ideal), relevant)
+
+
+def rndcg_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """Rndcg: nDCG at the depth where each grade of the ideal ranking ends (the DCG stopping at the list's end),
+    and at the list's end when it runs 2 or more past the last relevant depth, averaged (0 when R is 0)."""
+    gains = measure.gains
+    ideal_query, grade, ideal, starts = _ideal_so_far(judged, gains)
+    last_of_grade = np.flatnonzero(np.append((ideal_query[1:] != ideal_query[:-1]) | (grade[1:] != grade[:-1]),
+                                             True)) if len(grade) else np.zeros(0, np.int64)
+    query = ideal_query[last_of_grade]
+    depth = (last_of_grade - starts[query] + 1).astype("float64")
+    at_levels = _dcg_at(ranking, gains, query, np.minimum(depth, ranking.n_returned[query])) / ideal[last_of_grade]
+    relevant = np.bincount(ideal_query, minlength=judged.n_queries).astype("float64")
+    full_ideal = ideal_dcg(judged, ranking, None, "linear", gains, "judged")
+    past = (ranking.n_returned >= relevant + 2) & (relevant > 0)
+    at_end = safe_divide(_dcg_at(ranking, gains, np.arange(judged.n_queries), ranking.n_returned), full_ideal) * past
+    total = per_query_sum(query, at_levels, judged.n_queries) + at_end
+    counted = per_query_sum(query, None, judged.n_queries) + past
+    return np.where(n_relevant(judged, measure.rel) > 0, safe_divide(total, counted), 0.0)
+
+
+def g_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """trec_eval's G: each returned document's grade over log2(2 + what the ideal ranking has gained by its rank,
+    each position counting at least 1, minus what the list has gained), summed, over the grades of the ideal."""
+    ideal_query, ideal_grade, _, starts = _ideal_so_far(judged, measure.gains)
+    ideal_cost = pd.Series(np.maximum(ideal_grade, 1.0)).groupby(ideal_query, sort=False).cumsum().to_numpy()
+    relevant = np.bincount(ideal_query, minlength=judged.n_queries)[ranking.query]
+    gains = gain(ranking.grade, "linear", measure.gains)  # a gain map may give a grade a negative gain
+    gained = pd.Series(gains).groupby(ranking.query, sort=False).cumsum().to_numpy()
+    within = np.minimum(ranking.rank, relevant)
+    position = np.maximum(starts[ranking.query] + within - 1, 0)
+    cost = np.where(within > 0, ideal_cost[position] if len(ideal_cost) else 0.0, 0.0)
+    cost = cost + np.maximum(ranking.rank - relevant, 0)
+    value = np.divide(gains, np.log2(2.0 + cost - gained), out=np.zeros(len(gains)), where=gains != 0)
+    return safe_divide(per_query_sum(ranking.query, value, judged.n_queries),
+                       per_query_sum(ideal_query, ideal_grade, judged.n_queries))
+
+
+def relstring_values(measure, judged: Judgments, ranking: Ranking, conventions: Conventions) -> np.ndarray:
+    """relstring: a character per document of the top k (10 by default): its grade 0-9, '>' above 9, '.' for a
+    negative grade (judged as unjudged), '-' without a judgment. Text, one string per query (numpy, no loop)."""
+    k = measure.cutoff or RELSTRING_DEFAULT
+    shown = np.minimum(ranking.n_returned, k).astype(np.int64)
+    chars = np.where(np.arange(k) < shown[:, None], "-", "").astype("<U1")
+    rows = np.flatnonzero(ranking.rank <= k)
+    grade = np.trunc(ranking.grade[rows])
+    digit = np.clip(grade, 0, 9).astype(np.int64).astype(str)
+    chars[ranking.query[rows], ranking.rank[rows] - 1] = np.where(grade > 9, ">", np.where(grade < 0, ".", digit))
+    return np.ascontiguousarray(chars).view(f"<U{k}").ravel().astype(object)
+
+
+RELSTRING_DEFAULT = 10  # trec_eval's relstring shows the top 10 unless given a number (relstring.20)

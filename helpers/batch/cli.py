@@ -22,8 +22,8 @@ exactly as trec_eval run once per run would. ``--format csv`` and
 for pipelines.
 
 Where this command and trec_eval 10.0 part, it says so on stderr and never
-in the numbers: a trec_eval measure it does not compute (gm_map,
-iprec_at_recall, ...) is left out with a note; without ``-c``, a query of the
+in the numbers: a trec_eval measure it does not compute (yaap, the -R
+preference measures) is left out with a note; without ``-c``, a query of the
 qrels missing from a run is left out of that run's means with a warning
 (trec_eval 9 does the same silently, trec_eval 10.0 stops with an error);
 ``-m P.5 -m P.10`` computes both (trec_eval keeps the first); a run line with
@@ -70,8 +70,15 @@ import numpy as np
 
 from helpers.batch.diagnosis import DocnoMatchWarning, RunOrderWarning
 from helpers.batch.evaluation import Evaluation, evaluate
-from helpers.batch.measures import COUNTS, DEFAULT_CUTOFFS, MEASURES, TREC_NAMES, Measure, expand_measure
-from helpers.batch.registry import NICKNAMES, TREC_ORDER
+from helpers.batch.measures import (
+    COUNTS,
+    DEFAULT_CUTOFFS,
+    MEASURES,
+    TREC_NAMES,
+    Measure,
+    expand_measure,
+)
+from helpers.batch.registry import GEOMETRIC_FLOOR, NICKNAMES, TREC_ORDER, declaration_of
 from helpers.batch.trec_io import TrecFormatWarning, read_with_source, run_tag
 
 PROG = "python -m helpers.batch"
@@ -278,9 +285,13 @@ def _columns(texts: list[str], level: int) -> list[Column]:
 
 
 def _unfold_nicknames(texts: list[str]) -> list[str]:
+    """The names of -m with official and all_trec unfolded; as in trec_eval, a measure also given with its own
+    parameters (-m all_trec -m relstring.20) takes those instead of the nickname's defaults."""
+    with_parameters = {text.partition(".")[0] for text in texts if "." in text}
     unfolded = []
     for text in texts:
-        unfolded += list(NICKNAMES.get(text, (text,)))
+        members = NICKNAMES.get(text)
+        unfolded += [text] if members is None else [name for name in members if name not in with_parameters]
     return unfolded
 
 
@@ -305,12 +316,17 @@ def _column(measure: Measure, text: str, level: int, position: int) -> Column:
     """The printed name: trec_eval's where it has the measure (P_5, ndcg_cut_10, ndcg_1=3), else evaluate's."""
     trec = TREC_NAMES.get((measure.name, measure.cutoff is not None))
     plain = measure.gain == "linear" and measure.rel == (level if "rel" in MEASURES[measure.name][2] else 1)
+    if trec is not None and plain and declaration_of(measure.name).trec_whole and "." in text:
+        return Column(measure, f"{trec}_{text.partition('.')[2]}", (TREC_ORDER.index(trec), 1))  # utility_2,-1,0,0
     if trec is not None and plain and measure.gains is None:
-        name = trec if measure.cutoff is None else f"{trec}_{measure.cutoff}"
-        return Column(measure, name, (TREC_ORDER.index(trec), measure.cutoff or 0))
-    if measure.gains is not None and plain and measure.cutoff is None and text.lower().startswith("ndcg."):
-        name = "ndcg_" + text.partition(".")[2]  # trec_eval prints the gain map as it was given
-        return Column(measure, name, (TREC_ORDER.index("ndcg"), 0))
+        listed = declaration_of(measure.name).trec_list  # iprec_at_recall_0.10, Rprec_mult_0.20
+        value = measure.cutoff if listed is None else getattr(measure, listed)
+        name = trec if value is None else f"{trec}_{value}" if listed is None else f"{trec}_{value:.2f}"
+        return Column(measure, name, (TREC_ORDER.index(trec), value or 0))
+    family = TREC_NAMES.get((measure.name, False))
+    if measure.gains is not None and plain and measure.cutoff is None and family and "." in text:
+        name = f"{family}_{text.partition('.')[2]}"  # trec_eval prints the gain map as it was given: ndcg_1=3
+        return Column(measure, name, (TREC_ORDER.index(family), 0))
     return Column(measure, str(measure), (len(TREC_ORDER), position))
 
 
@@ -380,11 +396,12 @@ def _per_query_rows(result: RunResult, columns: list[Column]):
     shown = [
         (column.name, per_query[str(column.measure)].tolist(), column.measure.name in COUNTS)
         for column in columns
-        if column.measure is not None
+        if column.measure is not None and declaration_of(column.measure.name).trec_lines != "all"
     ]
     for row, qid in enumerate(per_query.index.tolist()):
         for name, values, is_count in shown:
-            yield name, qid, int(round(values[row])) if is_count else float(values[row])
+            value = values[row]
+            yield name, qid, value if isinstance(value, str) else int(round(value)) if is_count else float(value)
 
 
 def _value(result: RunResult, column: Column):
@@ -398,8 +415,17 @@ def _value(result: RunResult, column: Column):
     values = per_query[str(column.measure)]
     if column.measure.name in COUNTS:
         return result.totals[column.name]
+    if declaration_of(column.measure.name).aggregation == "geometric":  # gm_map: trec_eval's floor, then exp
+        logs = np.log(np.maximum(values.to_numpy(dtype="float64"), GEOMETRIC_FLOOR))
+        return float(np.exp(np.cumsum(logs)[-1] / len(logs))) if len(logs) else 0.0
     # trec_eval adds the queries' values one after the other, in its query order, then divides
     return float(np.cumsum(values.to_numpy(dtype="float64"))[-1] / len(values)) if len(values) else 0.0
+
+
+def _summarised(columns: list[Column]) -> list[Column]:
+    """The columns with an all line (not relstring, which trec_eval prints per query only)."""
+    return [column for column in columns
+            if column.measure is None or declaration_of(column.measure.name).trec_lines != "per query"]
 
 
 # --- output ---------------------------------------------------------------------------
@@ -414,9 +440,9 @@ def _write_trec(out, args, columns: list[Column], results: list[RunResult]) -> N
     for result in results:
         if args.q:
             for name, qid, value in _per_query_rows(result, columns):
-                out.write(_trec_line(name, qid, value))
+                out.write(_trec_line(name, qid, f"'{value}'" if isinstance(value, str) else value))  # relstring
         if not args.n:
-            for column in columns:
+            for column in _summarised(columns):
                 out.write(_trec_line(column.name, "all", _value(result, column)))
 
 
@@ -425,7 +451,7 @@ def _rows(args, columns: list[Column], result: RunResult):
     if args.q:
         yield from _per_query_rows(result, columns)
     if not args.n:
-        for column in columns:
+        for column in _summarised(columns):
             yield column.name, "all", _value(result, column)
 
 

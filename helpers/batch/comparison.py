@@ -275,6 +275,10 @@ def _scores(system, measure, name: str) -> pd.Series:
     if not system.index.is_unique:
         repeated = list(system.index[system.index.duplicated()][:3])
         raise ValueError(f"{name} lists a query more than once: {repeated}")
+    numbers = ("floating", "integer", "mixed-integer-float", "empty")
+    if not pd.api.types.is_numeric_dtype(system) and pd.api.types.infer_dtype(system, skipna=True) not in numbers:
+        raise TypeError(f"{name}'s {system.name!r} is not a score per query (relstring is text: the grades of the "
+                        "top documents); compare a measure with numbers")
     return system.astype("float64")
 
 
@@ -423,7 +427,9 @@ def compare_all(a: Evaluation, b: Evaluation, measures=None, **options) -> pd.Da
     """
     if not isinstance(a, Evaluation) or not isinstance(b, Evaluation):
         raise TypeError("compare_all takes two Evaluation results of helpers.batch.evaluate")
-    measures = list(a.per_query.columns) if measures is None else list(measures)
+    if measures is None:  # every measure with numbers (not relstring, which is text)
+        measures = [column for column in a.per_query.columns if pd.api.types.is_numeric_dtype(a.per_query[column])]
+    measures = list(measures)
     rows = [compare(a, b, measure, **options).summary for measure in measures]
     return _with_holm(pd.DataFrame(rows).rename_axis("measure"))
 

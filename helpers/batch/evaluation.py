@@ -71,7 +71,7 @@ from helpers.batch.measures import (  # noqa: F401 (parse_measure, supported_mea
     parse_measures,
     supported_measures,
 )
-from helpers.batch.registry import declaration_of
+from helpers.batch.registry import aggregate, declaration_of
 from helpers.batch.trec_io import Source, grades_of_text, read_with_source
 from helpers.metrics import DENOMINATORS, IDEALS, Denominator, Ideal, UndefinedMetricError
 
@@ -307,7 +307,7 @@ def rank_run(run, depth: int | None = None) -> pd.DataFrame:
 
 def _nothing_to_find(measure: Measure, judged: _engine.Judgments) -> np.ndarray:
     """True for queries without a relevant judged document for this measure (never, for counts and Judged)."""
-    if measure.kind in ("count", "judged"):
+    if measure.kind in ("count", "judged", "text"):
         return np.zeros(judged.n_queries, dtype=bool)
     rel = 0 if measure.kind == "graded" else measure.rel
     return _engine.n_relevant(judged, rel) == 0
@@ -322,7 +322,8 @@ class Evaluation:
 
     ``per_query``: one row per query (index ``qid``), one column per measure.
     ``means``: the mean of each column (NaN cells, see ``no_relevant="skip"``,
-    are left out of that column's mean). ``missing_queries``: queries of the
+    are left out of that column's mean); GMAP and gm_bpref give the geometric
+    mean their declaration asks for, and relstring, text, has none. ``missing_queries``: queries of the
     qrels with no document in the run (scored 0, or dropped with
     ``missing="skip"``).
     """
@@ -429,7 +430,11 @@ def evaluate(
     if options.missing == "skip":
         per_query = per_query[returned]
     per_query = _apply_no_relevant(per_query, measures, judged, options.no_relevant).sort_index()
-    return Evaluation(per_query, per_query.mean().rename("mean"), tuple(judged.labels[~returned]))
+    means = per_query.mean(numeric_only=True).rename("mean")  # relstring, text, has no mean
+    for measure in measures:  # gm_map and gm_bpref: the geometric mean their declaration asks for
+        if declaration_of(measure.name).aggregation == "geometric" and str(measure) in per_query:
+            means[str(measure)] = aggregate(measure.name, per_query[str(measure)])
+    return Evaluation(per_query, means, tuple(judged.labels[~returned]))
 
 
 def _apply_no_relevant(per_query, measures, judged: _engine.Judgments, policy: str) -> pd.DataFrame:

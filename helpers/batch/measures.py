@@ -4,7 +4,13 @@ A measure is written the ir_measures way, ``Name(param=value,...)@k``:
 ``nDCG@10``, ``nDCG(gain=exp)@10``, ``nDCG(gains={1:1,2:3,3:7})@10``,
 ``RR(rel=2)@10``, ``AP``, ``P@5``, ``R@100``, ``Hit@3``, ``CG@5``, ``Rprec``,
 ``bpref``, ``Judged@10``, ``num_rel``, ``num_rel_ret``, ``num_ret``, and past
-trec_eval ``RBP(p=0.8)``, ``RBP_resid`` and ``ERR@20``. Every name becomes one
+trec_eval ``RBP(p=0.8)``, ``RBP_resid`` and ``ERR@20``; the rest of trec_eval's
+family is ``GMAP``, ``IPrec(recall=0.5)``, ``11pt_avg(levels={0.2,0.5,0.8})``,
+``Rprec_mult(times=2)``, ``set_P``, ``set_recall``, ``set_map``,
+``set_F(recall_weight=0.5)``, ``set_relative_P``, ``relative_P@10``,
+``utility(weights={2,-1,0})``, ``relstring@20``, ``binG``, ``infAP``, ``gm_bpref``, ``unj@10``,
+``num_nonrel_judged_ret``, ``ndcg_rel``, ``Rndcg``, ``G``, and ``rbp`` and ``rbp_resid`` (in lower case only:
+trec_eval's graded RBP, p = 0.9). Every name becomes one
 canonical spelling, ``str(measure)``. Each measure is declared once in
 :mod:`helpers.batch.registry`; the tables here are made from the declarations.
 
@@ -32,6 +38,7 @@ import math
 import re
 import warnings
 from dataclasses import dataclass
+from typing import cast
 
 from helpers._checks import close_names
 from helpers.batch.registry import DECLARATIONS, PARAMETERS, declaration_of, spellings
@@ -43,6 +50,7 @@ from helpers.batch.registry import DECLARATIONS, PARAMETERS, declaration_of, spe
 MEASURES = {d.name: (d.kind, d.cutoff, d.parameters) for d in DECLARATIONS.values()}
 COUNTS = tuple(d.name for d in DECLARATIONS.values() if d.summed)  # trec_eval sums these instead of averaging
 ALIASES = spellings()  # every lower-case spelling -> its measure
+EXACT_NAMES = {d.name: d.name for d in DECLARATIONS.values() if d.exact_case}  # read only as written: rbp
 # trec_eval's names that take a list of cutoffs after a dot ("P.5,10"), and the measure they give
 TREC_CUTOFF_LISTS = {d.trec_cut_name.lower(): d.name for d in DECLARATIONS.values() if d.trec_cut_name}
 # trec_eval's names whose parameters after a dot are a gain map ("ndcg.1=3,2=9")
@@ -51,24 +59,32 @@ TREC_GAIN_MAPS = {d.trec_name.lower(): d.name for d in DECLARATIONS.values() if 
 # recip_rank), so the parser does too, and warns; the value is the spelling a learner probably meant
 TREC_IGNORES_PARAMETERS = {
     d.trec_name.lower(): (None if d.cutoff == "none" else d.name + "@{k}")
-    for d in DECLARATIONS.values() if d.trec_name and "gains" not in d.parameters
+    for d in DECLARATIONS.values()
+    if d.trec_name and "gains" not in d.parameters and not d.trec_list and not d.trec_whole
 }
+# trec_eval's names whose whole list after a dot is one parameter ("utility.2,-1,0,0": weights)
+TREC_WHOLE_LISTS = {d.trec_name.lower(): (d.name, d.trec_whole) for d in DECLARATIONS.values()
+                    if d.trec_name and d.trec_whole}
+# trec_eval's names whose list after a dot gives a parameter ("iprec_at_recall.0,.5": recall levels)
+TREC_PARAMETER_LISTS = {d.trec_name.lower(): (d.name, d.trec_list) for d in DECLARATIONS.values()
+                        if d.trec_name and d.trec_list}
 # trec_eval's name of each measure the command computes, by (name, has a cutoff), and its default cutoffs
 TREC_NAMES = {
     **{(d.name, False): d.trec_name for d in DECLARATIONS.values() if d.trec_name},
     **{(d.name, True): d.trec_cut_name for d in DECLARATIONS.values() if d.trec_cut_name},
 }
-DEFAULT_CUTOFFS = {d.trec_cut_name: d.trec_default_cutoffs for d in DECLARATIONS.values() if d.trec_default_cutoffs}
+DEFAULT_CUTOFFS = {d.trec_cut_name or d.trec_name: d.trec_default_cutoffs
+                   for d in DECLARATIONS.values() if d.trec_default_cutoffs}
 GAIN_NAMES = {"linear": "linear", "lin": "linear", "exp": "exp", "exponential": "exp"}
 
 _MEASURE_PATTERN = re.compile(
-    r"""^\s*(?P<name>[A-Za-z][A-Za-z0-9_]*?)\s*
+    r"""^\s*(?P<name>[A-Za-z0-9][A-Za-z0-9_]*?)\s*
         (?:\((?P<before>[^()]*)\))?\s*
         (?:@\s*(?P<cutoff>[^\s()@]+)|[._](?P<trec_cutoff>\d+))?\s*
         (?:\((?P<after>[^()]*)\))?\s*$""",
     re.VERBOSE,
 )
-_TREC_LIST = re.compile(r"^\s*(?P<name>[A-Za-z][A-Za-z_]*)\.(?P<params>\S*[,=.]\S*)\s*$")
+_TREC_LIST = re.compile(r"^\s*(?P<name>[A-Za-z0-9][A-Za-z0-9_]*?)\.(?P<params>\S*[,=.]\S*)\s*$")
 _TREC_CUTOFF = re.compile(r"^\d+(\.\d*)?$")  # what trec_eval's atol reads whole: 23.4 is 23
 
 
@@ -98,6 +114,11 @@ class Measure:
     gain: str = PARAMETERS["gain"].default  # type: ignore[assignment]
     gains: tuple[tuple[int, float], ...] | None = None
     p: float = PARAMETERS["p"].default  # type: ignore[assignment]
+    recall: float | None = None
+    times: float | None = None
+    recall_weight: float = PARAMETERS["recall_weight"].default  # type: ignore[assignment]
+    weights: tuple[float, ...] = PARAMETERS["weights"].default  # type: ignore[assignment]
+    levels: tuple[float, ...] = PARAMETERS["levels"].default  # type: ignore[assignment]
 
     def __str__(self) -> str:
         params = []
@@ -107,6 +128,14 @@ class Measure:
             params.append("gains={" + ",".join(f"{level}:{value:g}" for level, value in self.gains) + "}")
         if self.p != PARAMETERS["p"].default:
             params.append(f"p={self.p:g}")
+        params += [f"{name}={value:g}" for name, value in (("recall", self.recall), ("times", self.times))
+                   if value is not None]
+        if self.recall_weight != PARAMETERS["recall_weight"].default:
+            params.append(f"recall_weight={self.recall_weight:g}")
+        for name in ("weights", "levels"):
+            if getattr(self, name) != PARAMETERS[name].default:
+                listed = ",".join(f"{value:g}" for value in getattr(self, name))
+                params.append(f"{name}={{{listed}}}")
         if self.rel != 1:
             params.append(f"rel={self.rel:g}")
         text = self.name + (f"({','.join(params)})" if params else "")
@@ -154,8 +183,8 @@ def parse_measure(text) -> Measure:
     :func:`parse_measures`. Unknown names raise ``ValueError`` listing what is
     supported.
 
-    >>> parse_measure("ndcg_cut_10")
-    Measure(name='nDCG', cutoff=10, rel=1, gain='linear', gains=None, p=0.8)
+    >>> parse_measure("ndcg_cut_10") == Measure("nDCG", cutoff=10)
+    True
     >>> str(parse_measure("RR@10(rel=2)"))
     'RR(rel=2)@10'
     >>> str(parse_measure("ndcg.1=3,2=9,4=4.5"))
@@ -198,18 +227,17 @@ def expand_measure(text) -> list[Measure]:
     match = _MEASURE_PATTERN.match(text)
     if match is None or (match["before"] is not None and match["after"] is not None):
         raise ValueError(f"cannot read the measure {text!r}; supported: {supported_measures()}")
-    name = ALIASES.get(match["name"].lower())
+    name = EXACT_NAMES.get(match["name"]) or ALIASES.get(match["name"].lower())
     if name is None:
         raise ValueError(f"unknown measure {match['name']!r} in {text!r}{unknown_name(match['name'])}; "
                          f"supported: {supported_measures()}")
-    not_trec = declaration_of(name).not_trec
-    if not_trec and match["name"] == match["name"].lower() != name:
-        raise ValueError(f"{text!r}: {not_trec}")
+    if match["trec_cutoff"] is not None and match["name"].lower() in TREC_WHOLE_LISTS and "." in text:
+        return _trec_list(match["name"], match["trec_cutoff"], text)  # set_F.2: one number, read as trec_eval does
     if match["trec_cutoff"] is not None and _trec_parameter_ignored(match["name"], match["trec_cutoff"], text):
         return [_checked(Measure(name, **_parse_params(match["before"] or match["after"] or "", name, text)), text)]
     cutoff = _parse_cutoff(match["cutoff"] or match["trec_cutoff"], text)
     params = _parse_params(match["before"] or match["after"] or "", name, text)
-    return [_checked(Measure(name, cutoff, **params), text)]
+    return [_checked(Measure(name, cutoff, **{**dict(declaration_of(name).defaults), **params}), text)]
 
 
 def _trec_parameter_ignored(family: str, parameter: str, text: str) -> bool:
@@ -227,8 +255,10 @@ def _trec_parameter_ignored(family: str, parameter: str, text: str) -> bool:
         )
         return True
     if family in TREC_GAIN_MAPS:
-        raise ValueError(f"{text!r}: trec_eval refuses this name: ndcg's parameters are grade=gain pairs "
-                         f"such as 'ndcg.1=3,2=9'; for a cutoff write 'nDCG@{parameter}' or 'ndcg_cut.{parameter}'")
+        cutoff = (f"; for a cutoff write 'nDCG@{parameter}' or 'ndcg_cut.{parameter}'" if family == "ndcg" else
+                  f"; {family} takes no cutoff")
+        raise ValueError(f"{text!r}: trec_eval refuses this name: {family}'s parameters are grade=gain pairs "
+                         f"such as '{family}.1=3,2=9'{cutoff}")
     raise ValueError(f"{text!r}: a cutoff after '.' or '_' is trec_eval's spelling, and {family!r} is not a "
                      f"trec_eval measure; write '{ALIASES[family]}@{parameter}'")
 
@@ -241,6 +271,10 @@ def _checked(measure: Measure, text: str) -> Measure:
         raise ValueError(f"{measure.name} takes no cutoff (got {text!r})")
     if measure.gains is not None and measure.gain != "linear":
         raise ValueError(f"{text!r}: give either gain=exp or a gain map (gains=...), not both")
+    needed = [name for name in MEASURES[measure.name][2]
+              if PARAMETERS[name].default is None and name != "gains" and getattr(measure, name) is None]
+    if needed:
+        raise ValueError(f"{measure.name} needs {needed[0]}=...: {PARAMETERS[needed[0]].meaning} (got {text!r})")
     return measure
 
 
@@ -249,6 +283,14 @@ def _trec_list(name: str, params: str, text: str) -> list[Measure]:
     family = name.lower()
     if family in TREC_GAIN_MAPS:
         return [Measure(TREC_GAIN_MAPS[family], gains=_gain_map(params.split(","), "=", text))]
+    if family in TREC_PARAMETER_LISTS:
+        return _trec_parameter_list(family, params, text)
+    if family in TREC_WHOLE_LISTS:
+        name, parameter = TREC_WHOLE_LISTS[family]
+        value = params.removeprefix(f"{parameter}=")  # rbp.p=0.95: trec_eval names the parameter
+        if "=" in value:
+            raise ValueError(f"{text!r}: {family} reads only {parameter}=... here; its gain map is not read")
+        return [Measure(name, **{parameter: _READERS[PARAMETERS[parameter].type](value, text)})]  # type: ignore[arg-type]
     if family in TREC_IGNORES_PARAMETERS and _trec_parameter_ignored(family, params, text):
         return [Measure(ALIASES[family])]
     if family not in TREC_CUTOFF_LISTS:
@@ -263,6 +305,15 @@ def _trec_list(name: str, params: str, text: str) -> list[Measure]:
     if len(set(cutoffs)) != len(cutoffs):
         raise ValueError(f"{text!r}: a cutoff is listed twice")
     return [Measure(TREC_CUTOFF_LISTS[family], cutoff) for cutoff in sorted(cutoffs)]
+
+
+def _trec_parameter_list(family: str, params: str, text: str) -> list[Measure]:
+    """trec_eval's ``iprec_at_recall.0,.5`` or ``Rprec_mult.0.2,2``: one measure per value, in increasing order."""
+    name, parameter = TREC_PARAMETER_LISTS[family]
+    values = [cast(float, _READERS[PARAMETERS[parameter].type](item, text)) for item in params.split(",")]
+    if len(set(values)) != len(values):
+        raise ValueError(f"{text!r}: a value is listed twice")
+    return [Measure(name, **{parameter: value}) for value in sorted(values)]  # type: ignore[arg-type]
 
 
 def _parse_cutoff(text: str | None, whole: str) -> int | None:
@@ -363,5 +414,59 @@ def _parse_probability(value: str, whole: str) -> float:
     return p
 
 
+def _parse_number(value: str, whole: str, what: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        raise ValueError(f"{whole!r}: {what} must be a number, got {value!r}") from None
+    if not math.isfinite(number):
+        raise ValueError(f"{whole!r}: {what} must be finite, got {value!r}")
+    return number
+
+
+def _parse_fraction(value: str, whole: str) -> float:
+    level = _parse_number(value, whole, "a recall level")
+    if not 0 <= level <= 1:
+        raise ValueError(f"{whole!r}: a recall level is from 0 to 1, got {value!r}")
+    return level
+
+
+def _parse_multiple(value: str, whole: str) -> float:
+    times = _parse_number(value, whole, "a multiple of R")
+    if not times > 0:
+        raise ValueError(f"{whole!r}: a multiple of R must be above 0, got {value!r}")
+    return times
+
+
+def _numbers(value: str, whole: str, what: str) -> list[float]:
+    """The numbers of a list written {a,b,c} (ir_measures' style here) or a,b,c (trec_eval's)."""
+    inner = value[1:-1] if value.startswith("{") and value.endswith("}") else value
+    if not inner.strip():
+        raise ValueError(f"{whole!r}: {what} are a list of numbers such as {{2,-1,0}}, got {value!r}")
+    return [_parse_number(item.strip(), whole, what) for item in inner.split(",")]
+
+
+def _parse_weights(value: str, whole: str) -> tuple[float, ...]:
+    weights = _numbers(value, whole, "utility's weights")
+    if len(weights) == 3:
+        weights.append(0.0)
+    if len(weights) != 4:
+        raise ValueError(f"{whole!r}: utility takes 3 or 4 weights (relevant returned, other returned, relevant "
+                         f"missed, other missed), got {len(weights)}")
+    if weights[3] != 0:
+        raise ValueError(f"{whole!r}: the weight of other documents missed needs the collection's size (trec_eval's "
+                         "-N), which is not offered: give it as 0")
+    return tuple(weights)
+
+
+def _parse_levels(value: str, whole: str) -> tuple[float, ...]:
+    levels = _numbers(value, whole, "recall levels")
+    for level in levels:
+        _parse_fraction(str(level), whole)
+    return tuple(levels)
+
+
 # how a parameter's value is read, by its type (helpers.batch.registry.PARAMETERS)
-_READERS = {"grade": _parse_rel, "gain": _parse_gain, "gain map": _parse_gain_map, "probability": _parse_probability}
+_READERS = {"grade": _parse_rel, "gain": _parse_gain, "gain map": _parse_gain_map, "probability": _parse_probability,
+            "fraction": _parse_fraction, "multiple": _parse_multiple, "weights": _parse_weights,
+            "levels": _parse_levels}

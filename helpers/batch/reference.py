@@ -73,7 +73,7 @@ def trec_eval_order(returned: pd.DataFrame) -> list:
 
 def one_measure(
     measure: Measure, ranked: list, judgments: dict, ideal: Ideal, denominator: Denominator
-) -> float:
+) -> float | str:
     """One query's value by the measure's single-query formula (its declaration's); 0 when it is undefined."""
     try:
         return declaration_of(measure.name).formula(measure, OneQuery(ranked, judgments, ideal, denominator))
