@@ -14,7 +14,8 @@ from functools import cache
 import pytest
 
 from helpers.exercises import REGISTRY, Exercise, check, checklog, practice
-from helpers.exercises.fresh import VARIANTS, Practice
+from helpers.exercises.fresh import VARIANTS
+from helpers.exercises.practising import Practice
 from helpers.exercises.registry import register
 from helpers.teacher.judging import AnswerKey, judge_exercise
 from tests.tiers import tiered

@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from helpers.exercises import check, hint, record, solution
-from helpers.exercises.fresh import VARIANTS, practice
+from helpers.exercises.fresh import VARIANTS
 from helpers.exercises.own_progress import lessons
+from helpers.exercises.practising import practice
 
 ROOT = Path(__file__).resolve().parents[1]
 SHEET = "sheet-ndcg3"  # lesson 03: nDCG@3 of the worksheet

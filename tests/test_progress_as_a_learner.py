@@ -17,7 +17,7 @@ import pytest
 
 from helpers.exercises import REGISTRY, check, hint, progress, record
 from helpers.exercises.combined import writings
-from helpers.exercises.fresh import practice
+from helpers.exercises.practising import practice
 from helpers.exercises.worked import Worked
 from helpers.slips import graded, ranks
 

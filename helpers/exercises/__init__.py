@@ -37,7 +37,7 @@ else:
         reveal,
         solution,
     )
-    from helpers.exercises.fresh import practice
+    from helpers.exercises.practising import practice
 from helpers.exercises import record
 from helpers.exercises.checklog import LOG_ENV
 from helpers.exercises.own_progress import Progress, progress

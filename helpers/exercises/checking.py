@@ -38,6 +38,7 @@ from helpers.exercises.answers import (
     matches,
     read_answer,
 )
+from helpers.exercises.fresh import VARIANTS
 from helpers.exercises.registry import (
     REGISTRY,
     Exercise,
@@ -476,8 +477,6 @@ def list_exercises(lesson: str | None = None) -> pd.DataFrame:
 
     ``variants`` is True for an exercise ``practice(id)`` can deal new numbers for.
     """
-    from helpers.exercises.fresh import VARIANTS
-
     rows = [
         {
             "id": found.id,

@@ -6,14 +6,15 @@ the teacher's exercise files). Each entry says what is asked, at which
 precision, for how many points, and for a function exercise the name and the
 parameters of the function to write; the teacher may add the hints. There is no
 expected value, no hidden case and no solution in it: the grader, in its own
-process, judges the answers that ``check`` recorded.
+process, judges the answers that ``check`` recorded. The release writes the file
+(:func:`helpers.teacher.keyless.write_questions`).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
@@ -69,40 +70,6 @@ class Question:
 def is_assignment_copy() -> bool:
     """True in a copy that holds the questions and no answer key (an assignment, or the grader's kernel)."""
     return QUESTIONS_FILE.is_file() and not KEY_FOLDER.is_dir()
-
-
-def question_of(exercise, with_hints: bool = False) -> Question:
-    """The question of a registered exercise, without its answer (the release and the grader write these)."""
-    from helpers.exercises.fresh import VARIANTS
-    from helpers.exercises.registry import Exercise
-
-    hints = tuple(exercise.hints) if with_hints else ()
-    if isinstance(exercise, Exercise):
-        return Question(exercise.id, exercise.lesson, exercise.kind, exercise.question, exercise.precision,
-                        float(exercise.points), exercise.decimals, exercise.min_decimals, hints=hints,
-                        variants=exercise.id in VARIANTS)
-    return Question(exercise.id, exercise.lesson, exercise.kind, exercise.question, exercise.precision,
-                    float(exercise.points), name=exercise.name, parameters=parameters_of(exercise), hints=hints)
-
-
-def parameters_of(exercise) -> str:
-    """The parameters of the function an exercise asks for, read from its solution code ('*args' if absent)."""
-    import ast
-
-    try:
-        tree = ast.parse(exercise.code)
-    except SyntaxError:
-        return "*args"
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef) and node.name == exercise.name:
-            return ast.unparse(node.args)
-    return "*args"
-
-
-def write_questions(path: Path, exercises: Iterable, with_hints: bool = False) -> None:
-    """Write the questions of these exercises as JSON (no answers: see the module docstring)."""
-    entries = [asdict(question_of(exercise, with_hints)) for exercise in exercises]
-    path.write_text(json.dumps({"questions": entries}, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 def read_questions(path: Path = QUESTIONS_FILE) -> dict[str, Question]:

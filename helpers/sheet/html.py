@@ -6,13 +6,15 @@ header cells take the notebook theme's colours (light or dark); the yellow
 input cells keep dark text in either. The outermost element carries the
 classes ``tex2jax_ignore`` and ``mathjax_ignore``: JupyterLab's MathJax would
 otherwise read the dollar signs of ``=LARGE($B$2:$B$8,A2)`` as maths.
+
+This module holds the markup only, from plain values: the sheet model
+(:meth:`helpers.sheet.model.Sheet.to_html`) hands it the letters, the cells and the blocks.
 """
 
 from __future__ import annotations
 
 import html
-
-from helpers.sheet.model import Cell, Sheet, column_letter
+from collections.abc import Collection, Sequence
 
 INPUT_COLOUR = "#fff3b0"
 OUTER_CLASSES = "sheet-view tex2jax_ignore mathjax_ignore"
@@ -40,32 +42,25 @@ STYLE = (
 )
 
 
-def sheet_html(sheet: Sheet) -> str:
-    """The sheet as one HTML element: a table with letters, row numbers, inputs and (maybe) formulas."""
-    columns = range(1, sheet.n_columns + 1)
-    head = "".join(f"<th>{column_letter(c)}</th>" for c in columns)
-    block_starts = {block.first_row for block in sheet.blocks[1:]}
+def sheet_html(title: str, letters: Sequence[str], rows: Sequence[Sequence[str]], block_starts: Collection[int]) -> str:
+    """The sheet as one HTML element: a table with column letters, numbered rows of cells (each from
+    :func:`cell_html`), a thicker line above each row of ``block_starts``, and the title as its caption."""
+    head = "".join(f"<th>{letter}</th>" for letter in letters)
     body = []
-    for row in range(1, sheet.n_rows + 1):
-        cells = "".join(cell_html(sheet.at(row, c), sheet.show_formulas) for c in columns)
+    for row, cells in enumerate(rows, start=1):
         css = " class='block-start'" if row in block_starts else ""
-        body.append(f"<tr{css}><th class='row-number'>{row}</th>{cells}</tr>")
-    caption = f"<caption>{html.escape(sheet.title)}</caption>" if sheet.title else ""
+        body.append(f"<tr{css}><th class='row-number'>{row}</th>{''.join(cells)}</tr>")
+    caption = f"<caption>{html.escape(title)}</caption>" if title else ""
     return (
         f"<div class='{OUTER_CLASSES}'>{STYLE}<table>{caption}<thead><tr><th></th>{head}</tr></thead>"
         f"<tbody>{''.join(body)}</tbody></table></div>"
     )
 
 
-def cell_html(cell: Cell, show_formulas: bool) -> str:
-    """One <td>: the shown value, right-aligned if a number, its formula under it when asked."""
-    text = html.escape(cell.shown())
-    if cell.formula and show_formulas:
-        text += f"<div class='formula'>{html.escape(cell.formula)}</div>"
-    classes = ["number" if cell.is_number else "text"]
-    if cell.role:
-        classes.append(cell.role)
-    if cell.is_input:
-        classes.append("input")
-    title = f" title='{html.escape(cell.formula)}'" if cell.formula else ""
+def cell_html(shown: str, formula: str | None, classes: Sequence[str], show_formulas: bool) -> str:
+    """One <td>: the shown value with these classes, its formula under it when asked (and as its title)."""
+    text = html.escape(shown)
+    if formula and show_formulas:
+        text += f"<div class='formula'>{html.escape(formula)}</div>"
+    title = f" title='{html.escape(formula)}'" if formula else ""
     return f"<td class='{' '.join(classes)}'{title}>{text}</td>"

@@ -21,6 +21,8 @@ from typing import Literal, TypeGuard
 
 import pandas as pd
 
+from helpers.sheet.html import cell_html, sheet_html
+
 CELL_REF = re.compile(r"^([A-Z]+)([1-9][0-9]*)$")
 Role = Literal["header", "label", "note", "title"]
 ROLES: tuple[Role, ...] = ("header", "label", "note", "title")
@@ -112,6 +114,13 @@ class Cell:
     def is_number(self) -> bool:
         """True when the value is a number (shown right-aligned)."""
         return is_number(self.value)
+
+    def to_html(self, show_formulas: bool) -> str:
+        """The cell as a <td>: right-aligned if a number, yellow if input, its formula under it when asked."""
+        classes = ["number" if self.is_number else "text", *([self.role] if self.role else [])]
+        if self.is_input:
+            classes.append("input")
+        return cell_html(self.shown(), self.formula, classes, show_formulas)
 
 
 def _weight(cell: Cell) -> float:
@@ -301,9 +310,10 @@ class Sheet:
 
     def to_html(self) -> str:
         """The sheet as HTML: column letters, row numbers, yellow inputs, formulas under values on demand."""
-        from helpers.sheet.html import sheet_html
-
-        return sheet_html(self)
+        columns = range(1, self.n_columns + 1)
+        rows = [[self.at(row, c).to_html(self.show_formulas) for c in columns] for row in range(1, self.n_rows + 1)]
+        block_starts = {block.first_row for block in self.blocks[1:]}
+        return sheet_html(self.title, [column_letter(c) for c in columns], rows, block_starts)
 
     def _repr_html_(self) -> str:
         return self.to_html()

@@ -8,12 +8,17 @@ without it and writes ``helpers/exercises/questions.json`` in its place, so
 
 from __future__ import annotations
 
+import ast
+import json
 import shutil
 import tomllib
 from collections.abc import Iterable
+from dataclasses import asdict
 from pathlib import Path
 
-from helpers.exercises.questions import write_questions
+from helpers.exercises.fresh import VARIANTS
+from helpers.exercises.questions import Question
+from helpers.exercises.registry import Exercise
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 NOT_COPIED = ("__pycache__", "*.pyc", ".ipynb_checkpoints", "*.xlsx", "questions.json")
@@ -25,6 +30,35 @@ def copy_keyless_helpers(target: Path, exercises: Iterable, with_hints: bool = F
     shutil.copytree(PROJECT_ROOT / "helpers", helpers, ignore=_ignore)
     write_questions(helpers / "exercises" / "questions.json", exercises, with_hints)
     return helpers
+
+
+def question_of(exercise, with_hints: bool = False) -> Question:
+    """The question of a registered exercise, without its answer (the release and the grader write these)."""
+    hints = tuple(exercise.hints) if with_hints else ()
+    if isinstance(exercise, Exercise):
+        return Question(exercise.id, exercise.lesson, exercise.kind, exercise.question, exercise.precision,
+                        float(exercise.points), exercise.decimals, exercise.min_decimals, hints=hints,
+                        variants=exercise.id in VARIANTS)
+    return Question(exercise.id, exercise.lesson, exercise.kind, exercise.question, exercise.precision,
+                    float(exercise.points), name=exercise.name, parameters=parameters_of(exercise), hints=hints)
+
+
+def parameters_of(exercise) -> str:
+    """The parameters of the function an exercise asks for, read from its solution code ('*args' if absent)."""
+    try:
+        tree = ast.parse(exercise.code)
+    except SyntaxError:
+        return "*args"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name == exercise.name:
+            return ast.unparse(node.args)
+    return "*args"
+
+
+def write_questions(path: Path, exercises: Iterable, with_hints: bool = False) -> None:
+    """Write the questions of these exercises as JSON (no answers: see :mod:`helpers.exercises.questions`)."""
+    entries = [asdict(question_of(exercise, with_hints)) for exercise in exercises]
+    path.write_text(json.dumps({"questions": entries}, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 def keyless_pyproject(text: str) -> str:

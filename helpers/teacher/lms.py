@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 
 from helpers.exercises import REGISTRY
 from helpers.teacher.files import atomic_open
-from helpers.teacher.reports import class_gradebook, number, safe_text
+from helpers.teacher.gradebook import class_gradebook, number, safe_text
 from helpers.teacher.results import Gradebook, NotebookResult, Row
 
 if TYPE_CHECKING:
@@ -146,7 +146,7 @@ def moodle_table(marks: LessonMarks) -> list[list[str]]:
 
 def write_table(path: Path, table: list[list[str]]) -> None:
     """A CSV in plain UTF-8 (what both imports read), written atomically; text a spreadsheet would take for a
-    formula gets a ``'`` (:func:`helpers.teacher.reports.safe_text`)."""
+    formula gets a ``'`` (:func:`helpers.teacher.gradebook.safe_text`)."""
     with atomic_open(path, newline="") as handle:
         csv.writer(handle).writerows([safe_text(cell) for cell in row] for row in table)
 

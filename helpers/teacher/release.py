@@ -54,10 +54,9 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from helpers.exercises import REGISTRY, Exercise, load_extra_exercises
 from helpers.exercises.calls import check_calls
 from helpers.exercises.new import CLOSING
-from helpers.exercises.questions import parameters_of
 from helpers.exercises.registry import EXTRA_EXERCISES_ENV, EXTRA_EXERCISES_FOLDER, AnyExercise
 from helpers.teacher import manifest as manifests
-from helpers.teacher.keyless import copy_keyless_helpers, keyless_pyproject
+from helpers.teacher.keyless import copy_keyless_helpers, keyless_pyproject, parameters_of
 from helpers.teacher.names import shown
 from helpers.teacher.per_learner import personalised, read_roster, read_secret, roster_id_problem
 from helpers.teacher.roles import role_of, without_roles

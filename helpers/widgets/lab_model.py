@@ -30,7 +30,7 @@ from helpers.widgets._arithmetic import (
     metric_text,
     or_none,
 )
-from helpers.widgets.lab_text import Note
+from helpers.widgets.lab_text import LabNumbers, Note
 
 Judged = tuple[str, str, int]  # (doc_id, title, grade)
 
@@ -204,34 +204,6 @@ def reset(setup: LabSetup, state: LabState, _value: object = None) -> LabState:
 
 
 # --- compute: a state -> every number and text the lab shows -------------------
-
-
-@dataclass(frozen=True)
-class LabNumbers:
-    """The lab's numbers for one state, each from helpers.metrics; None where a metric is undefined."""
-
-    k: int
-    gain: Gain
-    ideal: Ideal
-    threshold: int
-    grades: tuple[int, ...]
-    missed_grades: tuple[int, ...]
-    ideal_grades: tuple[int, ...]  # sorted high to low
-    relevant: tuple[str, ...]  # results and missed documents with grade >= threshold
-    found_in_top_k: tuple[str, ...]
-    recall: float | None
-    first_relevant_rank: int  # 0 = no relevant result
-    mrr: float
-    mrr_at_k: float
-    dcg: float
-    idcg: float
-    ndcg: float | None
-
-    def values(self) -> dict:
-        """The numbers as plain, JSON-serialisable values (tuples as lists)."""
-        return {
-            name: list(value) if isinstance(value, tuple) else value for name, value in vars(self).items()
-        }
 
 
 @dataclass(frozen=True)

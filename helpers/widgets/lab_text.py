@@ -1,20 +1,44 @@
 """The texts of the metrics lab (lesson 05): the formula with its numbers and the notes beside the switches.
 
-Pure functions of the lab's numbers (:class:`helpers.widgets.lab_model.LabNumbers`);
-plain text, no HTML: the view escapes and lays it out.
+Pure functions of the lab's numbers (:class:`LabNumbers`, which
+:func:`helpers.widgets.lab_model.lab_numbers` computes); plain text, no HTML: the view escapes and lays it out.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from helpers.metrics import Gain, Ideal
 from helpers.widgets._arithmetic import UNDEFINED_RECALL, Row, dcg_formula, grade_name, ndcg_ratio
 
-if TYPE_CHECKING:
-    from helpers.widgets.lab_model import LabNumbers
+
+@dataclass(frozen=True)
+class LabNumbers:
+    """The lab's numbers for one state, each from helpers.metrics; None where a metric is undefined."""
+
+    k: int
+    gain: Gain
+    ideal: Ideal
+    threshold: int
+    grades: tuple[int, ...]
+    missed_grades: tuple[int, ...]
+    ideal_grades: tuple[int, ...]  # sorted high to low
+    relevant: tuple[str, ...]  # results and missed documents with grade >= threshold
+    found_in_top_k: tuple[str, ...]
+    recall: float | None
+    first_relevant_rank: int  # 0 = no relevant result
+    mrr: float
+    mrr_at_k: float
+    dcg: float
+    idcg: float
+    ndcg: float | None
+
+    def values(self) -> dict:
+        """The numbers as plain, JSON-serialisable values (tuples as lists)."""
+        return {
+            name: list(value) if isinstance(value, tuple) else value for name, value in vars(self).items()
+        }
 
 
 @dataclass(frozen=True)
