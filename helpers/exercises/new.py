@@ -123,26 +123,33 @@ def with_import(text: str, module: str, names: Sequence[str]) -> str:
     tree = ast.parse(text)
     imports = [node for node in tree.body if isinstance(node, ast.ImportFrom) and node.level == 0]
     found = next((node for node in imports if node.module == module), None)
-    lines = text.splitlines(keepends=True)
-    if found is None:
-        later = [node for node in imports if (node.module or "").startswith("helpers") and (node.module or "") > module]
-        helpers = [node for node in imports if (node.module or "").startswith("helpers")]
-        if later:
-            start = end = later[0].lineno - 1
-        elif helpers:
-            start = end = helpers[-1].end_lineno or helpers[-1].lineno
-        else:
-            raise ValueError(f"no 'from helpers ... import' line to put 'from {module} import ...' beside")
-        have: list[str] = []
-        wrapped = False
-    else:
-        start, end = found.lineno - 1, found.end_lineno or found.lineno
-        have = [alias.name if alias.asname is None else f"{alias.name} as {alias.asname}" for alias in found.names]
-        wrapped = end - start > 1
+    have = [] if found is None else imported_names(found)
     if found is not None and all(name in have for name in names):
         return text
-    statement = import_statement(module, sorted({*have, *names}, key=isort_key), wrapped)
+    if found is None:
+        start = end = new_import_line(imports, module)
+    else:
+        start, end = found.lineno - 1, found.end_lineno or found.lineno
+    statement = import_statement(module, sorted({*have, *names}, key=isort_key), wrapped=end - start > 1)
+    lines = text.splitlines(keepends=True)
     return "".join(lines[:start]) + statement + "".join(lines[end:])
+
+
+def imported_names(node: ast.ImportFrom) -> list[str]:
+    """The names one ``from ... import`` statement takes, each as written ('a' or 'a as b')."""
+    return [alias.name if alias.asname is None else f"{alias.name} as {alias.asname}" for alias in node.names]
+
+
+def new_import_line(imports: Sequence[ast.ImportFrom], module: str) -> int:
+    """Where a new ``from <module> import`` line goes (a 0-based line): before the first ``from helpers...``
+    import that sorts after it, else after the last one."""
+    helpers = [node for node in imports if (node.module or "").startswith("helpers")]
+    later = [node for node in helpers if (node.module or "") > module]
+    if later:
+        return later[0].lineno - 1
+    if helpers:
+        return helpers[-1].end_lineno or helpers[-1].lineno
+    raise ValueError(f"no 'from helpers ... import' line to put 'from {module} import ...' beside")
 
 
 def isort_key(name: str) -> tuple[int, str]:

@@ -359,9 +359,29 @@ def worked_ndcg(
     listed = grades if judged is None else m.check_grades(judged, "judged")
     ideal_grades = listed if ideal == "judged" else grades
     value = _or_nan(m.ndcg, grades, k, ideal=ideal_grades, gain=gain)
+    if not math.isfinite(value):
+        slips: list[Slip] = [(("undefined-as-zero",), 0.0)]
+    else:
+        unsorted = ideal_grades if ideal == "returned" else listed
+        slips = [
+            *_ndcg_formula_slips(grades, ideal_grades, unsorted, k, gain),
+            *_ndcg_power_slips(grades, ideal_grades, k, gain),
+            *_ndcg_ideal_slips(grades, None if judged is None else listed, k, gain, ideal),
+            *_ndcg_cutoff_slips(grades, ideal_grades, k, gain),
+            *_ndcg_rounded_slips(grades, ideal_grades, k, gain),
+        ]
+    return Worked(
+        value, tuple(_ndcg_steps(grades, ideal_grades, k, gain, ideal, value)), tuple(slips),
+        "ndcg", dict(grades=grades, judged=listed, k=k, gain=gain, ideal=ideal),
+    )
+
+
+def _ndcg_steps(grades: list[float], ideal_grades: list[float], k: int | None, gain: Gain, ideal: m.Ideal,
+                value: float) -> list[str]:
+    """The steps of nDCG: the list's DCG, the ideal's, then their ratio (or why it is undefined)."""
     best = m.ideal_dcg(ideal_grades, k, gain)
     at = "" if k is None else f"@{k}"
-    steps = [
+    return [
         *_dcg_steps("the list's", grades, k, gain),
         f"ideal: {'every judged' if ideal == 'judged' else 'the returned'} grade sorted high to low: "
         f"{_numbers(sorted(ideal_grades, reverse=True))} -> IDCG{at} = {_short(best)}",
@@ -370,11 +390,22 @@ def worked_ndcg(
         else f"IDCG{at} is 0: nothing relevant to find, nDCG{at} is undefined",
     ]
 
-    def normalised(wrong_dcg, other_gain: Gain = gain) -> float:
-        best = wrong_dcg(sorted(ideal_grades, reverse=True), other_gain)
-        return graded_slips.ratio_or_nan(wrong_dcg(grades, other_gain), best)
 
-    slips: list[Slip] = [
+def _other_gain(gain: Gain) -> tuple[Gain, str]:
+    """The gain not asked for, and the slip of using it."""
+    return ("exponential", "exponential-for-linear") if gain == "linear" else ("linear", "linear-for-exponential")
+
+
+def _ndcg_formula_slips(grades: list[float], ideal_grades: list[float], unsorted: list[float], k: int | None,
+                        gain: Gain) -> list[Slip]:
+    """DCG given for nDCG, a wrong discount, the ideal left unsorted; the other gain, alone or with one of them."""
+
+    def normalised(wrong_dcg, with_gain: Gain = gain) -> float:
+        best = wrong_dcg(sorted(ideal_grades, reverse=True), with_gain)
+        return graded_slips.ratio_or_nan(wrong_dcg(grades, with_gain), best)
+
+    other, swap = _other_gain(gain)
+    return [
         (("dcg-for-ndcg",), m.dcg(grades, k, gain)),
         (("no-discount",), normalised(lambda g, gn: graded_slips.dcg_no_discount(g, k, gn))),
         (
@@ -383,61 +414,72 @@ def worked_ndcg(
         ),
         (("rank-as-discount",), normalised(lambda g, gn: graded_slips.dcg_rank_discount(g, k, gn))),
         (("ranks-from-zero",), normalised(lambda g, gn: graded_slips.dcg_ranks_from_zero(g, k, gn))),
-        (
-            ("unsorted-ideal",),
-            graded_slips.ndcg_unsorted_ideal(grades, ideal_grades if ideal == "returned" else listed, k, gain),
-        ),
-    ]
-    other: Gain = "exponential" if gain == "linear" else "linear"
-    swap = "exponential-for-linear" if gain == "linear" else "linear-for-exponential"
-    slips.append(((swap,), _or_nan(m.ndcg, grades, k, ideal=ideal_grades, gain=other)))
-    slips.append(((swap, "dcg-for-ndcg"), m.dcg(grades, k, other)))  # DCG given, with the other gain too
-    slips += [  # two slips at once: the other gain with no discount, or with the rank as the discount
+        (("unsorted-ideal",), graded_slips.ndcg_unsorted_ideal(grades, unsorted, k, gain)),
+        ((swap,), _or_nan(m.ndcg, grades, k, ideal=ideal_grades, gain=other)),
+        ((swap, "dcg-for-ndcg"), m.dcg(grades, k, other)),  # DCG given, with the other gain too
+        # two slips at once: the other gain with no discount, or with the rank as the discount
         ((swap, "no-discount"), normalised(lambda g, gn: graded_slips.dcg_no_discount(g, k, gn), other)),
         ((swap, "rank-as-discount"), normalised(lambda g, gn: graded_slips.dcg_rank_discount(g, k, gn), other)),
     ]
+
+
+def _ndcg_power_slips(grades: list[float], ideal_grades: list[float], k: int | None, gain: Gain) -> list[Slip]:
+    """2^grade without its - 1 (asked for the exponential gain, or written for the linear one too)."""
+    whole = _whole(grades) and _whole(ideal_grades)
     if gain == "exponential":
-        slips.append((("exp-without-minus-one",), graded_slips.ndcg_exp_without_minus_one(grades, k, ideal_grades)))
-        if _whole(grades) and _whole(ideal_grades):
+        without = graded_slips.ndcg_exp_without_minus_one(grades, k, ideal_grades)
+        slips: list[Slip] = [(("exp-without-minus-one",), without)]
+        if whole:
             kept = graded_slips.ratio_or_nan(
                 m.dcg(_powers_zero_kept(grades), k), m.dcg(_powers_zero_kept(sorted(ideal_grades, reverse=True)), k)
             )
             slips.append((("exp-without-minus-one",), kept))
-    elif _whole(grades) and _whole(ideal_grades):
-        slips.append((("exponential-for-linear", "exp-without-minus-one"),
-                      graded_slips.ndcg_exp_without_minus_one(grades, k, ideal_grades)))
-    if ideal == "judged" and judged is not None:
-        slips.append((("retrieved-only-ideal",), _or_nan(m.ndcg, grades, k, ideal=grades, gain=gain)))
-        slips.append(((swap, "retrieved-only-ideal"), _or_nan(m.ndcg, grades, k, ideal=grades, gain=other)))
-    if ideal == "returned" and judged is not None:
-        slips.append((("judged-for-returned-ideal",), _or_nan(m.ndcg, grades, k, ideal=listed, gain=gain)))
-    if k is not None:
-        slips.append((("ignored-cutoff",), _or_nan(m.ndcg, grades, None, ideal=ideal_grades, gain=gain)))
-        slips += [
-            (("cutoff-off-by-one",), _or_nan(m.ndcg, grades, cut, ideal=ideal_grades, gain=gain))
-            for cut in _shifted_cutoffs(k)
-        ]
-        slips += [
-            (("other-cutoff",), _or_nan(m.ndcg, grades, cut, ideal=ideal_grades, gain=gain))
-            for cut in _other_cutoffs(k)
-        ]
-    if math.isfinite(value):  # DCG and IDCG each rounded before the division, or added up from rounded terms
-        slips += [
-            (("rounded-early",), graded_slips.ratio_or_nan(round(m.dcg(grades, k, gain), places), round(best, places)))
-            for places in (2, 3)
-        ]
-        slips += [
-            (("rounded-early",), graded_slips.ratio_or_nan(
-                _dcg_of_rounded_terms(grades, k, gain, places),
-                _dcg_of_rounded_terms(sorted(ideal_grades, reverse=True), k, gain, places)))
-            for places in EARLY_PLACES
-        ]
-    else:
-        slips = [(("undefined-as-zero",), 0.0)]
-    return Worked(
-        value, tuple(steps), tuple(slips),
-        "ndcg", dict(grades=grades, judged=listed, k=k, gain=gain, ideal=ideal),
-    )
+        return slips
+    if whole:
+        return [(("exponential-for-linear", "exp-without-minus-one"),
+                 graded_slips.ndcg_exp_without_minus_one(grades, k, ideal_grades))]
+    return []
+
+
+def _ndcg_ideal_slips(grades: list[float], judged: list[float] | None, k: int | None, gain: Gain,
+                      ideal: m.Ideal) -> list[Slip]:
+    """The other ideal than the one asked for: the returned grades only, or every judged grade."""
+    if judged is None:
+        return []
+    other, swap = _other_gain(gain)
+    if ideal == "judged":
+        return [(("retrieved-only-ideal",), _or_nan(m.ndcg, grades, k, ideal=grades, gain=gain)),
+                ((swap, "retrieved-only-ideal"), _or_nan(m.ndcg, grades, k, ideal=grades, gain=other))]
+    if ideal == "returned":
+        return [(("judged-for-returned-ideal",), _or_nan(m.ndcg, grades, k, ideal=judged, gain=gain))]
+    return []
+
+
+def _ndcg_cutoff_slips(grades: list[float], ideal_grades: list[float], k: int | None, gain: Gain) -> list[Slip]:
+    """The cut-off ignored, one off, or two off."""
+    if k is None:
+        return []
+    cuts: list[tuple[tuple[str, ...], int]] = [(("cutoff-off-by-one",), cut) for cut in _shifted_cutoffs(k)]
+    cuts += [(("other-cutoff",), cut) for cut in _other_cutoffs(k)]
+    return [(("ignored-cutoff",), _or_nan(m.ndcg, grades, None, ideal=ideal_grades, gain=gain))] + [
+        (codes, _or_nan(m.ndcg, grades, cut, ideal=ideal_grades, gain=gain)) for codes, cut in cuts
+    ]
+
+
+def _ndcg_rounded_slips(grades: list[float], ideal_grades: list[float], k: int | None, gain: Gain) -> list[Slip]:
+    """DCG and IDCG each rounded before the division, or each added up from rounded terms."""
+    best = m.ideal_dcg(ideal_grades, k, gain)
+    ranked_ideal = sorted(ideal_grades, reverse=True)
+    slips: list[Slip] = [
+        (("rounded-early",), graded_slips.ratio_or_nan(round(m.dcg(grades, k, gain), places), round(best, places)))
+        for places in (2, 3)
+    ]
+    slips += [
+        (("rounded-early",), graded_slips.ratio_or_nan(
+            _dcg_of_rounded_terms(grades, k, gain, places), _dcg_of_rounded_terms(ranked_ideal, k, gain, places)))
+        for places in EARLY_PLACES
+    ]
+    return slips
 
 
 MEAN_DISCOUNT_SLIPS = {

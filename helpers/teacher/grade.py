@@ -335,53 +335,25 @@ def _grade(args, plan, key, sandbox, limits, submissions, unmatched, session: Pa
            earlier: tuple[dict, list[NotebookResult]] = ({}, [])) -> int:
     """The run of :func:`main` once the command line and the hand-ins are read; ``earlier``: the assignment's
     stamp and the records kept of hand-ins gone (:func:`helpers.teacher.reports.gone`)."""
-    from helpers.teacher import fingerprint, grading, reports
+    from helpers.teacher import grading, reports
     from helpers.teacher.keyless import copy_course
 
     course = copy_course(session / "course", registry.values())  # what every kernel imports: no answer key
-    version = fingerprint.key_version(key, course, args.exercises)
-    run_settings = fingerprint.run_settings(args.timeout, args.memory, sandbox.kind, limits.kind, args.disk)
-    prints = {s.notebook: fingerprint.notebook_fingerprint(s.sha256, plan.learner_digest(s.learner), version,
-                                                           run_settings) for s in submissions}
+    version, run_settings, prints = fingerprints(args, plan, key, course, sandbox, limits, submissions)
     stored, why = stored_records(args.out, submissions, prints, sandbox, args.regrade, plan,
                                  MAYBE_GRADER_SIDE if args.regrade_grader_side else GRADER_SIDE)
     taken = {record.notebook for record in stored}
     to_grade = [s for s in submissions if s.notebook not in taken]
-    unknown, personal = read_ahead(to_grade)
-    if unknown and not args.allow_unknown and plan.manifest is None:
-        print(f"python -m helpers.grade: error: {shown(unknown)}", file=sys.stderr)
+    refused = refusal(args, plan, to_grade)
+    if refused:
+        print(f"python -m helpers.grade: error: {refused}", file=sys.stderr)
         return 2
-    if personal and plan.secret is None and plan.manifest is None:
-        print(f"python -m helpers.grade: error: {', '.join(map(shown, personal[:3]))} carry per-learner numbers: "
-              "pass the course secret of their release with --secret FILE (or its manifest with --assignment FILE)",
-              file=sys.stderr)
-        return 2
-    said = [sandbox.describe(), limits.describe(args.memory, args.disk), time_limits(args)]
-    print("\n".join(said), flush=True)
-    for name in unmatched:
-        print(f"not graded: {shown(name)} (no learner of the assignment's roster has this id)", flush=True)
-    print(shown(why), flush=True)
     stamp, kept = earlier
-    if kept:
-        print(f"kept as graded before, their hand-ins gone: {', '.join(shown(r.notebook) for r in kept)} (pass "
-              "--accept-missing to drop them)", flush=True)
+    said = announce(args, sandbox, limits, unmatched, why, kept)
     tainted = reports.tainted(args.out)
     watch = outside_watch(args, session, sandbox)
-    store = reports.OutputFolder(args.out, plan, watch, unmatched=unmatched)
-    for record in [*stored, *kept]:
-        store.reuse(record)
-    if stamp:
-        reports.write_stamp(args.out, stamp)
-    shard = None
-    if args.shard is not None:
-        from helpers.teacher.shards import record_of
-
-        learners = {*plan.roster, *(s.learner for s in submissions), *(r.learner for r in kept)}
-        shard = record_of(plan, args.shard[0], args.shard[1], version, run_settings, said, sorted(learners),
-                          [s.notebook for s in submissions] + [r.notebook for r in kept], unmatched)
-        shard.write(args.out)
-    else:
-        (args.out / "shard.json").unlink(missing_ok=True)  # a whole class now, not a shard
+    store = output_folder(args, plan, watch, unmatched, [*stored, *kept], stamp)
+    shard = start_shard(args, plan, submissions, kept, (version, run_settings, said), unmatched)
     if not sandbox.bwrap:
         store.mark_unsandboxed()
     settings = grading.Settings(
@@ -395,34 +367,118 @@ def _grade(args, plan, key, sandbox, limits, submissions, unmatched, session: Pa
         store.add(result)
 
     stop = threading.Event()
-    numbers = {s.notebook: number for number, s in enumerate(submissions, start=1)}
     with StoppingOnSignals(stop, settings.token):  # until the last file is written: a Ctrl-C then stops nothing
-        grading.seed_font_cache(session)
-        # Ahead only in bubblewrap: there a kernel sees its own folder alone; without a sandbox a notebook could
-        # read the connection file of the kernel started ahead in the next folder and talk to it
-        grader = Ahead(settings) if sandbox.bwrap else grading.grade_submission
-        run_all(to_grade, settings, args.jobs, done, grader, stop,
-                numbers=[numbers[s.notebook] for s in to_grade], total=len(submissions))
-        cut_short = stop.is_set()
+        grade_all(to_grade, submissions, settings, args.jobs, done, stop)
         if not sandbox.bwrap:
             store.mark_unsandboxed()
-        if cut_short:  # stop at once: the records are saved; the tables and pages of the new ones are quick
-            store.flush()
-            interrupted = f"interrupted: {len(store.results)} of {len(submissions)} notebooks graded"
-            print(f"\n{interrupted}; records, gradebooks and feedback written to {shown(args.out)} (the "
-                  "class report when a run completes: run the same command again to go on)", file=sys.stderr)
-            return 130
-        store.mark_changed(submissions)  # a hand-in changed while graded: its record says so (interrupted: its
-        # new bytes are graded by the next run anyway, their fingerprint differs)
-        if tainted and sandbox.bwrap:  # every hand-in graded again, in the sandbox: the records are the grader's
-            (args.out / "results" / reports.UNSANDBOXED).unlink(missing_ok=True)
-        store.finish(said)
-        if shard is not None:
-            shard.complete = True
-            shard.write(args.out)
+        if stop.is_set():  # stop at once: the records are saved; the tables and pages of the new ones are quick
+            return interrupted(store, len(submissions), args.out)
+        finish(store, submissions, said, shard, args.out, tainted and sandbox.bwrap)
     print(store.summary(len(stored)) + (", shard.json" if shard is not None else ""))
     warn_grader_side(store.results.values())
     return 0
+
+
+def fingerprints(args, plan, key, course: Path, sandbox, limits, submissions) -> tuple[str, dict, dict[str, str]]:
+    """The answer key's version, the run's settings, and each hand-in's fingerprint (what a record is reused on)."""
+    from helpers.teacher import fingerprint
+
+    version = fingerprint.key_version(key, course, args.exercises)
+    run_settings = fingerprint.run_settings(args.timeout, args.memory, sandbox.kind, limits.kind, args.disk)
+    prints = {s.notebook: fingerprint.notebook_fingerprint(s.sha256, plan.learner_digest(s.learner), version,
+                                                           run_settings) for s in submissions}
+    return version, run_settings, prints
+
+
+def refusal(args, plan, to_grade) -> str:
+    """Why the hand-ins to grade cannot be graded as asked ('' when they can): an exercise unknown to the key,
+    or per-learner numbers without the secret or the manifest that deals them."""
+    unknown, personal = read_ahead(to_grade)
+    if unknown and not args.allow_unknown and plan.manifest is None:
+        return shown(unknown)
+    if personal and plan.secret is None and plan.manifest is None:
+        return (f"{', '.join(map(shown, personal[:3]))} carry per-learner numbers: pass the course secret of their "
+                "release with --secret FILE (or its manifest with --assignment FILE)")
+    return ""
+
+
+def announce(args, sandbox, limits, unmatched: Sequence[str], why: str, kept: Sequence[NotebookResult]) -> list[str]:
+    """Print how the notebooks run (and return those lines), the hand-ins not graded, which records may be
+    reused (``why``) and the records kept of hand-ins gone."""
+    said = [sandbox.describe(), limits.describe(args.memory, args.disk), time_limits(args)]
+    print("\n".join(said), flush=True)
+    for name in unmatched:
+        print(f"not graded: {shown(name)} (no learner of the assignment's roster has this id)", flush=True)
+    print(shown(why), flush=True)
+    if kept:
+        print(f"kept as graded before, their hand-ins gone: {', '.join(shown(r.notebook) for r in kept)} (pass "
+              "--accept-missing to drop them)", flush=True)
+    return said
+
+
+def output_folder(args, plan, watch, unmatched: Sequence[str], reused: Sequence[NotebookResult], stamp: dict):
+    """The output folder, holding the records reused and the assignment's stamp."""
+    from helpers.teacher import reports
+
+    store = reports.OutputFolder(args.out, plan, watch, unmatched=unmatched)
+    for record in reused:
+        store.reuse(record)
+    if stamp:
+        reports.write_stamp(args.out, stamp)
+    return store
+
+
+def start_shard(args, plan, submissions, kept: Sequence[NotebookResult], run: tuple[str, dict, list[str]],
+                unmatched: Sequence[str]):
+    """A shard's record, written incomplete (None, and any shard.json removed, for a whole class); ``run``: the
+    key's version, the run's settings and the lines that said how the notebooks run."""
+    if args.shard is None:
+        (args.out / "shard.json").unlink(missing_ok=True)  # a whole class now, not a shard
+        return None
+    from helpers.teacher.shards import record_of
+
+    version, run_settings, said = run
+    learners = {*plan.roster, *(s.learner for s in submissions), *(r.learner for r in kept)}
+    shard = record_of(plan, args.shard[0], args.shard[1], version, run_settings, said, sorted(learners),
+                      [s.notebook for s in submissions] + [r.notebook for r in kept], unmatched)
+    shard.write(args.out)
+    return shard
+
+
+def grade_all(to_grade, submissions, settings, jobs: int, done, stop: threading.Event) -> None:
+    """Grade the hand-ins not reused, each numbered by its place among all the hand-ins, until done or stopped."""
+    from helpers.teacher import grading
+
+    numbers = {s.notebook: number for number, s in enumerate(submissions, start=1)}
+    grading.seed_font_cache(settings.session)
+    # Ahead only in bubblewrap: there a kernel sees its own folder alone; without a sandbox a notebook could
+    # read the connection file of the kernel started ahead in the next folder and talk to it
+    grader = Ahead(settings) if settings.sandbox.bwrap else grading.grade_submission
+    run_all(to_grade, settings, jobs, done, grader, stop, numbers=[numbers[s.notebook] for s in to_grade],
+            total=len(submissions))
+
+
+def interrupted(store, total: int, out: Path) -> int:
+    """Write what is graded (records, gradebooks, feedback), say so, and return 130."""
+    store.flush()
+    said = f"interrupted: {len(store.results)} of {total} notebooks graded"
+    print(f"\n{said}; records, gradebooks and feedback written to {shown(out)} (the class report when a run "
+          "completes: run the same command again to go on)", file=sys.stderr)
+    return 130
+
+
+def finish(store, submissions, said: list[str], shard, out: Path, regraded_in_sandbox: bool) -> None:
+    """After the last notebook: mark the hand-ins that changed meanwhile, write every file, complete the shard."""
+    from helpers.teacher import reports
+
+    store.mark_changed(submissions)  # a hand-in changed while graded: its record says so (interrupted: its
+    # new bytes are graded by the next run anyway, their fingerprint differs)
+    if regraded_in_sandbox:  # every hand-in graded again, in the sandbox: the records are the grader's
+        (out / "results" / reports.UNSANDBOXED).unlink(missing_ok=True)
+    store.finish(said)
+    if shard is not None:
+        shard.complete = True
+        shard.write(out)
 
 
 def time_limits(args: argparse.Namespace) -> str:

@@ -233,6 +233,24 @@ def release(
     manifest: Path | None = None, points: dict[str, float] | None = None,
 ) -> list[Path]:
     """Write the learners' copy into ``target`` (see the module docstring); return the notebooks written."""
+    check_options(kind, roster, secret, manifest)
+    target = check_target(target, force)
+    manifest = manifests.check_place(manifest, target) if manifest is not None else None
+    load_teachers_exercises(exercise_files, points)
+    files = teacher_files(exercise_files) if kind == "practice" else []
+    graded = chosen_lessons(lessons, sorted({exercise.lesson for exercise in REGISTRY.values()}))
+    copies = learner_copies(kind, graded if lessons else None)
+    _clear(target)
+    written = write_notebooks(target, copies, roster, secret)
+    _copy_project(target, files, kind, hints)
+    if manifest is not None:
+        graded_exercises = {lesson: [e for e in REGISTRY.values() if e.lesson == lesson] for lesson in graded}
+        manifests.build(roster, graded_exercises, points or {}, copies, secret).write(manifest)
+    return written
+
+
+def check_options(kind: str, roster: Sequence[str], secret: bytes | None, manifest: Path | None) -> None:
+    """ValueError when the options do not make one kind of copy: a roster or a manifest with the wrong kind."""
     if kind not in PROMISES:
         raise ValueError(f"kind must be 'assignment' or 'practice', got {kind!r}")
     if roster and (kind != "assignment" or (secret is None and manifest is None)):
@@ -243,50 +261,52 @@ def release(
         raise ValueError(f"--roster: {refused}")
     if manifest is not None and (kind != "assignment" or not roster):
         raise ValueError("--manifest is for graded work: an assignment copy with a roster (--roster)")
-    target = check_target(target, force)
-    manifest = manifests.check_place(manifest, target) if manifest is not None else None
+
+
+def load_teachers_exercises(exercise_files: Sequence[Path], points: dict[str, float] | None) -> None:
+    """Register the exercises of the teacher's files given; ValueError for --points naming an unknown id."""
     for path in exercise_files:
         load_extra_exercises(str(path))
     unknown = sorted(set(points or {}) - set(REGISTRY))
     if unknown:
         raise ValueError(f"--points: unknown exercise ids: {', '.join(unknown)}")
-    files = teacher_files(exercise_files)
-    notebooks = lesson_notebooks()
+
+
+def learner_copies(kind: str, chosen: Sequence[str] | None) -> dict[str, nbformat.NotebookNode]:
+    """File name -> the learner's copy of each lesson (of ``chosen`` and lesson 00; every one for None), and a
+    notebook for each lesson of the teacher's exercises that has none of its own."""
     extra: dict[str, list[AnyExercise]] = {}
     for exercise in REGISTRY.values():
         if is_teachers(exercise):
             extra.setdefault(exercise.lesson, []).append(exercise)
-    with_exercises = sorted({exercise.lesson for exercise in REGISTRY.values()})
-    graded = chosen_lessons(lessons, with_exercises)
+    notebooks = lesson_notebooks()
     copies = {}
     for lesson, path in notebooks.items():
-        if lessons and lesson not in graded and lesson != "00":
-            continue
-        notebook = nbformat.read(path, as_version=4)
-        refuse_solutions(notebook, path.name)
-        copies[path.name] = learner_copy(notebook, lesson, extra.get(lesson, []), kind)
+        if chosen is None or lesson in chosen or lesson == "00":
+            notebook = nbformat.read(path, as_version=4)
+            refuse_solutions(notebook, path.name)
+            copies[path.name] = learner_copy(notebook, lesson, extra.get(lesson, []), kind)
     for lesson in sorted(set(extra) - set(notebooks)):
-        if not lessons or lesson in graded:
+        if chosen is None or lesson in chosen:
             copies[f"{lesson}_exercises.ipynb"] = extra_notebook(lesson, extra[lesson], kind)
-    _clear(target)
+    return copies
+
+
+def write_notebooks(target: Path, copies: dict[str, nbformat.NotebookNode], roster: Sequence[str],
+                    secret: bytes | None) -> list[Path]:
+    """The copies into ``target/notebooks``, and each learner's own (their numbers with the secret) into
+    ``notebooks/<roster id>/``; return the first ones' paths."""
     written = []
     (target / "notebooks").mkdir(parents=True)
     for name, notebook in copies.items():
         nbformat.validate(notebook)
         nbformat.write(notebook, target / "notebooks" / name)
         written.append(target / "notebooks" / name)
-    for learner in roster:  # each learner's own copy (with the secret, their own numbers) in notebooks/<roster id>/
+    for learner in roster:
         (target / "notebooks" / learner).mkdir()
         for name, notebook in copies.items():
             own = personalised(notebook, secret, learner) if secret is not None else notebook
             nbformat.write(own, target / "notebooks" / learner / name)
-    if kind == "practice":
-        _copy_project(target, files, kind)
-    else:
-        _copy_project(target, [], kind, hints)
-    if manifest is not None:
-        graded_exercises = {lesson: [e for e in REGISTRY.values() if e.lesson == lesson] for lesson in graded}
-        manifests.build(roster, graded_exercises, points or {}, copies, secret).write(manifest)
     return written
 
 
