@@ -178,10 +178,6 @@ def measure_of(topic, inputs, twist):
         if twist.get("as") == "cg":
             return math.nan
         return dcg(inputs["grades"], inputs["k"], inputs["gain"], twist)
-    if topic == "ideal-dcg":
-        source = inputs["returned"] if twist.get("ideal") == "returned" else inputs["judged"]
-        ordered = list(source) if twist.get("ideal") == "listed" else sorted(source, reverse=True)
-        return dcg(ordered, inputs["k"], inputs["gain"], twist)
     if topic == "ndcg":
         return ndcg(inputs["grades"], inputs["judged"], inputs["k"], inputs["gain"], inputs["ideal"], twist)
     if topic == "mean-ndcg":
@@ -189,7 +185,7 @@ def measure_of(topic, inputs, twist):
         if twist.get("undefined") == "zero":
             scores = [0.0 if not math.isfinite(s) else s for s in scores]
         return aggregate([s for s in scores if math.isfinite(s)], twist)
-    if topic == "cg":
+    if topic == "cg":  # one side of cg-minus-dcg
         if twist.get("as") == "dcg":
             return dcg(inputs["grades"], inputs["k"], "linear", {})
         return float(sum(cut(inputs["grades"], new_k(inputs["k"], twist))))

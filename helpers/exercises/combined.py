@@ -23,9 +23,8 @@ from helpers.slips import CATALOGUE
 # the worked problem's topic -> (the measure, the kind of question), as the catalogue names them
 TOPICS = {
     "mrr": ("mrr", "mean"), "hit-rate": ("hit-rate", "mean"), "dcg": ("dcg", "value"),
-    "ideal-dcg": ("ideal-dcg", "value"), "ndcg": ("ndcg", "value"), "mean-ndcg": ("ndcg", "mean"),
-    "cg": ("cg", "value"), "precision": ("precision", "value"), "recall": ("recall", "value"),
-    "ap": ("ap", "value"), "map": ("ap", "mean"), "cg-minus-dcg": ("cg", "difference"),
+    "ndcg": ("ndcg", "value"), "mean-ndcg": ("ndcg", "mean"), "precision": ("precision", "value"),
+    "recall": ("recall", "value"), "ap": ("ap", "value"), "map": ("ap", "mean"), "cg-minus-dcg": ("cg", "difference"),
 }  # fmt: skip
 WRITING = {"percent-without-sign", "decimal-point-shifted", "one-minus-the-answer", "digits-cut-off", "a-minus-b"}
 NEAR_BAND_UNITS = 5  # a slip's value off by at most this many units of the last decimal asked ("close" to it)

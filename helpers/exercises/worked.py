@@ -315,31 +315,6 @@ def worked_dcg(grades: Sequence[float], k: int | None = None, gain: Gain = "line
     )
 
 
-def worked_ideal_dcg(
-    judged: Sequence[float], returned: Sequence[float], k: int | None = None, gain: Gain = "linear"
-) -> Worked:
-    """Ideal DCG@k from every judged grade (``judged`` in the order the judgments list them).
-
-    >>> round(worked_ideal_dcg([2, 0, 3, 1, 0, 2, 3], [2, 0, 3, 1, 0, 2], k=5).value, 3)
-    7.141
-    """
-    judged, returned = m.check_grades(judged, "judged"), m.check_grades(returned, "returned")
-    ideal = sorted(judged, reverse=True)
-    worked = worked_dcg(ideal, k, gain)
-    slips = [slip for slip in worked.slips if slip[0] != ("ignored-cutoff",)]
-    slips += [
-        (("retrieved-only-ideal",), m.ideal_dcg(returned, k, gain)),
-        (("unsorted-ideal",), m.dcg(judged, k, gain)),
-    ]
-    if k is not None:
-        slips.append((("ignored-cutoff",), m.ideal_dcg(judged, None, gain)))
-    steps = (f"every judged grade, sorted high to low: {_numbers(ideal)}", *worked.steps[1:])
-    return Worked(
-        worked.value, tuple(s.replace("the list's DCG", "ideal DCG") for s in steps), tuple(slips),
-        "ideal-dcg", dict(judged=judged, returned=returned, k=k, gain=gain),
-    )
-
-
 def worked_ndcg(
     grades: Sequence[float],
     judged: Sequence[float] | None = None,
@@ -536,25 +511,6 @@ def worked_mean_ndcg(
 def _mean(values) -> float:
     values = list(values)
     return sum(values) / len(values)
-
-
-def worked_cg(grades: Sequence[float], k: int | None = None) -> Worked:
-    """CG@k: the grades of the top k added up, no discount.
-
-    >>> worked_cg([2, 0, 3, 1, 0, 2], k=4).value
-    6.0
-    """
-    grades = m.check_grades(grades)
-    value = m.cumulative_gain(grades, k)
-    at = "" if k is None else f"@{k}"
-    steps = (
-        f"grades in the top {k or len(grades)}: {_numbers(m.cut(grades, k))}",
-        f"CG{at} = {_short(value)}",
-    )
-    slips: list[Slip] = [(("dcg-for-cg",), m.dcg(grades, k))]
-    if k is not None:
-        slips += [(("cutoff-off-by-one",), m.cumulative_gain(grades, cut)) for cut in _shifted_cutoffs(k)]
-    return Worked(value, steps, tuple(slips), "cg", dict(grades=grades, k=k))
 
 
 # --- counting relevant results: precision, recall, AP, MAP -----------------------

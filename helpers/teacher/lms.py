@@ -43,7 +43,6 @@ if TYPE_CHECKING:
     from helpers.teacher.plan import Rows
 
 CANVAS_FILE, MOODLE_FILE = "gradebook-canvas.csv", "gradebook-moodle.csv"
-LMS_FILES = (CANVAS_FILE, MOODLE_FILE)
 CANVAS_STUDENT_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 CANVAS_POINTS_ROW = "Points Possible"
 
