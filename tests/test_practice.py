@@ -226,7 +226,9 @@ def test_each_lessons_exercise_section_ends_with_a_line_on_practice_for_its_exer
     end = start
     while end + 1 < len(cells) and "exercise" in cells[end + 1].metadata.get("tags", []):
         end += 1
-    last = cells[end]
+    # the section closes with the practice line, then the cell that shows this lesson's progress
+    last = cells[end - 1]
     assert last.cell_type == "markdown" and "from helpers.exercises import practice" in last.source
+    assert cells[end].cell_type == "code" and f'progress(lesson="{lesson}")' in cells[end].source
     wanted = {exercise.id for exercise in exercises_of(lesson) if exercise.id in VARIANTS}
     assert wanted and wanted == set(re.findall(r'practice\("([a-z0-9-]+)"\)', last.source)), last.source
