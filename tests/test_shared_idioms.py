@@ -71,9 +71,10 @@ ONE_PLACE = {
     "O_NOFOLLOW": {"helpers/teacher/files.py", "helpers/teacher/sandbox.py"},
 }
 # /proc read only by the sandbox and the cgroup limits (their docstrings say why psutil cannot), and by the
-# adversary's code that the grader's tests run inside the sandbox
+# adversary's code that the grader's tests run inside the sandbox, and by the memory benchmark (a process's own peak,
+# VmHWM: psutil has none on Linux, and ru_maxrss keeps the parent's peak through exec)
 PROC_READERS = {"helpers/teacher/sandbox.py", "helpers/teacher/limits.py", "helpers/teacher/kernel.py",
-                "tests/test_grade_limits.py", "tests/test_grade_assignment.py"}
+                "tests/test_grade_limits.py", "tests/test_grade_assignment.py", "benchmarks/bench_evaluate.py"}
 SCANNED = ("helpers", "tests", "benchmarks", "website", "deploy")
 
 
