@@ -11,13 +11,12 @@ resize). On each screen, asserted:
 - every control of the lesson's demonstration lies inside the first screen;
 - a table's first data row shows on the screen of its header row: the page's first table on the first screen when its
   header row is there, and every table on one of the screens PageDown stops at (from the top to the end);
-- no word of the page wraps in its middle (a line breaks between words, or after a hyphen, "_" or "/").
+- no word of the page wraps in its middle (a line breaks between words, or after a hyphen, "_" or "/");
+- no text is cut by an edge (the screen's, or a box that clips; a box that scrolls sideways holds it), and no two
+  texts overlap.
 
-Found and written to test-output/browser/classroom_screens_findings.json with the above, not yet asserted:
-
-- a text cut by an edge (the screen's, or a box that clips), or two texts that overlap.
-
-A screenshot of each first screen goes to test-output/browser/classroom-screens/ (gitignored).
+What was found is also written to test-output/browser/classroom_screens_findings.json. A screenshot of each first
+screen goes to test-output/browser/classroom-screens/ (gitignored).
 """
 
 from __future__ import annotations
@@ -277,8 +276,8 @@ def rows_apart(page, height: int) -> list[str]:
 @pytest.mark.parametrize("lesson", LESSONS)
 def test_every_screen_of_a_lesson(lesson, theme, served, browser, shots, findings):
     """On every screen looked at, in both themes: every text at 4.5:1 or more, every control on the first screen, a
-    table's first data row on the screen of its header row, no word broken in its middle (asserted); texts cut or
-    overlapping (written to the findings with the rest)."""
+    table's first data row on the screen of its header row, no word broken in its middle, no text cut or overlapping
+    another."""
     server = served(lesson)
     folder = shots / "classroom-screens"
     folder.mkdir(exist_ok=True)
@@ -308,8 +307,8 @@ def test_every_screen_of_a_lesson(lesson, theme, served, browser, shots, finding
             layout = controls_off(page, control, screen) if control else []
             layout += [f"a word wraps in its middle: {where}" for where in page.evaluate(MID_WORD)]
             layout += rows_apart(page, screen["height"])  # (pages down to the end, and back to the top)
-            wrong += [f"{name}: {what}" for what in layout]
             layout += [f"{kind}: {what}" for kind in ("cut", "overlap") for what in found[kind]]
+            wrong += [f"{name}: {what}" for what in layout]
             if layout:
                 findings[name] = layout
     finally:
