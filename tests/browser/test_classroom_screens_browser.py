@@ -245,7 +245,8 @@ def controls_off(page, control: str, screen: dict) -> list[str]:
 def rows_apart(page, height: int) -> list[str]:
     """The page's first table, when its header row shows on the first screen without its first data row (a lesson
     opens on it); then, paging with PageDown from the top to the end, the tables whose header row shows on some screen
-    but never with their first data row."""
+    but never with their first data row, and each PageDown but the last that moves the page by less than a quarter of
+    the screen (a clicker's press that seems to do nothing)."""
     apart = [
         f"the first data row ({row_top:.0f}-{row_bottom:.0f} px) is not on the first screen with its header: {words}"
         for head_top, head_bottom, row_top, row_bottom, words in page.evaluate(TABLES)[:1]
@@ -253,6 +254,7 @@ def rows_apart(page, height: int) -> list[str]:
     ]
     together: dict[int, bool] = {}
     named: dict[int, str] = {}
+    tops: list[int] = []
     last = None
     for _ in range(MAX_PAGES):
         for number, (head_top, head_bottom, row_top, row_bottom, words) in enumerate(page.evaluate(TABLES)):
@@ -263,13 +265,23 @@ def rows_apart(page, height: int) -> list[str]:
         if top == last:
             break
         last = top
+        tops.append(top)
         page.keyboard.press("PageDown")
     page.keyboard.press("Home")
-    return apart + [
-        f"table {number + 1}'s first data row never shows on one screen with its header: {named[number]}"
-        for number, shown in sorted(together.items())
-        if not shown
+    short = [
+        f"PageDown number {number + 1} moves the page by {after - before} px only (from {before} px)"
+        for number, (before, after) in enumerate(zip(tops[:-2], tops[1:-1], strict=True))
+        if after - before < height / 4
     ]
+    return (
+        short
+        + apart
+        + [
+            f"table {number + 1}'s first data row never shows on one screen with its header: {named[number]}"
+            for number, shown in sorted(together.items())
+            if not shown
+        ]
+    )
 
 
 @pytest.mark.parametrize("theme", THEMES)

@@ -249,11 +249,14 @@
   }
 
   // where PageDown and PageUp stop: each section's start, and a screen at a time (a sixth kept) through a long one; a
-  // table's header row never shows at a screen's foot without its first data row: the next screen starts at the table
+  // table's header row never shows at a screen's foot without its first data row: the next screen starts at the table.
+  // A section that starts in the first screen's top quarter (Step 1 under the title) is not a stop of its own: the
+  // first PageDown would move the page by the title's height only
   function stops(box) {
     var screen = box.clientHeight;
     var last = box.scrollHeight - screen;
-    var starts = sectionStarts(box).concat([box.scrollHeight]).sort(function (a, b) { return a - b; });
+    var starts = sectionStarts(box).concat([box.scrollHeight]).sort(function (a, b) { return a - b; })
+      .filter(function (top, number) { return number === 0 || top >= screen / 4; });
     var tables = tableRows(box);
     function next(top) {
       var step = top + Math.round(screen * 5 / 6);
