@@ -245,8 +245,8 @@ def controls_off(page, control: str, screen: dict) -> list[str]:
 def rows_apart(page, height: int) -> list[str]:
     """The page's first table, when its header row shows on the first screen without its first data row (a lesson
     opens on it); then, paging with PageDown from the top to the end, the tables whose header row shows on some screen
-    but never with their first data row, and each PageDown but the last that moves the page by less than a quarter of
-    the screen (a clicker's press that seems to do nothing)."""
+    but never with their first data row, each PageDown but the last that moves the page by less than a quarter of
+    the screen (a clicker's press that seems to do nothing), and each that moves it by more than a screen."""
     apart = [
         f"the first data row ({row_top:.0f}-{row_bottom:.0f} px) is not on the first screen with its header: {words}"
         for head_top, head_bottom, row_top, row_bottom, words in page.evaluate(TABLES)[:1]
@@ -272,6 +272,10 @@ def rows_apart(page, height: int) -> list[str]:
         f"PageDown number {number + 1} moves the page by {after - before} px only (from {before} px)"
         for number, (before, after) in enumerate(zip(tops[:-2], tops[1:-1], strict=True))
         if after - before < height / 4
+    ] + [
+        f"PageDown from {before} px to {after} px passes {after - before - height} px of the page unseen"
+        for before, after in zip(tops, tops[1:], strict=False)
+        if after - before > height + 1
     ]
     return (
         short

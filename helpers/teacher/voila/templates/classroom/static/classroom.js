@@ -273,6 +273,11 @@
       for (var top = starts[i]; top < starts[i + 1] - screen / 4; top = next(top)) {
         found.push(Math.min(top, last));
       }
+      // the next section more than a screen below the last stop: a stop halfway, so that no line is passed unseen
+      var before = found.length ? found[found.length - 1] : 0;
+      if (starts[i + 1] - before > screen) {
+        found.push(Math.min(Math.round((before + starts[i + 1]) / 2), last));
+      }
     }
     return found;
   }
