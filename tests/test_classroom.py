@@ -433,6 +433,23 @@ def test_the_classroom_text_never_points_at_hidden_code(number):
     assert [match.group(0) for source in shown for match in POINTS_AT_CODE.finditer(source)] == []
 
 
+def test_a_stop_waits_only_for_a_kernel_start_its_own_event_loop_can_finish():
+    """Voila stops its event loop, then ends the kernels on another: a start begun on the stopped loop never finishes
+    there (waiting for it held a Ctrl-C right after the start for the whole grace, 20 s), one of this loop can."""
+    stopped = asyncio.new_event_loop()
+    try:
+        begun_before = stopped.create_future()
+
+        async def stop() -> tuple[list, list]:
+            begun_now = asyncio.get_running_loop().create_future()
+            return classroom.finishable([begun_before, begun_now]), [begun_now]
+
+        kept, expected = asyncio.run(stop())
+        assert kept == expected
+    finally:
+        stopped.close()
+
+
 @pytest.mark.notebook
 @pytest.mark.parametrize("moment", ["Classroom view of", "Voilà is running"], ids=["link-printed", "voila-running"])
 def test_ctrl_c_at_any_moment_is_clean_and_leaves_nothing_in_the_temporary_folder(moment, tmp_path):

@@ -205,10 +205,15 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         fails ("Kernel does not exist"). Here no kernel starts once the stop has
         begun, a kernel being started is waited for (``STARTING_GRACE`` seconds
         at most) and then killed with the others, and a kernel that has gone
-        meanwhile is no error.
+        meanwhile is no error. Voila stops its event loop first and runs this on
+        another: a start begun on the stopped loop can never finish, so it is not
+        waited for (that only held the stop for the whole grace); the kernel it
+        forks ends with Voila (its parent), or is ended by the command.
         """
         self._stopping = True
-        starting = [task for kernel_id, task in self._pending_kernels.items() if kernel_id not in self._kernels]
+        starting = finishable(
+            [task for kernel_id, task in self._pending_kernels.items() if kernel_id not in self._kernels]
+        )
         if starting:
             await asyncio.wait(starting, timeout=STARTING_GRACE)
         ending = [AsyncMappingKernelManager.shutdown_kernel(self, kernel, now=True) for kernel in list(self._kernels)]
@@ -219,6 +224,12 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
 
 
 STARTING_GRACE = 20  # seconds a stop waits for a kernel that is being started, before killing it with the others
+
+
+def finishable(tasks: list[asyncio.Future]) -> list[asyncio.Future]:
+    """The tasks of the running event loop: only they can finish while the classroom stops (issue 43)."""
+    loop = asyncio.get_running_loop()
+    return [task for task in tasks if task.get_loop() is loop]
 
 
 def quiet_closed_pages(loop: asyncio.AbstractEventLoop) -> None:
@@ -505,6 +516,8 @@ def serve_until_stopped(start: Callable[[], subprocess.Popen], grace: float = 30
                 returncode = process.wait(timeout=0.5)
                 break
             except subprocess.TimeoutExpired:
+                if stopping:  # a kernel forked since the stop began is ended with the others
+                    kernels.extend(kernel for kernel in kernel_processes(process.pid) if kernel not in kernels)
                 if stopping and time.monotonic() - stopping[0] > grace:
                     process.kill()
             except KeyboardInterrupt:  # SIGINT before our handler was set

@@ -11,13 +11,12 @@ resize). On each screen, asserted:
 - every control of the lesson's demonstration lies inside the first screen;
 - a table's first data row shows on the screen of its header row: the page's first table on the first screen when its
   header row is there, and every table on one of the screens PageDown stops at (from the top to the end);
-- no word of the page wraps in its middle (a line breaks between words, or after a hyphen, "_" or "/").
+- no word of the page wraps in its middle (a line breaks between words, or after a hyphen, "_" or "/");
+- no text is cut by an edge (the screen's, or a box that clips; a box that scrolls sideways holds it), and no two
+  texts overlap.
 
-Found and written to test-output/browser/classroom_screens_findings.json with the above, not yet asserted:
-
-- a text cut by an edge (the screen's, or a box that clips), or two texts that overlap.
-
-A screenshot of each first screen goes to test-output/browser/classroom-screens/ (gitignored).
+What was found is also written to test-output/browser/classroom_screens_findings.json. A screenshot of each first
+screen goes to test-output/browser/classroom-screens/ (gitignored).
 """
 
 from __future__ import annotations
@@ -246,7 +245,8 @@ def controls_off(page, control: str, screen: dict) -> list[str]:
 def rows_apart(page, height: int) -> list[str]:
     """The page's first table, when its header row shows on the first screen without its first data row (a lesson
     opens on it); then, paging with PageDown from the top to the end, the tables whose header row shows on some screen
-    but never with their first data row."""
+    but never with their first data row, each PageDown but the last that moves the page by less than a quarter of
+    the screen (a clicker's press that seems to do nothing), and each that moves it by more than a screen."""
     apart = [
         f"the first data row ({row_top:.0f}-{row_bottom:.0f} px) is not on the first screen with its header: {words}"
         for head_top, head_bottom, row_top, row_bottom, words in page.evaluate(TABLES)[:1]
@@ -254,6 +254,7 @@ def rows_apart(page, height: int) -> list[str]:
     ]
     together: dict[int, bool] = {}
     named: dict[int, str] = {}
+    tops: list[int] = []
     last = None
     for _ in range(MAX_PAGES):
         for number, (head_top, head_bottom, row_top, row_bottom, words) in enumerate(page.evaluate(TABLES)):
@@ -264,21 +265,35 @@ def rows_apart(page, height: int) -> list[str]:
         if top == last:
             break
         last = top
+        tops.append(top)
         page.keyboard.press("PageDown")
     page.keyboard.press("Home")
-    return apart + [
-        f"table {number + 1}'s first data row never shows on one screen with its header: {named[number]}"
-        for number, shown in sorted(together.items())
-        if not shown
+    short = [
+        f"PageDown number {number + 1} moves the page by {after - before} px only (from {before} px)"
+        for number, (before, after) in enumerate(zip(tops[:-2], tops[1:-1], strict=True))
+        if after - before < height / 4
+    ] + [
+        f"PageDown from {before} px to {after} px passes {after - before - height} px of the page unseen"
+        for before, after in zip(tops, tops[1:], strict=False)
+        if after - before > height + 1
     ]
+    return (
+        short
+        + apart
+        + [
+            f"table {number + 1}'s first data row never shows on one screen with its header: {named[number]}"
+            for number, shown in sorted(together.items())
+            if not shown
+        ]
+    )
 
 
 @pytest.mark.parametrize("theme", THEMES)
 @pytest.mark.parametrize("lesson", LESSONS)
 def test_every_screen_of_a_lesson(lesson, theme, served, browser, shots, findings):
     """On every screen looked at, in both themes: every text at 4.5:1 or more, every control on the first screen, a
-    table's first data row on the screen of its header row, no word broken in its middle (asserted); texts cut or
-    overlapping (written to the findings with the rest)."""
+    table's first data row on the screen of its header row, no word broken in its middle, no text cut or overlapping
+    another."""
     server = served(lesson)
     folder = shots / "classroom-screens"
     folder.mkdir(exist_ok=True)
@@ -308,8 +323,8 @@ def test_every_screen_of_a_lesson(lesson, theme, served, browser, shots, finding
             layout = controls_off(page, control, screen) if control else []
             layout += [f"a word wraps in its middle: {where}" for where in page.evaluate(MID_WORD)]
             layout += rows_apart(page, screen["height"])  # (pages down to the end, and back to the top)
-            wrong += [f"{name}: {what}" for what in layout]
             layout += [f"{kind}: {what}" for kind in ("cut", "overlap") for what in found[kind]]
+            wrong += [f"{name}: {what}" for what in layout]
             if layout:
                 findings[name] = layout
     finally:

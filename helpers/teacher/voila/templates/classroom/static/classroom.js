@@ -249,11 +249,14 @@
   }
 
   // where PageDown and PageUp stop: each section's start, and a screen at a time (a sixth kept) through a long one; a
-  // table's header row never shows at a screen's foot without its first data row: the next screen starts at the table
+  // table's header row never shows at a screen's foot without its first data row: the next screen starts at the table.
+  // A section that starts in the first screen's top quarter (Step 1 under the title) is not a stop of its own: the
+  // first PageDown would move the page by the title's height only
   function stops(box) {
     var screen = box.clientHeight;
     var last = box.scrollHeight - screen;
-    var starts = sectionStarts(box).concat([box.scrollHeight]).sort(function (a, b) { return a - b; });
+    var starts = sectionStarts(box).concat([box.scrollHeight]).sort(function (a, b) { return a - b; })
+      .filter(function (top, number) { return number === 0 || top >= screen / 4; });
     var tables = tableRows(box);
     function next(top) {
       var step = top + Math.round(screen * 5 / 6);
@@ -269,6 +272,11 @@
     for (var i = 0; i + 1 < starts.length; i += 1) {
       for (var top = starts[i]; top < starts[i + 1] - screen / 4; top = next(top)) {
         found.push(Math.min(top, last));
+      }
+      // the next section more than a screen below the last stop: a stop halfway, so that no line is passed unseen
+      var before = found.length ? found[found.length - 1] : 0;
+      if (starts[i + 1] - before > screen) {
+        found.push(Math.min(Math.round((before + starts[i + 1]) / 2), last));
       }
     }
     return found;
