@@ -34,6 +34,7 @@ import pyarrow.compute as pc
 _MIX = np.uint64(0x9E3779B97F4A7C15)  # an odd 64-bit constant that spreads bits
 _ALL_BYTES = np.uint64(0xFFFFFFFFFFFFFFFF)
 _FLAGS = 1 << 22  # flags of look_up: a power of two
+_BLOCK = 1 << 20  # rows at a time for the pair keys and look-ups: temporaries of 8 MB, not the run's length
 
 
 # --- 1. ids: whole numbers or Arrow text --------------------------------------
@@ -255,9 +256,12 @@ def text_keys(text: pa.Array, longest: int, exact: bool) -> np.ndarray:
     has) are mixed into a hash.
     """
     chunks = text.chunks if isinstance(text, pa.ChunkedArray) else [text]
-    if not chunks:
-        return np.zeros(0, dtype=np.uint64)
-    return np.concatenate([_chunk_keys(chunk, longest, exact) for chunk in chunks])
+    keys = np.empty(len(text), dtype=np.uint64)  # filled chunk by chunk: no second copy from a concatenation
+    start = 0
+    for chunk in chunks:
+        keys[start: start + len(chunk)] = _chunk_keys(chunk, longest, exact)
+        start += len(chunk)
+    return keys
 
 
 def _chunk_keys(text: pa.Array, longest: int, exact: bool) -> np.ndarray:
@@ -301,9 +305,20 @@ def _mix(key: np.ndarray) -> np.ndarray:
     return key ^ (key >> np.uint64(29))
 
 
-def pair_keys(query: np.ndarray, numbers: np.ndarray) -> np.ndarray:
-    """One int64 key per (query, document) pair: the document's number mixed with the query code."""
-    return (numbers + (query.astype(np.uint64) + np.uint64(1)) * _MIX).view(np.int64)
+def pair_keys(query: np.ndarray, numbers: np.ndarray, in_place: bool = False) -> np.ndarray:
+    """One int64 key per (query, document) pair: the document's number mixed with the query code.
+
+    Computed a block of rows at a time, so that no temporary is as long as the
+    run; ``in_place`` writes the keys over ``numbers`` (a uint64 array).
+    For two rows of the same query, equal pair keys mean equal numbers.
+    """
+    keys = numbers if in_place else numbers.astype(np.uint64)
+    for start in range(0, len(keys), _BLOCK):
+        shift = query[start: start + _BLOCK].astype(np.uint64)
+        shift += np.uint64(1)
+        shift *= _MIX
+        keys[start: start + _BLOCK] += shift
+    return keys.view(np.int64)
 
 
 def same_text(first, first_rows: np.ndarray, second, second_rows: np.ndarray) -> np.ndarray:
@@ -343,12 +358,29 @@ def look_up(table_keys: np.ndarray, probe_keys: np.ndarray) -> np.ndarray:
     A table of 4 million flags, set by the low bits of the table keys, lets
     most probes that cannot match skip the (slower) hash table.
     """
+    rows, positions = matches(table_keys, probe_keys)
+    position = np.full(len(probe_keys), -1, dtype=np.int64)
+    position[rows] = positions
+    return position
+
+
+def matches(table_keys: np.ndarray, probe_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The probes that have an equal key in ``table_keys`` (all different), and where: ``look_up`` without -1s.
+
+    A block of probes at a time, so that nothing as long as the probes is made
+    but the answer.
+    """
     flags = np.zeros(_FLAGS, dtype=bool)
     flags[table_keys & (_FLAGS - 1)] = True
-    maybe = np.flatnonzero(flags[probe_keys & (_FLAGS - 1)])
-    position = np.full(len(probe_keys), -1, dtype=np.int64)
-    position[maybe] = pd.Index(table_keys).get_indexer(pd.Index(probe_keys[maybe]))
-    return position
+    table = pd.Index(table_keys)
+    rows, positions = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)]
+    for start in range(0, len(probe_keys), _BLOCK):
+        probes = probe_keys[start: start + _BLOCK]
+        maybe = np.flatnonzero(flags[probes & (_FLAGS - 1)])
+        found = table.get_indexer(pd.Index(probes[maybe]))
+        rows.append(maybe[found >= 0] + start)
+        positions.append(found[found >= 0].astype(np.int64))
+    return np.concatenate(rows), np.concatenate(positions)
 
 
 def check_unique_pairs(frame: pd.DataFrame, kind: str, source=None) -> None:
