@@ -25,11 +25,13 @@ COMPARED = {"map": "AP", "recip_rank": "RR", "P_10": "P@10", "ndcg": "nDCG", "nd
             "recall_100": "R@100", "success_5": "Hit@5", "map_cut_100": "AP@100"}
 
 
-@pytest.fixture(params=["as it is", "canonical pass"])
+@pytest.fixture(params=["as it is", "canonical pass", "in blocks"])
 def reader_path(request, monkeypatch):
-    """Run a test once per reader path."""
+    """Run a test once per reader path ("in blocks": a file over 512 bytes is parsed 256 bytes at a time)."""
     if request.param == "canonical pass":
         monkeypatch.setattr(trec_io, "_may_need_canonical", lambda data: True)
+    if request.param == "in blocks":
+        monkeypatch.setattr(trec_io, "_READ_BLOCK", 256)
     return request.param
 
 
@@ -223,6 +225,31 @@ def test_bad_lines_are_refused_with_file_and_line(tmp_path, kind, lines, line, m
     with pytest.raises(ValueError, match=message.replace("{first}", str(1 + shift))) as error:
         reader(path)
     assert f"{path}, line {line + shift}:" in str(error.value)
+
+
+@pytest.mark.parametrize(("kind", "lines", "line", "message"), BAD_FILES)
+def test_bad_lines_in_a_later_block_name_their_line(tmp_path, monkeypatch, kind, lines, line, message):
+    monkeypatch.setattr(trec_io, "_READ_BLOCK", 64)  # 40 good lines first: the bad one is blocks away
+    good = [f"g{i} 0 d 1" if kind == "qrels" else f"g{i} Q0 d 1 1 s" for i in range(40)]
+    path = write(tmp_path / kind, [*good, *lines])
+    with pytest.raises(ValueError, match=message.replace("{first}", "41")) as error:
+        (read_qrels if kind == "qrels" else read_run)(path)
+    assert f"{path}, line {line + 40}:" in str(error.value)
+
+
+def test_a_large_file_read_in_blocks_gives_the_frame_read_whole(tmp_path, monkeypatch):
+    blocks = []
+    block_table = trec_io._block_table
+    monkeypatch.setattr(trec_io, "_block_table", lambda *args: blocks.append(1) or block_table(*args))
+    path = tmp_path / "r"
+    path.write_bytes(b"\xef\xbb\xbf" + "\n".join(RUN).encode())  # a BOM, no line break at the end
+    whole = read_run(path)
+    assert not blocks  # under 2 blocks of 64 MiB: read whole
+    monkeypatch.setattr(trec_io, "_READ_BLOCK", 256)
+    in_blocks = read_run(path)
+    assert len(blocks) > 100
+    pd.testing.assert_frame_equal(in_blocks, whole)
+    assert whole["qid"].iloc[0] == ascii_fields(RUN[0])[0] and len(whole) == len(RUN)
 
 
 @pytest.mark.parametrize("kind", ["qrels", "run"])

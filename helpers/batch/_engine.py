@@ -148,11 +148,12 @@ def labels_as_python(ids, rows: np.ndarray) -> list:
 # --- 2. query codes and (query, document) keys ---------------------------------
 
 
-def query_codes(ids) -> tuple[np.ndarray, np.ndarray]:
+def query_codes(ids, compact: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """An integer code per row (queries in order of first appearance) and the row where each query first is.
 
     Rows of one query usually sit together, so only the rows where the id
     changes are compared: the same result as a hash of every row, much faster.
+    ``compact`` gives int32 codes when they fit (half the memory of a run's rows), else int64.
     """
     n = len(ids)
     if isinstance(ids, np.ndarray):
@@ -162,6 +163,8 @@ def query_codes(ids) -> tuple[np.ndarray, np.ndarray]:
     starts = np.concatenate(([0], np.flatnonzero(changes) + 1))
     block_ids = ids[starts] if isinstance(ids, np.ndarray) else ids.take(pa.array(starts))
     block_codes, first_block = _factorize(block_ids)
+    if compact and len(block_codes) < 2**31:
+        block_codes = block_codes.astype(np.int32)
     codes = np.repeat(block_codes, np.diff(np.append(starts, n)))
     return codes, starts[first_block]
 

@@ -192,7 +192,7 @@ def _prepare(qrels, run, sources, measures, options: _Options):
     q_doc, r_doc = _engine.same_kind(_engine.id_values(qrels["docno"], "qrels"),
                                      _engine.id_values(run["docno"], "run"))
     q_query, q_first = _engine.query_codes(q_qid)
-    r_query, r_first = _engine.query_codes(r_qid)
+    r_query, r_first = _engine.query_codes(r_qid, compact=True)
     run_to_qrels, qrels_to_run = _engine.match_labels(q_qid, q_first, r_qid, r_first)
     if (run_to_qrels < 0).all():
         raise ValueError(diagnosis.no_shared_query(q_qid, q_first, r_qid, r_first))
@@ -239,7 +239,8 @@ def _run_rank(run: pd.DataFrame, source) -> np.ndarray | None | bool:
         return None if source is not None else False
     rank = run["rank"]
     if pd.api.types.is_integer_dtype(rank.dtype) and not rank.isna().any():
-        return rank.to_numpy(dtype=np.int64)
+        values = rank.to_numpy()  # int32 as a file's ranks are read: no int64 copy of the run's length
+        return values if values.dtype.kind in "iu" else rank.to_numpy(dtype=np.int64)
     if pd.api.types.is_float_dtype(rank.dtype):
         values = rank.to_numpy(dtype="float64", na_value=np.nan)
         if np.isfinite(values).all() and (values == np.trunc(values)).all():
