@@ -263,8 +263,16 @@ def _python_text(text: pa.Array) -> np.ndarray:
 
 
 def _longest(text: pa.Array) -> int:
-    """The length in bytes of the longest string."""
-    return int(pc.max(pc.binary_length(text)).as_py() or 0)
+    """The length in bytes of the longest string (from the offsets, chunk by chunk: no array of lengths)."""
+    if text.type != pa.large_string():
+        return int(pc.max(pc.binary_length(text)).as_py() or 0)
+    chunks = text.chunks if isinstance(text, pa.ChunkedArray) else [text]
+    return max((int(np.diff(_offsets(chunk)).max()) for chunk in chunks if len(chunk)), default=0)
+
+
+def _offsets(text: pa.Array) -> np.ndarray:
+    """The int64 offsets of a large_string array's strings (a view of Arrow's buffer), one more than strings."""
+    return np.frombuffer(text.buffers()[1], dtype=np.int64)[text.offset: text.offset + len(text) + 1]
 
 
 def _has_nul(text) -> bool:
@@ -293,7 +301,7 @@ def text_keys(text: pa.Array, longest: int, exact: bool) -> np.ndarray:
 
 
 def _chunk_keys(text: pa.Array, longest: int, exact: bool) -> np.ndarray:
-    offsets = np.frombuffer(text.buffers()[1], dtype=np.int64)[text.offset: text.offset + len(text) + 1]
+    offsets = _offsets(text)
     data_buffer = text.buffers()[2]
     data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.zeros(0, np.uint8)
     start, length = offsets[:-1], np.diff(offsets).astype(np.uint64)
