@@ -41,7 +41,11 @@ How it is fast: the bytes are put in one canonical form (one space between
 fields, no comment, nothing after the tag), with numpy and only when they are
 not in it already; pyarrow's CSV reader then splits the canonical text in
 C++, every field as text, and Arrow's strict parser reads the numbers. Only
-when something is wrong is the file walked line by line, to say where.
+when something is wrong is the file walked line by line, to say where. A
+file over 128 MiB that is not gzip is read and parsed 64 MiB of whole lines
+at a time, so that its bytes are never all held beside the table; anything
+irregular in a block (a bad line, fields cut after the tag) sends the whole
+file through the path above, which names the line.
 """
 
 from __future__ import annotations
