@@ -268,6 +268,7 @@ def _grades_of_returned(frames, q_query, r_query, qrels_to_run, q_grade, force_e
     rows, judgment = _engine.matches(q_pairs, r_pairs)  # the run rows with a judgment, and which
     if not _engine.same_pair_check(*r_side, exact, other=q_side)(rows, judgment).all():
         raise _engine.KeyCollision
+    del r_pairs, r_side  # the run's keys go before its grades come (80 MB each at 100k x 100)
     grade = np.full(len(r_query), np.nan)
     grade[rows] = q_grade[judgment]
     return grade
