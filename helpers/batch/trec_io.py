@@ -543,9 +543,9 @@ def _read_csv(text: bytes | pa.Buffer, fields: tuple[str, ...], for_evaluation: 
 
     For an evaluation the run's iter, rank and tag are read as dictionaries
     (a handful of distinct values, 4 bytes a row): only their presence and
-    emptiness matter there. The memory pool is jemalloc where pyarrow has it,
-    because it hands the reader's freed blocks back to the system: with
-    pyarrow's default (mimalloc) the peak of a 450 MB run was 200-300 MB higher.
+    emptiness matter there. The memory pool is one whose freed blocks go back
+    to the system (``_reader_pool``): with pyarrow's default (mimalloc) the
+    peak of a 450 MB run was 200-300 MB higher.
     """
     dictionary = pa.dictionary(pa.int32(), pa.string())
     types = {name: pa.float64() if name == "score" else pa.large_string() for name in fields}
