@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 import helpers.batch.trec_io as trec_io
@@ -396,3 +397,13 @@ def test_an_empty_field_is_a_missing_field_also_when_evaluating(tmp_path, line):
     qrels, run = write(tmp_path / "q", ["q1 0 a 1"]), write(tmp_path / "r", ["q1 Q0 a 1 3 s", line])
     with pytest.raises(ValueError, match=f"{run}, line 2: a run line has 6 fields .* found 5"):
         evaluate(qrels, run, "RR")
+
+
+def test_without_malloc_trim_the_reader_uses_an_arrow_pool_and_reads_the_same(tmp_path, monkeypatch):
+    path = write(tmp_path / "r", [f"q{i // 10} Q0 d{i} {i % 10 + 1} {1 - i / 100} s" for i in range(100)])
+    expected = read_run(path)
+    monkeypatch.setattr(trec_io, "_MALLOC_TRIM", None)  # macOS, musl, Windows
+    pool = trec_io._reader_pool().backend_name  # jemalloc where pyarrow has it, else Arrow's default
+    assert pool != "system" or pa.default_memory_pool().backend_name == "system"
+    monkeypatch.setattr(trec_io, "_READ_BLOCK", 256)
+    pd.testing.assert_frame_equal(read_run(path), expected)

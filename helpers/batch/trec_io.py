@@ -250,10 +250,10 @@ def release_unused_memory() -> None:
 
 
 def _malloc_trim():
-    """glibc's ``malloc_trim``, or None on a C library without it (macOS, musl)."""
+    """glibc's ``malloc_trim``, or None on a C library without it (macOS, musl, Windows)."""
     try:
         return ctypes.CDLL(None).malloc_trim
-    except (AttributeError, OSError):
+    except (AttributeError, OSError, TypeError):  # Windows cannot open "no library" (TypeError)
         return None
 
 
