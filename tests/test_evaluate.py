@@ -448,6 +448,18 @@ def test_hash_collisions_fall_back_to_exact_codes(monkeypatch):
         evaluate(qrels, run_of([("301", "b", 1.0), ("301", "b", 2.0)]), "AP")
 
 
+def test_rows_taken_chunk_by_chunk_are_arrows_take():
+    import pyarrow as pa
+
+    text = pa.chunked_array([pa.array([f"c{i}r{j}" for j in range(n)], type=pa.large_string())
+                             for i, n in enumerate([3, 0, 5, 1, 7])])
+    rng = np.random.default_rng(7)
+    for rows in [np.array([], dtype=np.int64), np.array([15, 0, 3, 3, 8]), *rng.integers(0, 16, (20, 12))]:
+        assert engine.take_rows(text, rows).to_pylist() == text.take(pa.array(rows, type=pa.int64())).to_pylist()
+    with pytest.raises(IndexError, match="row 16 is out of range"):
+        engine.take_rows(text, [16])
+
+
 def test_ir_measures_column_names_are_accepted():
     qrels = pd.DataFrame({"query_id": ["q"], "doc_id": ["a"], "relevance": [1]})
     run = pd.DataFrame({"query_id": ["q"], "doc_id": ["a"], "score": [0.3]})

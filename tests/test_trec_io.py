@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 import helpers.batch.trec_io as trec_io
@@ -25,11 +26,13 @@ COMPARED = {"map": "AP", "recip_rank": "RR", "P_10": "P@10", "ndcg": "nDCG", "nd
             "recall_100": "R@100", "success_5": "Hit@5", "map_cut_100": "AP@100"}
 
 
-@pytest.fixture(params=["as it is", "canonical pass"])
+@pytest.fixture(params=["as it is", "canonical pass", "in blocks"])
 def reader_path(request, monkeypatch):
-    """Run a test once per reader path."""
+    """Run a test once per reader path ("in blocks": a file over 512 bytes is parsed 256 bytes at a time)."""
     if request.param == "canonical pass":
         monkeypatch.setattr(trec_io, "_may_need_canonical", lambda data: True)
+    if request.param == "in blocks":
+        monkeypatch.setattr(trec_io, "_READ_BLOCK", 256)
     return request.param
 
 
@@ -225,6 +228,31 @@ def test_bad_lines_are_refused_with_file_and_line(tmp_path, kind, lines, line, m
     assert f"{path}, line {line + shift}:" in str(error.value)
 
 
+@pytest.mark.parametrize(("kind", "lines", "line", "message"), BAD_FILES)
+def test_bad_lines_in_a_later_block_name_their_line(tmp_path, monkeypatch, kind, lines, line, message):
+    monkeypatch.setattr(trec_io, "_READ_BLOCK", 64)  # 40 good lines first: the bad one is blocks away
+    good = [f"g{i} 0 d 1" if kind == "qrels" else f"g{i} Q0 d 1 1 s" for i in range(40)]
+    path = write(tmp_path / kind, [*good, *lines])
+    with pytest.raises(ValueError, match=message.replace("{first}", "41")) as error:
+        (read_qrels if kind == "qrels" else read_run)(path)
+    assert f"{path}, line {line + 40}:" in str(error.value)
+
+
+def test_a_large_file_read_in_blocks_gives_the_frame_read_whole(tmp_path, monkeypatch):
+    blocks = []
+    block_table = trec_io._block_table
+    monkeypatch.setattr(trec_io, "_block_table", lambda *args: blocks.append(1) or block_table(*args))
+    path = tmp_path / "r"
+    path.write_bytes(b"\xef\xbb\xbf" + "\n".join(RUN).encode())  # a BOM, no line break at the end
+    whole = read_run(path)
+    assert not blocks  # under 2 blocks of 64 MiB: read whole
+    monkeypatch.setattr(trec_io, "_READ_BLOCK", 256)
+    in_blocks = read_run(path)
+    assert len(blocks) > 100
+    pd.testing.assert_frame_equal(in_blocks, whole)
+    assert whole["qid"].iloc[0] == ascii_fields(RUN[0])[0] and len(whole) == len(RUN)
+
+
 @pytest.mark.parametrize("kind", ["qrels", "run"])
 def test_empty_files_and_comment_only_files_are_refused(tmp_path, kind):
     reader = read_qrels if kind == "qrels" else read_run
@@ -369,3 +397,13 @@ def test_an_empty_field_is_a_missing_field_also_when_evaluating(tmp_path, line):
     qrels, run = write(tmp_path / "q", ["q1 0 a 1"]), write(tmp_path / "r", ["q1 Q0 a 1 3 s", line])
     with pytest.raises(ValueError, match=f"{run}, line 2: a run line has 6 fields .* found 5"):
         evaluate(qrels, run, "RR")
+
+
+def test_without_malloc_trim_the_reader_uses_an_arrow_pool_and_reads_the_same(tmp_path, monkeypatch):
+    path = write(tmp_path / "r", [f"q{i // 10} Q0 d{i} {i % 10 + 1} {1 - i / 100} s" for i in range(100)])
+    expected = read_run(path)
+    monkeypatch.setattr(trec_io, "_MALLOC_TRIM", None)  # macOS, musl, Windows
+    pool = trec_io._reader_pool().backend_name  # jemalloc where pyarrow has it, else Arrow's default
+    assert pool != "system" or pa.default_memory_pool().backend_name == "system"
+    monkeypatch.setattr(trec_io, "_READ_BLOCK", 256)
+    pd.testing.assert_frame_equal(read_run(path), expected)

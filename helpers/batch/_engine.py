@@ -34,6 +34,7 @@ import pyarrow.compute as pc
 _MIX = np.uint64(0x9E3779B97F4A7C15)  # an odd 64-bit constant that spreads bits
 _ALL_BYTES = np.uint64(0xFFFFFFFFFFFFFFFF)
 _FLAGS = 1 << 22  # flags of look_up: a power of two
+_BLOCK = 1 << 20  # rows at a time for the pair keys and look-ups: temporaries of 8 MB, not the run's length
 
 
 # --- 1. ids: whole numbers or Arrow text --------------------------------------
@@ -141,17 +142,43 @@ def labels_as_python(ids, rows: np.ndarray) -> list:
     """The ids at the given rows as plain Python values (for messages and labels)."""
     if isinstance(ids, np.ndarray):
         return [int(value) for value in ids[rows]]
-    return ids.take(pa.array(rows)).to_pylist()
+    return take_rows(ids, rows).to_pylist()
+
+
+def take_rows(text, rows) -> pa.Array:
+    """``text.take(rows)`` without first joining a chunked array's chunks into one copy, as Arrow's take does.
+
+    A run read from a file is a chunked array of 10 million ids at 100k x 100:
+    Arrow's take would copy all of them (140 MB) to pick a few; here each
+    chunk gives its own rows, and the pieces are put back in ``rows``' order.
+    """
+    rows = np.asarray(rows, dtype=np.int64)
+    if isinstance(text, pa.ChunkedArray) and text.num_chunks == 1:
+        text = text.chunk(0)
+    if not isinstance(text, pa.ChunkedArray):
+        return text.take(pa.array(rows))
+    bounds = np.cumsum([0] + [len(chunk) for chunk in text.chunks])
+    if len(rows) and (rows.min() < 0 or rows.max() >= bounds[-1]):
+        raise IndexError(f"row {int(rows.max() if rows.max() >= bounds[-1] else rows.min())} is out of range "
+                         f"for {bounds[-1]} ids")
+    chunk_of = np.searchsorted(bounds, rows, side="right") - 1
+    by_chunk = np.argsort(chunk_of, kind="stable")
+    edges = np.searchsorted(chunk_of[by_chunk], np.arange(text.num_chunks + 1))
+    pieces = [text.chunk(c).take(pa.array(rows[by_chunk[edges[c]: edges[c + 1]]] - bounds[c]))
+              for c in range(text.num_chunks) if edges[c + 1] > edges[c]]
+    taken = pa.concat_arrays(pieces) if pieces else pa.array([], type=text.type)
+    return taken.take(pa.array(np.argsort(by_chunk)))
 
 
 # --- 2. query codes and (query, document) keys ---------------------------------
 
 
-def query_codes(ids) -> tuple[np.ndarray, np.ndarray]:
+def query_codes(ids, compact: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """An integer code per row (queries in order of first appearance) and the row where each query first is.
 
     Rows of one query usually sit together, so only the rows where the id
     changes are compared: the same result as a hash of every row, much faster.
+    ``compact`` gives int32 codes when they fit (half the memory of a run's rows), else int64.
     """
     n = len(ids)
     if isinstance(ids, np.ndarray):
@@ -159,8 +186,10 @@ def query_codes(ids) -> tuple[np.ndarray, np.ndarray]:
     else:
         changes = pc.not_equal(ids.slice(1), ids.slice(0, n - 1)).to_numpy(zero_copy_only=False)
     starts = np.concatenate(([0], np.flatnonzero(changes) + 1))
-    block_ids = ids[starts] if isinstance(ids, np.ndarray) else ids.take(pa.array(starts))
+    block_ids = ids[starts] if isinstance(ids, np.ndarray) else take_rows(ids, starts)
     block_codes, first_block = _factorize(block_ids)
+    if compact and len(block_codes) < 2**31:
+        block_codes = block_codes.astype(np.int32)
     codes = np.repeat(block_codes, np.diff(np.append(starts, n)))
     return codes, starts[first_block]
 
@@ -189,7 +218,7 @@ def match_labels(q_ids, q_first: np.ndarray, r_ids, r_first: np.ndarray) -> tupl
 def _plain_labels(ids, rows: np.ndarray) -> np.ndarray:
     if isinstance(ids, np.ndarray):
         return ids[rows]
-    return np.asarray(ids.take(pa.array(rows)).to_numpy(zero_copy_only=False), dtype=object)
+    return np.asarray(take_rows(ids, rows).to_numpy(zero_copy_only=False), dtype=object)
 
 
 class KeyCollision(Exception):
@@ -234,8 +263,16 @@ def _python_text(text: pa.Array) -> np.ndarray:
 
 
 def _longest(text: pa.Array) -> int:
-    """The length in bytes of the longest string."""
-    return int(pc.max(pc.binary_length(text)).as_py() or 0)
+    """The length in bytes of the longest string (from the offsets, chunk by chunk: no array of lengths)."""
+    if text.type != pa.large_string():
+        return int(pc.max(pc.binary_length(text)).as_py() or 0)
+    chunks = text.chunks if isinstance(text, pa.ChunkedArray) else [text]
+    return max((int(np.diff(_offsets(chunk)).max()) for chunk in chunks if len(chunk)), default=0)
+
+
+def _offsets(text: pa.Array) -> np.ndarray:
+    """The int64 offsets of a large_string array's strings (a view of Arrow's buffer), one more than strings."""
+    return np.frombuffer(text.buffers()[1], dtype=np.int64)[text.offset: text.offset + len(text) + 1]
 
 
 def _has_nul(text) -> bool:
@@ -255,13 +292,16 @@ def text_keys(text: pa.Array, longest: int, exact: bool) -> np.ndarray:
     has) are mixed into a hash.
     """
     chunks = text.chunks if isinstance(text, pa.ChunkedArray) else [text]
-    if not chunks:
-        return np.zeros(0, dtype=np.uint64)
-    return np.concatenate([_chunk_keys(chunk, longest, exact) for chunk in chunks])
+    keys = np.empty(len(text), dtype=np.uint64)  # filled chunk by chunk: no second copy from a concatenation
+    start = 0
+    for chunk in chunks:
+        keys[start: start + len(chunk)] = _chunk_keys(chunk, longest, exact)
+        start += len(chunk)
+    return keys
 
 
 def _chunk_keys(text: pa.Array, longest: int, exact: bool) -> np.ndarray:
-    offsets = np.frombuffer(text.buffers()[1], dtype=np.int64)[text.offset: text.offset + len(text) + 1]
+    offsets = _offsets(text)
     data_buffer = text.buffers()[2]
     data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.zeros(0, np.uint8)
     start, length = offsets[:-1], np.diff(offsets).astype(np.uint64)
@@ -301,16 +341,27 @@ def _mix(key: np.ndarray) -> np.ndarray:
     return key ^ (key >> np.uint64(29))
 
 
-def pair_keys(query: np.ndarray, numbers: np.ndarray) -> np.ndarray:
-    """One int64 key per (query, document) pair: the document's number mixed with the query code."""
-    return (numbers + (query.astype(np.uint64) + np.uint64(1)) * _MIX).view(np.int64)
+def pair_keys(query: np.ndarray, numbers: np.ndarray, in_place: bool = False) -> np.ndarray:
+    """One int64 key per (query, document) pair: the document's number mixed with the query code.
+
+    Computed a block of rows at a time, so that no temporary is as long as the
+    run; ``in_place`` writes the keys over ``numbers`` (a uint64 array).
+    For two rows of the same query, equal pair keys mean equal numbers.
+    """
+    keys = numbers if in_place else numbers.astype(np.uint64)
+    for start in range(0, len(keys), _BLOCK):
+        shift = query[start: start + _BLOCK].astype(np.uint64)
+        shift += np.uint64(1)
+        shift *= _MIX
+        keys[start: start + _BLOCK] += shift
+    return keys.view(np.int64)
 
 
 def same_text(first, first_rows: np.ndarray, second, second_rows: np.ndarray) -> np.ndarray:
     """For each pair of rows, True when the two ids are equal (the check behind every hashed match)."""
     if isinstance(first, np.ndarray):
         return first[first_rows] == second[second_rows]
-    left, right = first.take(pa.array(first_rows)), second.take(pa.array(second_rows))
+    left, right = take_rows(first, first_rows), take_rows(second, second_rows)
     return np.asarray(pc.equal(left, right).to_numpy(zero_copy_only=False), dtype=bool)
 
 
@@ -343,12 +394,29 @@ def look_up(table_keys: np.ndarray, probe_keys: np.ndarray) -> np.ndarray:
     A table of 4 million flags, set by the low bits of the table keys, lets
     most probes that cannot match skip the (slower) hash table.
     """
+    rows, positions = matches(table_keys, probe_keys)
+    position = np.full(len(probe_keys), -1, dtype=np.int64)
+    position[rows] = positions
+    return position
+
+
+def matches(table_keys: np.ndarray, probe_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The probes that have an equal key in ``table_keys`` (all different), and where: ``look_up`` without -1s.
+
+    A block of probes at a time, so that nothing as long as the probes is made
+    but the answer.
+    """
     flags = np.zeros(_FLAGS, dtype=bool)
     flags[table_keys & (_FLAGS - 1)] = True
-    maybe = np.flatnonzero(flags[probe_keys & (_FLAGS - 1)])
-    position = np.full(len(probe_keys), -1, dtype=np.int64)
-    position[maybe] = pd.Index(table_keys).get_indexer(pd.Index(probe_keys[maybe]))
-    return position
+    table = pd.Index(table_keys)
+    rows, positions = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)]
+    for start in range(0, len(probe_keys), _BLOCK):
+        probes = probe_keys[start: start + _BLOCK]
+        maybe = np.flatnonzero(flags[probes & (_FLAGS - 1)])
+        found = table.get_indexer(pd.Index(probes[maybe]))
+        rows.append(maybe[found >= 0] + start)
+        positions.append(found[found >= 0].astype(np.int64))
+    return np.concatenate(rows), np.concatenate(positions)
 
 
 def check_unique_pairs(frame: pd.DataFrame, kind: str, source=None) -> None:
@@ -431,7 +499,7 @@ def _break_ties_by_docno(order: np.ndarray, tied: np.ndarray, doc) -> np.ndarray
     if isinstance(doc, np.ndarray):
         names = doc[order[rows]].astype(str)  # trec_eval compares docnos as text
     else:
-        names = np.asarray(doc.take(pa.array(order[rows])).to_pylist(), dtype=object)
+        names = np.asarray(take_rows(doc, order[rows]).to_pylist(), dtype=object)
     _, name_rank = np.unique(names, return_inverse=True)
     within = np.lexsort((-name_rank, group[rows]))
     order = order.copy()

@@ -73,7 +73,7 @@ def near_queries(q_qid, q_first: np.ndarray, r_qid, r_first: np.ndarray,
     run_rows, qrels_rows = r_first[run_to_qrels < 0], q_first[qrels_to_run < 0]
     if not len(run_rows) or not len(qrels_rows) or isinstance(q_qid, np.ndarray):
         return ()
-    run_text, qrels_text = r_qid.take(pa.array(run_rows)), q_qid.take(pa.array(qrels_rows))
+    run_text, qrels_text = _engine.take_rows(r_qid, run_rows), _engine.take_rows(q_qid, qrels_rows)
     position = pc.index_in(normalised(run_text), value_set=normalised(qrels_text)).to_numpy(zero_copy_only=False)
     found = np.flatnonzero(~np.isnan(position.astype("float64")))
     return tuple(zip(run_text.take(pa.array(found)).to_pylist(),
@@ -91,7 +91,7 @@ def near_docnos(judged_per_query, r_query, r_doc, run_to_qrels, q_query, q_doc) 
     rows = np.flatnonzero(lonely[r_query])
     run_codes = run_to_qrels[r_query[rows]]
     qrels_rows = np.flatnonzero(np.isin(q_query, np.unique(run_codes)))
-    run_docs, qrels_docs = r_doc.take(pa.array(rows)), q_doc.take(pa.array(qrels_rows))
+    run_docs, qrels_docs = _engine.take_rows(r_doc, rows), _engine.take_rows(q_doc, qrels_rows)
     position = pc.index_in(_keys(run_codes, normalised(run_docs)),
                            value_set=_keys(q_query[qrels_rows], normalised(qrels_docs)))
     position = position.to_numpy(zero_copy_only=False).astype("float64")

@@ -192,7 +192,7 @@ def _prepare(qrels, run, sources, measures, options: _Options):
     q_doc, r_doc = _engine.same_kind(_engine.id_values(qrels["docno"], "qrels"),
                                      _engine.id_values(run["docno"], "run"))
     q_query, q_first = _engine.query_codes(q_qid)
-    r_query, r_first = _engine.query_codes(r_qid)
+    r_query, r_first = _engine.query_codes(r_qid, compact=True)
     run_to_qrels, qrels_to_run = _engine.match_labels(q_qid, q_first, r_qid, r_first)
     if (run_to_qrels < 0).all():
         raise ValueError(diagnosis.no_shared_query(q_qid, q_first, r_qid, r_first))
@@ -239,7 +239,8 @@ def _run_rank(run: pd.DataFrame, source) -> np.ndarray | None | bool:
         return None if source is not None else False
     rank = run["rank"]
     if pd.api.types.is_integer_dtype(rank.dtype) and not rank.isna().any():
-        return rank.to_numpy(dtype=np.int64)
+        values = rank.to_numpy()  # int32 as a file's ranks are read: no int64 copy of the run's length
+        return values if values.dtype.kind in "iu" else rank.to_numpy(dtype=np.int64)
     if pd.api.types.is_float_dtype(rank.dtype):
         values = rank.to_numpy(dtype="float64", na_value=np.nan)
         if np.isfinite(values).all() and (values == np.trunc(values)).all():
@@ -254,18 +255,22 @@ def _grades_of_returned(frames, q_query, r_query, qrels_to_run, q_grade, force_e
     # qrels queries get the run's query codes, so that equal pairs get equal keys on both sides
     n_run_queries = int(r_query.max()) + 1
     q_shared = np.where(qrels_to_run[q_query] >= 0, qrels_to_run[q_query], n_run_queries + q_query)
-    q_pairs, r_pairs = _engine.pair_keys(q_shared, keys.qrels), _engine.pair_keys(r_query, keys.run)
-    q_side, r_side = (q_shared, keys.qrels, q_doc), (r_query, keys.run, r_doc)
-    _engine.check_no_repeat(q_pairs, _engine.same_pair_check(*q_side, keys.exact),
+    # the run's pair keys are written over its docno keys (one array of the run's length, not two); for rows
+    # of one query, equal pair keys mean equal docno keys, so the checks compare the pair keys
+    exact, q_pairs = keys.exact, _engine.pair_keys(q_shared, keys.qrels)
+    r_pairs = _engine.pair_keys(r_query, keys.run, in_place=True)
+    del keys
+    q_side, r_side = (q_shared, q_pairs, q_doc), (r_query, r_pairs, r_doc)
+    _engine.check_no_repeat(q_pairs, _engine.same_pair_check(*q_side, exact),
                             _engine.duplicate_reporter(qrels, q_qid, q_doc, "qrels", q_source))
-    _engine.check_no_repeat(r_pairs, _engine.same_pair_check(*r_side, keys.exact),
+    _engine.check_no_repeat(r_pairs, _engine.same_pair_check(*r_side, exact),
                             _engine.duplicate_reporter(run, r_qid, r_doc, "run", r_source))
-    judgment = _engine.look_up(q_pairs, r_pairs)  # for each run row, its judgment (or -1)
-    rows = np.flatnonzero(judgment >= 0)
-    if not _engine.same_pair_check(*r_side, keys.exact, other=q_side)(rows, judgment[rows]).all():
+    rows, judgment = _engine.matches(q_pairs, r_pairs)  # the run rows with a judgment, and which
+    if not _engine.same_pair_check(*r_side, exact, other=q_side)(rows, judgment).all():
         raise _engine.KeyCollision
+    del r_pairs, r_side  # the run's keys go before its grades come (80 MB each at 100k x 100)
     grade = np.full(len(r_query), np.nan)
-    grade[rows] = q_grade[judgment[rows]]
+    grade[rows] = q_grade[judgment]
     return grade
 
 

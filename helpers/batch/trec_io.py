@@ -41,11 +41,16 @@ How it is fast: the bytes are put in one canonical form (one space between
 fields, no comment, nothing after the tag), with numpy and only when they are
 not in it already; pyarrow's CSV reader then splits the canonical text in
 C++, every field as text, and Arrow's strict parser reads the numbers. Only
-when something is wrong is the file walked line by line, to say where.
+when something is wrong is the file walked line by line, to say where. A
+file over 128 MiB that is not gzip is read and parsed 64 MiB of whole lines
+at a time, so that its bytes are never all held beside the table; anything
+irregular in a block (a bad line, fields cut after the tag) sends the whole
+file through the path above, which names the line.
 """
 
 from __future__ import annotations
 
+import ctypes
 import gzip
 import os
 import re
@@ -71,6 +76,7 @@ NUMBER_FIELD = {"qrels": "grade", "run": "score"}
 
 EXCERPT = 200  # characters of a bad line shown in a message
 _UTF8_BOM = b"\xef\xbb\xbf"
+_READ_BLOCK = 64 << 20  # bytes of a large file parsed at a time (its lines are never cut)
 _GZIP_MAGIC = b"\x1f\x8b"
 _NUMBER = re.compile(rb"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")  # what C's atof reads whole
 _BLANKS = bytes(range(9, 14)).replace(b"\n", b"") + b" "  # ASCII whitespace within a line
@@ -217,13 +223,41 @@ def read_with_source(path, kind: str, for_evaluation: bool = False,
         raise TypeError(f"lenient must be True or False, got {type(lenient).__name__} {lenient!r}")
     path = _check_path(path, kind)
     source = Source(path, kind, lenient and kind == "run")
-    table, cut = _parse(_load(path), source, for_evaluation)  # the bytes are freed before the frame is made
+    table = _parse_in_blocks(path, source, for_evaluation)
+    cut = _Cut()
+    if table is None:  # a small, compressed or irregular file: read whole
+        table, cut = _parse(_load(path), source, for_evaluation)  # the bytes are freed before the frame is made
     if table.num_rows == 0:
         raise ValueError(f"{path} is empty: a {kind} file needs at least one line '{EXAMPLE_LINE[kind]}'")
     if cut.lines:
         _warn_cut(path, cut)
     frame = _qrels_frame(table, source) if kind == "qrels" else _run_frame(table, source, for_evaluation)
+    del table
+    release_unused_memory()  # the reader's freed blocks, and the table's columns the frame did not keep
     return frame, source
+
+
+def release_unused_memory() -> None:
+    """Hand the pages Arrow's pools and C's malloc hold for reuse back to the system (lesson 09's large runs).
+
+    At 100k x 100 glibc's malloc kept about 270 MB of the reader's freed
+    blocks (and numpy's) beside what was alive; ``malloc_trim`` returns them.
+    """
+    _reader_pool().release_unused()
+    pa.default_memory_pool().release_unused()
+    if _MALLOC_TRIM is not None:
+        _MALLOC_TRIM(0)
+
+
+def _malloc_trim():
+    """glibc's ``malloc_trim``, or None on a C library without it (macOS, musl, Windows)."""
+    try:
+        return ctypes.CDLL(None).malloc_trim
+    except (AttributeError, OSError, TypeError):  # Windows cannot open "no library" (TypeError)
+        return None
+
+
+_MALLOC_TRIM = _malloc_trim()
 
 
 @dataclass(frozen=True)
@@ -429,7 +463,54 @@ def _parse(data: bytes, source: Source, for_evaluation: bool = False) -> tuple[p
         _refuse(data, source, error)
 
 
-def _is_utf8(data: bytes) -> bool:
+def _parse_in_blocks(path: Path, source: Source, for_evaluation: bool) -> pa.Table | None:
+    """A large plain file parsed a block of lines at a time (its bytes never all held), or None.
+
+    The blocks end at line breaks, so each is whole lines and is read as
+    ``_parse`` reads a file. None when the file is small, gzip or UTF-16, or
+    when a block is not UTF-8, cannot be parsed or had run fields after the
+    tag cut: the whole file is then read by ``_parse``, which names the bad
+    line or counts the cut lines.
+    """
+    if path.stat().st_size < 2 * _READ_BLOCK or path.suffix == ".gz":
+        return None
+    tables: list[pa.Table] = []
+    with path.open("rb") as file:
+        while block := file.read(_READ_BLOCK):
+            if not tables and block.startswith((_GZIP_MAGIC, b"\xff\xfe", b"\xfe\xff")):
+                return None
+            start = len(_UTF8_BOM) if not tables and block.startswith(_UTF8_BOM) else 0
+            end = len(block) if len(block) < _READ_BLOCK else block.rfind(b"\n") + 1
+            if end == 0:  # a line longer than a block
+                return None
+            file.seek(end - len(block), os.SEEK_CUR)  # the next block starts at the next line
+            table = _block_table(block, start, end, source, for_evaluation)
+            if table is None:
+                return None
+            tables.append(table)
+            if _MALLOC_TRIM is not None:  # the parser's freed blocks back before the next block's (100 MB)
+                _MALLOC_TRIM(0)
+    return pa.concat_tables(tables)
+
+
+def _block_table(block: bytes, start: int, end: int, source: Source, for_evaluation: bool) -> pa.Table | None:
+    """The lines ``block[start:end]`` parsed as ``_parse`` parses a file, or None when ``_parse`` must see the file."""
+    text = memoryview(block)[start:end]
+    if block.find(b"\x00", start, end) >= 0 or not _is_utf8(text):
+        return None
+    fields = QRELS_FIELDS if source.kind == "qrels" else RUN_FIELDS
+    try:
+        if not any(block.find(byte, start, end) >= 0 for byte in (b"\t", b"\r", b"\x0b", b"\x0c", b"#")):
+            table = _read_csv(pa.py_buffer(text), fields, for_evaluation)
+            if not _has_empty_field(table):
+                return table
+        canonical, cut = _canonical_and_cut(bytes(text), source.kind, source.lenient)
+        return None if cut.lines else _read_csv(canonical, fields, for_evaluation)
+    except pa.ArrowInvalid:
+        return None
+
+
+def _is_utf8(data: bytes | memoryview) -> bool:
     """True when the bytes are valid UTF-8 (Arrow checks the whole text at once, without a copy)."""
     offsets = np.array([0, len(data)], dtype=np.int64)
     text = pa.LargeStringArray.from_buffers(1, pa.py_buffer(offsets), pa.py_buffer(data))
@@ -457,14 +538,14 @@ def _refuse(data: bytes, source: Source, error: Exception) -> NoReturn:
     raise ValueError(f"{source.path}: cannot be read as a {source.kind} file ({_excerpt(str(error))})") from None
 
 
-def _read_csv(text: bytes, fields: tuple[str, ...], for_evaluation: bool = False) -> pa.Table:
+def _read_csv(text: bytes | pa.Buffer, fields: tuple[str, ...], for_evaluation: bool = False) -> pa.Table:
     """Split canonical text with pyarrow, every field text except the score.
 
     For an evaluation the run's iter, rank and tag are read as dictionaries
     (a handful of distinct values, 4 bytes a row): only their presence and
-    emptiness matter there. The memory pool is jemalloc where pyarrow has it,
-    because it hands the reader's freed blocks back to the system: with
-    pyarrow's default (mimalloc) the peak of a 450 MB run was 200-300 MB higher.
+    emptiness matter there. The memory pool is one whose freed blocks go back
+    to the system (``_reader_pool``): with pyarrow's default (mimalloc) the
+    peak of a 450 MB run was 200-300 MB higher.
     """
     dictionary = pa.dictionary(pa.int32(), pa.string())
     types = {name: pa.float64() if name == "score" else pa.large_string() for name in fields}
@@ -490,7 +571,15 @@ def _read_csv(text: bytes, fields: tuple[str, ...], for_evaluation: bool = False
 
 
 def _reader_pool() -> pa.MemoryPool:
-    """jemalloc when this pyarrow build has it (Linux and macOS wheels), else pyarrow's default pool."""
+    """C's malloc where glibc's ``malloc_trim`` can hand its freed pages back, else jemalloc, else the default.
+
+    jemalloc (pyarrow's Linux and macOS wheels) keeps fewer freed pages than
+    mimalloc, pyarrow's default, but at 100k x 100 still about 270 MB that
+    ``release_unused`` does not return; glibc's malloc with ``malloc_trim``
+    returns them (the peak while reading is the same).
+    """
+    if _MALLOC_TRIM is not None:
+        return pa.system_memory_pool()
     try:
         return pa.jemalloc_memory_pool()
     except NotImplementedError:
