@@ -70,7 +70,6 @@ import pyarrow.csv as pa_csv
 QRELS_FIELDS = ("qid", "iter", "docno", "grade")
 RUN_FIELDS = ("qid", "iter", "docno", "rank", "score", "tag")
 QRELS_COLUMNS = ["qid", "docno", "grade"]
-RUN_COLUMNS = ["qid", "docno", "score", "rank", "tag"]
 EXAMPLE_LINE = {"qrels": "qid 0 docno grade", "run": "qid Q0 docno rank score tag"}
 NUMBER_FIELD = {"qrels": "grade", "run": "score"}
 
