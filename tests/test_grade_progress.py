@@ -134,7 +134,7 @@ def read_terminal(master: int, child: subprocess.Popen, timeout: float = 60) -> 
 def test_on_a_pseudo_terminal_the_grader_shows_a_bar_with_count_rate_and_time_left(jobs):
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 120, 0, 0))
-    child = run_child(slave, pause=0.4, jobs=jobs)
+    child = run_child(slave, pause=0.25, jobs=jobs)
     os.close(slave)
     try:
         text = read_terminal(master, child)
