@@ -405,3 +405,10 @@ def test_all_trec_per_query_is_trec_eval_10_s_whole_output_byte_for_byte(expecte
     status, out, err = run_command(suite_args(CASES[expected_file]), capsys)
     assert status == 0, err
     assert out == (TREC_EVAL / expected_file).read_text()
+
+
+@pytest.mark.parametrize("option", ["-R", "-Z"])
+def test_trec_eval_s_options_left_out_are_refused_by_name(option, capsys):
+    status, out, err = run_command([option, "prefs", str(SUITE / "qrels.test"), str(SUITE / "results.test")], capsys)
+    assert status == 1, err
+    assert out == "" and f"{option} is not supported here" in err and "use trec_eval" in err

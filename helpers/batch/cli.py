@@ -114,6 +114,13 @@ class Column:
     order: tuple
 
 
+# trec_eval's options this command leaves out, and what they are (docs/learners.md says why)
+NOT_SUPPORTED = {
+    "-R": "judgments as preferences or judgment groups (prefs, qrels_prefs, qrels_jg)",
+    "-Z": "z-scores (each value standardised by a file of each query's mean and deviation over other runs)",
+}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command; returns the exit status (EXIT_STATUSES), each error said in one line on stderr."""
     try:
@@ -129,6 +136,9 @@ def main(argv: list[str] | None = None) -> int:
 def _run(argv: list[str] | None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)  # a usage error exits with EXIT_USAGE
+    for option, meaning in NOT_SUPPORTED.items():
+        if getattr(args, option.lstrip("-")) is not None:
+            parser.error(f"{option} is not supported here: trec_eval's {meaning}; use trec_eval for it")
     if [args.qrels, *args.runs].count(STDIN) > 1:
         parser.error(f"standard input ('{STDIN}') can be only one of QRELS and the RUNs")
     with warnings.catch_warnings(), contextlib.ExitStack() as cleanup:
@@ -199,6 +209,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--strict", action="store_true",
                         help="ids that do not match are an error, not a warning; so is, without -c, "
                              "a judged query missing from a run (exit status 4)")
+    for option, meaning in NOT_SUPPORTED.items():
+        parser.add_argument(option, metavar="X", help=f"trec_eval's {meaning}: not supported (exit status 1)")
     return parser
 
 
