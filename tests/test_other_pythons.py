@@ -12,7 +12,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import nbformat
@@ -21,6 +20,7 @@ from nbclient import NotebookClient
 
 from tests.notebook_runner import NOTEBOOKS
 from tests.test_lesson_opening import kernel_of
+from tests.waiting import wait_until
 
 ROOT = NOTEBOOKS.parent
 OTHER_PYTHONS = ROOT / ".venv" / "other-pythons"
@@ -41,11 +41,10 @@ def ready_venv(version: str) -> Path:
 def wait_for(venv: Path, what: str) -> Path:
     """``venv`` once .ci/run's background job stamps it ``.ready``; fail with its log when it stamps it failed."""
     failed, log = venv.with_name(f"{venv.name}.failed"), venv.with_name(f"{venv.name}.log")
-    deadline = time.monotonic() + WAIT
-    while not (venv / ".ready").is_file() and not failed.is_file():
-        if time.monotonic() > deadline:
-            pytest.fail(f"the venv of {what} was not ready after {WAIT // 60} min")
-        time.sleep(2)
+    try:
+        wait_until(lambda: (venv / ".ready").is_file() or failed.is_file(), f"the venv of {what}", WAIT, every=2)
+    except TimeoutError:
+        pytest.fail(f"the venv of {what} was not ready after {WAIT // 60} min")
     if failed.is_file():
         pytest.fail(f"{what} did not install:\n"
                     + (log.read_text(errors="replace")[-3000:] if log.is_file() else "(no log)"))

@@ -29,7 +29,7 @@ import nbformat
 import psutil
 
 from helpers.teacher.classroom import cpu_seconds
-from tests import processes
+from tests import processes, waiting
 
 BIN = Path(sys.executable).parent
 REPOSITORY = Path(__file__).resolve().parents[2]
@@ -298,15 +298,19 @@ def port_open(port: int) -> bool:
 
 
 def wait_until(server: Server, ready, what: str, timeout: float = 90) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    """``ready()`` polled (tests/waiting.py) while the server runs; its log's tail when it exits or times out."""
+
+    def ready_while_running():
         if server.process.poll() is not None:
             raise RuntimeError(f"{server.name} exited ({server.process.returncode}):\n{server.log_tail()}")
-        if ready():
-            return
-        time.sleep(0.25)
-    stop(server)
-    raise TimeoutError(f"{server.name} did not get ready ({what}) in {timeout:.0f} s:\n{server.log_tail()}")
+        return ready()
+
+    try:
+        waiting.wait_until(ready_while_running, what, timeout, every=0.25)
+    except TimeoutError:
+        stop(server)
+        said = f"{server.name} did not get ready ({what}) in {timeout:.0f} s:\n{server.log_tail()}"
+        raise TimeoutError(said) from None
 
 
 def descendants(pid: int) -> list[psutil.Process]:
