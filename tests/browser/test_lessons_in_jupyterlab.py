@@ -78,13 +78,10 @@ def readme_lab(repository_copy, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def lab_page(browser):
-    """One page for all lessons, a laptop's screen: JupyterLab loads once, each lesson opens in it (File > Open
-    from Path); the file browser the first test opens stays open, as a learner leaves it."""
-    context = browser.new_context(viewport={"width": 1366, "height": 768})
-    context.set_default_timeout(30_000)
-    yield context.new_page()
-    context.close()
+def lab_page(laptop_page):
+    """One page for all lessons, a laptop's screen (the conftest's): JupyterLab loads once, each lesson opens in
+    it (File > Open from Path); the file browser the first test opens stays open, as a learner leaves it."""
+    return laptop_page
 
 
 def open_lesson(page, server, path: str) -> None:
