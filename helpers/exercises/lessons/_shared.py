@@ -6,7 +6,7 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from helpers import metrics
-from helpers.data import COLUMNS, Example, example_dir
+from helpers.data import COLUMNS, DATA_DIR, Example, example_dir
 from helpers.data import load_example as _load_example
 
 
@@ -19,6 +19,11 @@ def load_example(name: str) -> Example:
 @lru_cache(maxsize=16)
 def _cached(name: str, _file_times: tuple[int, ...]) -> Example:
     return _load_example(name)
+
+
+def golden_set_times() -> tuple[int, ...]:
+    """When each file of every golden set last changed: a cache key that any saved edit of ``data/`` changes."""
+    return tuple(path.stat().st_mtime_ns for path in sorted(DATA_DIR.glob("example_*/*.csv")))
 
 
 def first_ranks(

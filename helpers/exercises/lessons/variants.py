@@ -20,6 +20,7 @@ import math
 import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
+from functools import lru_cache
 
 import pandas as pd
 
@@ -27,6 +28,7 @@ from helpers import metrics
 from helpers.data import rank_by_score
 from helpers.exercises.answers import correctly_rounded
 from helpers.exercises.fresh import Variant, variant_of
+from helpers.exercises.lessons._shared import golden_set_times
 from helpers.exercises.registry import REGISTRY, Exercise
 from helpers.exercises.worked import (
     Slip,
@@ -59,7 +61,7 @@ def well_made(
     """Draw until the variant is well made (module docstring); ``must_change``: slip codes the skill is about."""
     found = REGISTRY[exercise_id]
     assert isinstance(found, Exercise)
-    own = found.worked().value  # a variant never deals the exercise's own answer: practice must not reveal it
+    own = own_answer(found, golden_set_times())  # a variant never deals the exercise's own answer
     for _ in range(TRIES):
         variant = make(rng)
         if changes(variant.worked.value, own, found.decimals) and not degenerate(
@@ -67,6 +69,12 @@ def well_made(
         ):
             return variant
     raise RuntimeError(f"no well-made variant of {exercise_id} in {TRIES} draws")
+
+
+@lru_cache(maxsize=64)
+def own_answer(exercise: Exercise, _golden_set_times: tuple[int, ...]) -> float:
+    """The exercise's own answer on the golden sets, worked out again only when one of their files changed."""
+    return exercise.worked().value
 
 
 def degenerate(variant: Variant, decimals: int, min_decimals: int | None, must_change: Sequence[str] = ()) -> list:
