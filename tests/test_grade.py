@@ -458,8 +458,10 @@ def attacks(request, tmp_path_factory):
     started = time.monotonic()
     # without a sandbox one notebook at a time, so that what changed outside is pinned on the right one
     jobs = "2" if mode == "bwrap" else "1"
+    # 4 s of CPU: the endless loop runs it out in full; the costliest other notebook, path-reader importing the
+    # whole helpers again without a sandbox, used about 1 s (2026-12-06)
     try:
-        run = run_grader(submissions, out, "--sandbox", mode, "--timeout", "8", "--memory", "3072", "--jobs", jobs,
+        run = run_grader(submissions, out, "--sandbox", mode, "--timeout", "4", "--memory", "3072", "--jobs", jobs,
                          "--allow-unknown", env=env)
     finally:
         for path in secrets[1:]:
