@@ -49,7 +49,9 @@ LESSON = "01"
 NAME = "01_hit_rate_and_mrr.ipynb"
 LESSON_IDS = [exercise.id for exercise in exercises_of(LESSON)]
 MEMORY_MB = 1536
-TIMEOUT = 25
+# CPU seconds: pam's endless function runs them out in full; the costliest other hand-in, ida (three children
+# and /tmp past --memory), used 2.4 s, an honest lesson-01 copy 1.4 s (2026-12-06)
+TIMEOUT = 10
 HONEST = ["ann", "José"]
 ATTACKERS = ["eve", "fay", "gus", "gil", "hal", "ida", "jon", "joy", "kim", "lea", "mo", "pam"]
 ROSTER = ["ann", "bob", "carl", "dora", "José", "nob", *ATTACKERS]

@@ -103,7 +103,7 @@ def test_the_grader_recomputes_each_learners_key_from_the_roster_id(tmp_path):
     (tmp_path / "roster.txt").write_text("ann\nbob\n")
     secret_file = tmp_path / "course.secret"
     done = subprocess.run([sys.executable, "-m", "helpers.release", str(tmp_path / "class"), "--roster",
-                           str(tmp_path / "roster.txt"), "--secret", str(secret_file)],
+                           str(tmp_path / "roster.txt"), "--secret", str(secret_file), "--lessons", "03"],
                           capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 0, done.stderr
     secret = read_secret(secret_file)
