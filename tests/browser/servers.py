@@ -179,11 +179,12 @@ def start_jupyterlab(root: Path, home: Path, extra: Sequence[str] = (), theme: s
     return server
 
 
-def start_themed_lab(tmp_path_factory, theme: str, name: str, cells: Sequence[str]) -> Server:
-    """JupyterLab in ``theme`` serving a temporary copy of the repository with ``notebooks/<name>`` made of ``cells``
-    (the theme is kept on the server as ``.theme``)."""
+def start_themed_lab(tmp_path_factory, theme: str, notebooks: dict[str, Sequence[str]]) -> Server:
+    """JupyterLab in ``theme`` serving a temporary copy of the repository with ``notebooks/<name>`` made of its cells
+    for each name of ``notebooks`` (the theme is kept on the server as ``.theme``)."""
     copy = lessons_copy(tmp_path_factory.mktemp("repository"))
-    write_notebook(copy / "notebooks" / name, cells)
+    for name, cells in notebooks.items():
+        write_notebook(copy / "notebooks" / name, cells)
     server = start_jupyterlab(copy, tmp_path_factory.mktemp("lab-home"), theme=theme)
     server.theme = theme  # type: ignore[attr-defined]
     return server
