@@ -21,6 +21,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -246,8 +247,7 @@ def classrooms(lessons: Sequence[str], cwd: Path, home_of: Callable[[str], Path]
             wait_for_preheat(server)
         yield started
     finally:
-        for server in started.values():
-            stop(server)
+        stop_all(list(started.values()))
 
 
 def wait_for_preheat(server: Server, times: int = 1, timeout: float = 180) -> None:
@@ -312,6 +312,12 @@ def wait_until(server: Server, ready, what: str, timeout: float = 90) -> None:
         stop(server)
         said = f"{server.name} did not get ready ({what}) in {timeout:.0f} s:\n{server.log_tail()}"
         raise TimeoutError(said) from None
+
+
+def stop_all(started: Sequence[Server]) -> None:
+    """:func:`stop` each server, all at once (each waits for its own kernels to end, not for the others')."""
+    with ThreadPoolExecutor(max(1, len(started))) as pool:
+        list(pool.map(stop, started))
 
 
 def descendants(pid: int) -> list[psutil.Process]:
