@@ -21,6 +21,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -179,11 +180,12 @@ def start_jupyterlab(root: Path, home: Path, extra: Sequence[str] = (), theme: s
     return server
 
 
-def start_themed_lab(tmp_path_factory, theme: str, name: str, cells: Sequence[str]) -> Server:
-    """JupyterLab in ``theme`` serving a temporary copy of the repository with ``notebooks/<name>`` made of ``cells``
-    (the theme is kept on the server as ``.theme``)."""
+def start_themed_lab(tmp_path_factory, theme: str, notebooks: dict[str, Sequence[str]]) -> Server:
+    """JupyterLab in ``theme`` serving a temporary copy of the repository with ``notebooks/<name>`` made of its cells
+    for each name of ``notebooks`` (the theme is kept on the server as ``.theme``)."""
     copy = lessons_copy(tmp_path_factory.mktemp("repository"))
-    write_notebook(copy / "notebooks" / name, cells)
+    for name, cells in notebooks.items():
+        write_notebook(copy / "notebooks" / name, cells)
     server = start_jupyterlab(copy, tmp_path_factory.mktemp("lab-home"), theme=theme)
     server.theme = theme  # type: ignore[attr-defined]
     return server
@@ -245,8 +247,7 @@ def classrooms(lessons: Sequence[str], cwd: Path, home_of: Callable[[str], Path]
             wait_for_preheat(server)
         yield started
     finally:
-        for server in started.values():
-            stop(server)
+        stop_all(list(started.values()))
 
 
 def wait_for_preheat(server: Server, times: int = 1, timeout: float = 180) -> None:
@@ -311,6 +312,12 @@ def wait_until(server: Server, ready, what: str, timeout: float = 90) -> None:
         stop(server)
         said = f"{server.name} did not get ready ({what}) in {timeout:.0f} s:\n{server.log_tail()}"
         raise TimeoutError(said) from None
+
+
+def stop_all(started: Sequence[Server]) -> None:
+    """:func:`stop` each server, all at once (each waits for its own kernels to end, not for the others')."""
+    with ThreadPoolExecutor(max(1, len(started))) as pool:
+        list(pool.map(stop, started))
 
 
 def descendants(pid: int) -> list[psutil.Process]:

@@ -256,6 +256,12 @@ def open_usable(page, url: str, lesson: Lesson) -> float:
     return round(time.monotonic() - start, 2)
 
 
+def wait_settled(page) -> None:
+    """Wait until the page script has arranged the page after its last change and it has been quiet since (it marks
+    the page's root element data-classroom-settled then; a change of the page or its size takes the mark away)."""
+    page.wait_for_selector("html[data-classroom-settled]", state="attached", timeout=30_000)
+
+
 def in_view(page, selector: str, viewport: dict) -> list:
     """The boxes of the selector's elements that are not wholly inside the viewport (the first screen)."""
     return [
@@ -302,7 +308,7 @@ def test_classroom_page_in_the_room(view, number, classrooms, browser, shots):
     try:
         seconds = open_usable(page, server.page(f"?scale={scale:g}"), lesson)
         MEASURED.setdefault(number, {})[f"seconds to usable, {name}"] = seconds
-        page.wait_for_timeout(500)  # the page script arranges the page and names sliders and plots
+        wait_settled(page)  # the page script has arranged the page and named sliders and plots
         page.evaluate("() => document.querySelector('#rendered_cells').scrollTop = 0")
         page.screenshot(path=str(folder / f"{number}_{name}_first_screen.png"))
 

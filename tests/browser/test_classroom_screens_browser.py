@@ -1,10 +1,10 @@
 """The classroom view of every lesson at every screen a room has (issue 43): 1024x768, 1280x720 and 1920x1080, at
 scales 1, 1.5 and 2, in light and dark.
 
-One classroom command per lesson (started when its tests begin, stopped before the next lesson's), and one page
-load per lesson and theme: the page is then resized and rescaled in place for each of the nine screens, as
-``?scale=`` would set it (the page script reads the scale from one CSS variable and lays the page out again on a
-resize). On each screen, asserted:
+One classroom command per lesson (started while the lesson before is looked at, stopped once the next lesson's
+tests begin), and one page load per lesson and theme: the page is then resized and rescaled in place for each of the
+nine screens, as ``?scale=`` would set it (the page script reads the scale from one CSS variable and lays the page
+out again on a resize). On each screen, asserted:
 
 - every text is at least 4.5:1 against what is behind it (the page's whole text on the first screen size, the
   first screen's on the others);
@@ -29,6 +29,7 @@ from playwright.sync_api import expect
 
 from tests.browser import servers
 from tests.browser.conftest import ROOT
+from tests.browser.test_classroom_browser import wait_settled
 
 pytestmark = pytest.mark.browser
 
@@ -179,24 +180,31 @@ MID_WORD = r"""
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    """The classroom command of one lesson at a time: the last one asked for runs, the one before is stopped."""
+def served(request, tmp_path_factory):
+    """The classroom command of one lesson at a time, and the next lesson's started meanwhile (its Voila and kernels
+    starting while this lesson's pages are looked at): the one asked for is waited for, the others are stopped."""
     running: dict[str, servers.Server] = {}
+    module = request.node.nodeid + "::"
+    chosen = [item.callspec.params["lesson"] for item in request.session.items if item.nodeid.startswith(module)]
+    order = list(dict.fromkeys(chosen))  # the lessons of the tests to run, in their order
+
+    def launch(lesson: str) -> None:
+        if lesson not in running:
+            home = tmp_path_factory.mktemp(f"screens-{lesson}")
+            running[lesson] = servers.launch_classroom(lesson, ROOT, home, cull=120, pool=2)
 
     def serve(lesson: str) -> servers.Server:
-        if lesson not in running:
-            for server in running.values():
-                servers.stop(server)
-            running.clear()
-            home = tmp_path_factory.mktemp(f"screens-{lesson}")
-            server = servers.launch_classroom(lesson, ROOT, home, cull=120, pool=2)
-            servers.wait_for_preheat(server)
-            running[lesson] = server
+        after = order[order.index(lesson) + 1 :][:1] if lesson in order else []
+        for other in [other for other in running if other not in (lesson, *after)]:
+            servers.stop(running.pop(other))
+        launch(lesson)
+        servers.wait_for_preheat(running[lesson])
+        for following in after:
+            launch(following)
         return running[lesson]
 
     yield serve
-    for server in running.values():
-        servers.stop(server)
+    servers.stop_all(list(running.values()))
 
 
 def rescale(page, screen: dict, scale: float) -> None:
@@ -208,7 +216,7 @@ def rescale(page, screen: dict, scale: float) -> None:
                         document.querySelector('#rendered_cells').scrollTop = 0; }""",
         scale,
     )
-    page.wait_for_timeout(400)  # the page script's next frame, the widgets' own layout
+    wait_settled(page)  # the page script's next frame, the widgets' own layout, and quiet since
 
 
 FINDINGS: dict[str, list[str]] = {}

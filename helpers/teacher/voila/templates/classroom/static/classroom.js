@@ -551,7 +551,8 @@
 
   // The first screen is arranged at the next frame after each change; the rest (names, links, wide outputs, the
   // legend), which reads the layout of the whole page, once the page has been quiet for a moment, so that it
-  // does not make the browser lay the page out again at every frame while the widgets are being drawn.
+  // does not make the browser lay the page out again at every frame while the widgets are being drawn. The page
+  // says when it is settled (data-classroom-settled on its root): arranged, and quiet since.
   var pending = false;
   var settling = null;
   function settled() {
@@ -560,8 +561,10 @@
     name(document);
     fit(document);
     legend();
+    document.documentElement.setAttribute('data-classroom-settled', '');
   }
   function soon() {
+    document.documentElement.removeAttribute('data-classroom-settled');
     if (!pending) {
       pending = true;
       window.requestAnimationFrame(function () {
