@@ -63,8 +63,25 @@ c.JupyterHub.cookie_secret_file = "{folder}/jupyterhub_cookie_secret"
 
 # Tests only, never a class: any password logs in, and every server runs as this process's user
 # (root here, hence --allow-root) with its home under the test's folder.
+import asyncio, time
+from jupyterhub.spawner import SimpleLocalProcessSpawner
+
+
+# SimpleLocalProcessSpawner that looks every 0.1 s whether a stopping server has exited: the base class's checks
+# back off exponentially (0.1, 0.2, 0.4, 0.8 s... with jitter), up to a second idle after each exit, and the idle
+# culler stops the class's servers one after the other.
+class PromptlyPolledSpawner(SimpleLocalProcessSpawner):
+    async def wait_for_death(self, timeout=10):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if await self.poll() is not None:
+                return True
+            await asyncio.sleep(0.1)
+        return False
+
+
 c.JupyterHub.authenticator_class = "dummy"
-c.JupyterHub.spawner_class = "simple"
+c.JupyterHub.spawner_class = PromptlyPolledSpawner
 c.SimpleLocalProcessSpawner.home_dir_template = "{homes}/{{username}}"
 c.Spawner.args.append("--allow-root")
 c.Spawner.environment["PYTHONPATH"] = {site!r}  # helpers as installed, never the project's own folder
