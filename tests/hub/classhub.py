@@ -260,8 +260,9 @@ class Hub:
         while waiting:
             if time.perf_counter() - start > timeout:
                 raise RuntimeError(f"servers not ready after {timeout:g} s: {sorted(waiting)}\n{self.log_tail()}")
-            for name in sorted(waiting):
-                server = self.api("GET", f"/users/{name}").json()["servers"].get("")
+            servers = {user["name"]: user["servers"].get("") for user in self.api("GET", "/users").json()}
+            for name in sorted(waiting):  # one request for all, not one per learner: the hub's CPU is theirs too
+                server = servers[name]
                 if server is None:
                     raise RuntimeError(f"{name}'s server failed to start:\n{self.log_tail()}")
                 if server["ready"]:
