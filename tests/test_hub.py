@@ -90,18 +90,25 @@ class Classroom:
     figures: dict = field(default_factory=dict)
 
 
+def needed_proxy() -> str:
+    """The configurable-http-proxy program; without it the hub tests skip, saying how to get it."""
+    proxy = proxy_command()
+    if proxy is None:
+        pytest.skip("configurable-http-proxy is not on PATH: npm install -g configurable-http-proxy@5.3.0 (.ci/run)")
+    return proxy
+
+
 @pytest.fixture(scope="module")
 def build_backend(tmp_path_factory: pytest.TempPathFactory):
     """The build requirements both classes' pip installs build helpers with, installed once (in the background)."""
+    needed_proxy()  # no install for hubs that cannot start
     with ThreadPoolExecutor(max_workers=1) as pool:
         yield pool.submit(install_build_backend, tmp_path_factory.mktemp("build-backend"))
 
 
 @pytest.fixture(scope="module")
 def classroom(tmp_path_factory: pytest.TempPathFactory, build_backend: Future):
-    proxy = proxy_command()
-    if proxy is None:
-        pytest.skip("configurable-http-proxy is not on PATH: npm install -g configurable-http-proxy@5.3.0 (.ci/run)")
+    proxy = needed_proxy()
     folder = tmp_path_factory.mktemp("class")
     with ThreadPoolExecutor(max_workers=2) as pool:  # two independent pip and release runs
         installing = pool.submit(lambda: install_helpers(folder / "shared", backend=build_backend.result()))
@@ -391,9 +398,7 @@ class GradedClass:
 
 @pytest.fixture(scope="module")
 def graded_class(tmp_path_factory: pytest.TempPathFactory, build_backend: Future):
-    proxy = proxy_command()
-    if proxy is None:
-        pytest.skip("configurable-http-proxy is not on PATH: npm install -g configurable-http-proxy@5.3.0 (.ci/run)")
+    proxy = needed_proxy()
     folder = tmp_path_factory.mktemp("graded")
     teacher = folder / "teacher"  # the teacher's own folder: only the teacher's account may read it
     teacher.mkdir(mode=0o700)
