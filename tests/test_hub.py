@@ -15,6 +15,7 @@ benchmark is ``benchmarks/bench_hub.py``.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import os
@@ -23,7 +24,7 @@ import subprocess
 import sys
 import time
 import urllib.parse
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,6 +41,7 @@ from tests.hub.classhub import (
     TEACHER,
     Hub,
     Learner,
+    install_build_backend,
     install_helpers,
     project_env,
     proxy_command,
@@ -47,6 +49,7 @@ from tests.hub.classhub import (
     release,
     tree_memory,
 )
+from tests.waiting import wait_until
 
 pytest.importorskip("jupyterhub", reason="the hub tests need requirements-test.txt (jupyterhub)")
 pytest.importorskip("nbgitpuller", reason="the hub tests need requirements-test.txt (nbgitpuller)")
@@ -87,14 +90,28 @@ class Classroom:
     figures: dict = field(default_factory=dict)
 
 
-@pytest.fixture(scope="module")
-def classroom(tmp_path_factory: pytest.TempPathFactory):
+def needed_proxy() -> str:
+    """The configurable-http-proxy program; without it the hub tests skip, saying how to get it."""
     proxy = proxy_command()
     if proxy is None:
         pytest.skip("configurable-http-proxy is not on PATH: npm install -g configurable-http-proxy@5.3.0 (.ci/run)")
+    return proxy
+
+
+@pytest.fixture(scope="module")
+def build_backend(tmp_path_factory: pytest.TempPathFactory):
+    """The build requirements both classes' pip installs build helpers with, installed once (in the background)."""
+    needed_proxy()  # no install for hubs that cannot start
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        yield pool.submit(install_build_backend, tmp_path_factory.mktemp("build-backend"))
+
+
+@pytest.fixture(scope="module")
+def classroom(tmp_path_factory: pytest.TempPathFactory, build_backend: Future):
+    proxy = needed_proxy()
     folder = tmp_path_factory.mktemp("class")
     with ThreadPoolExecutor(max_workers=2) as pool:  # two independent pip and release runs
-        installing = pool.submit(install_helpers, folder / "shared")
+        installing = pool.submit(lambda: install_helpers(folder / "shared", backend=build_backend.result()))
         released = pool.submit(release, folder / "release", kind="practice")  # the hub's shared helpers judge
         site, repo = installing.result(), publish(released.result(), folder / "ranking-metrics.git", "lessons 00-09")
     hub = Hub(folder / "hub", site, proxy, exercises=folder / "shared" / "exercises")
@@ -293,6 +310,16 @@ def teacher_command(arguments: list, extra_env: dict | None = None) -> None:
     assert done.returncode == 0, f"{arguments[1]} failed:\n{done.stdout}\n{done.stderr}"
 
 
+def alive_of(pids: list[int]) -> list[int]:
+    """The processes among ``pids`` still running (a zombie has exited)."""
+    alive = []
+    for pid in pids:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
+                alive.append(pid)
+    return alive
+
+
 def test_the_idle_culler_stops_idle_servers_and_keeps_the_homes(classroom: Classroom):
     hub = classroom.hub
     services = {service["name"]: service for service in hub.api("GET", "/services").json().values()}
@@ -306,18 +333,15 @@ def test_the_idle_culler_stops_idle_servers_and_keeps_the_homes(classroom: Class
         env={**os.environ, "JUPYTERHUB_API_TOKEN": hub.cull_token}, stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )  # fmt: skip
-    try:
-        deadline = time.monotonic() + 180
-        while any(user["servers"] for user in hub.api("GET", "/users").json()):
-            if time.monotonic() > deadline:  # a wait that gives up, not a figure asserted
-                raise TimeoutError("servers still running 180 s after the culler started")
-            time.sleep(1)
+    try:  # a wait that gives up, not a figure asserted
+        wait_until(lambda: not any(user["servers"] for user in hub.api("GET", "/users").json()),
+                   "the culler stopping every server", timeout=180, every=0.25)
     finally:
         culler.terminate()
         culler.wait(timeout=30)
-    time.sleep(2)
-    alive = [pid for pid in running if psutil.pid_exists(pid) and psutil.Process(pid).status() != "zombie"]
-    assert not alive
+    with contextlib.suppress(TimeoutError):  # the hub reports a server stopped once its process has exited
+        wait_until(lambda: not alive_of(running), "the stopped servers' processes gone", timeout=5, every=0.1)
+    assert not alive_of(running)
     for learner in classroom.learners:
         assert (learner.home / LESSON_03).is_file()  # stopping a server keeps the learner's work
 
@@ -373,10 +397,8 @@ class GradedClass:
 
 
 @pytest.fixture(scope="module")
-def graded_class(tmp_path_factory: pytest.TempPathFactory):
-    proxy = proxy_command()
-    if proxy is None:
-        pytest.skip("configurable-http-proxy is not on PATH: npm install -g configurable-http-proxy@5.3.0 (.ci/run)")
+def graded_class(tmp_path_factory: pytest.TempPathFactory, build_backend: Future):
+    proxy = needed_proxy()
     folder = tmp_path_factory.mktemp("graded")
     teacher = folder / "teacher"  # the teacher's own folder: only the teacher's account may read it
     teacher.mkdir(mode=0o700)
@@ -385,7 +407,7 @@ def graded_class(tmp_path_factory: pytest.TempPathFactory):
     options = ["--lessons", "03", "--roster", str(folder / "roster.txt"), "--secret", str(teacher / "course.secret"),
                "--manifest", str(teacher / "week3.json")]
     released = release(folder / "release", exercises=[teacher / "week3.py"], options=options)
-    site = install_helpers(folder / "shared", origin=released)  # the class's environment: the copy's helpers
+    site = install_helpers(folder / "shared", origin=released, backend=build_backend.result())  # the copy's helpers
     repo = publish(released, folder / "ranking-metrics.git", "week 3, graded")
     hub = Hub(folder / "hub", site, proxy, exercises=teacher)
     try:

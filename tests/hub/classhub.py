@@ -25,6 +25,7 @@ import signal
 import subprocess
 import sys
 import time
+import tomllib
 import urllib.parse
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -62,8 +63,25 @@ c.JupyterHub.cookie_secret_file = "{folder}/jupyterhub_cookie_secret"
 
 # Tests only, never a class: any password logs in, and every server runs as this process's user
 # (root here, hence --allow-root) with its home under the test's folder.
+import asyncio, time
+from jupyterhub.spawner import SimpleLocalProcessSpawner
+
+
+# SimpleLocalProcessSpawner that looks every 0.1 s whether a stopping server has exited: the base class's checks
+# back off exponentially (0.1, 0.2, 0.4, 0.8 s... with jitter), up to a second idle after each exit, and the idle
+# culler stops the class's servers one after the other.
+class PromptlyPolledSpawner(SimpleLocalProcessSpawner):
+    async def wait_for_death(self, timeout=10):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if await self.poll() is not None:
+                return True
+            await asyncio.sleep(0.1)
+        return False
+
+
 c.JupyterHub.authenticator_class = "dummy"
-c.JupyterHub.spawner_class = "simple"
+c.JupyterHub.spawner_class = PromptlyPolledSpawner
 c.SimpleLocalProcessSpawner.home_dir_template = "{homes}/{{username}}"
 c.Spawner.args.append("--allow-root")
 c.Spawner.environment["PYTHONPATH"] = {site!r}  # helpers as installed, never the project's own folder
@@ -92,9 +110,21 @@ def run(command: Sequence[str | Path], **kwargs) -> subprocess.CompletedProcess:
     return done
 
 
-def install_helpers(folder: Path, origin: Path = PROJECT) -> Path:
+def install_build_backend(folder: Path) -> Path:
+    """The project's build requirements (pyproject.toml's [build-system] requires) installed into ``folder``: what
+    pip's build isolation installs afresh for every build, made once for several :func:`install_helpers`."""
+    with open(PROJECT / "pyproject.toml", "rb") as file:
+        requires = tomllib.load(file)["build-system"]["requires"]
+    run([sys.executable, "-m", "pip", "install", "--quiet", "--target", folder, *requires], timeout=600)
+    return folder
+
+
+def install_helpers(folder: Path, origin: Path = PROJECT, backend: Path | None = None) -> Path:
     """helpers installed as a package (pip, not editable) from a copy of the project, or of an assignment release
-    (its keyless helpers: a graded class); the folder to import it from."""
+    (its keyless helpers: a graded class); the folder to import it from.
+
+    ``backend``: a folder from :func:`install_build_backend`, which pip then builds with (no build isolation).
+    """
     source = folder / "source"
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.xlsx", ".ipynb_checkpoints")
     for name in ("helpers", "data"):
@@ -102,7 +132,11 @@ def install_helpers(folder: Path, origin: Path = PROJECT) -> Path:
     for name in ("pyproject.toml", "README.md"):
         shutil.copy2(origin / name, source / name)
     site = folder / "site-packages"
-    run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", site, source], timeout=600)
+    isolation, env = ["--no-build-isolation"], {**os.environ, "PYTHONPATH": str(backend)}  # its setuptools first
+    if backend is None:
+        isolation, env = [], None
+    run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", *isolation, "--target", site, source],
+        env=env, timeout=600)
     shutil.rmtree(source)
     return site
 
@@ -226,8 +260,9 @@ class Hub:
         while waiting:
             if time.perf_counter() - start > timeout:
                 raise RuntimeError(f"servers not ready after {timeout:g} s: {sorted(waiting)}\n{self.log_tail()}")
-            for name in sorted(waiting):
-                server = self.api("GET", f"/users/{name}").json()["servers"].get("")
+            servers = {user["name"]: user["servers"].get("") for user in self.api("GET", "/users").json()}
+            for name in sorted(waiting):  # one request for all, not one per learner: the hub's CPU is theirs too
+                server = servers[name]
                 if server is None:
                     raise RuntimeError(f"{name}'s server failed to start:\n{self.log_tail()}")
                 if server["ready"]:
@@ -255,17 +290,23 @@ class Hub:
         return Learner(self, name, token["token"])
 
     def stop(self) -> None:
-        """Stop the hub (it stops the proxy and the servers), then any process it started that is still there.
+        """End the servers and their kernels, then stop the hub (it stops the proxy), then anything left of it.
 
-        Processes are held as psutil objects, which refuse to signal a process id since reused by another program.
+        The servers are killed first: the hub's own clean-up would stop each one gracefully, seconds that a test
+        which has finished with them does not need (a graceful stop is the culler test's subject). Processes are
+        held as psutil objects, which refuse to signal a process id since reused by another program.
         """
         started = list(self.servers)
         owners = [server for server in self.servers if server.is_running()]  # is_running: not a reused id
-        if self.process.poll() is None:
-            owners.append(psutil.Process(self.process.pid))
         for owner in owners:
             try:
                 started += owner.children(recursive=True)
+            except psutil.NoSuchProcess:
+                pass
+        end_all(started)
+        if self.process.poll() is None:
+            try:
+                started += psutil.Process(self.process.pid).children(recursive=True)
             except psutil.NoSuchProcess:
                 pass
         if self.process.poll() is None:
@@ -275,12 +316,17 @@ class Hub:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(timeout=30)
-        for process in started:
-            try:
-                process.kill()
-            except psutil.NoSuchProcess:
-                pass
+        end_all(started)
         processes.end(processes.running(self.mark))  # a kernel whose server had gone before: found by its mark
+
+
+def end_all(started: list[psutil.Process]) -> None:
+    """Kill each process (SIGKILL) that still runs; its parent (the hub, a server) reaps it."""
+    for process in started:
+        try:
+            process.kill()
+        except psutil.NoSuchProcess:
+            pass
 
 
 @dataclass
