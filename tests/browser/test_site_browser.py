@@ -191,7 +191,7 @@ def look_at(page, errors: list[str], path: Path, read: str) -> dict:
     visit["off_disk"] = [url for url in requested if not url.startswith(("file:", "data:"))]
     visit["script_errors"], errors[:] = list(errors), []  # before axe, which reads the stylesheets itself
     if AXE.is_file():
-        page.add_script_tag(path=str(AXE))
+        page.add_script_tag(url=AXE.as_uri())  # from disk, as a file: Chromium keeps its compiled code
         page.evaluate(START_AXE)
     return visit
 
