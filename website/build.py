@@ -45,7 +45,8 @@ from typing import Any
 
 import nbformat
 import yaml
-from bs4 import BeautifulSoup, Comment
+from bs4 import BeautifulSoup, Comment, NavigableString
+from bs4.dammit import EntitySubstitution
 from nbclient import NotebookClient
 from traitlets.config import Config
 
@@ -313,9 +314,29 @@ def stage(book: Path, runs: Path, address: str | None) -> None:
         nbformat.write(with_address(lesson, notebook, address), book / notebook)
 
 
+# the elements after which a page's text starts a new line; those left out of it, with all they hold
+TEXT_BLOCKS = frozenset({"p", "div", "li", "pre", "tr", "td", "th", "dt", "dd", "h1", "h2", "h3", "h4", "h5", "h6",
+                         "caption"})
+NOT_TEXT = frozenset({"img", "script", "style", "svg", "nav", "button", "annotation"})
+
+
+def text_of(node: Any) -> str:
+    """A part of a page as the search's excerpts read it: its text (HTML-escaped), a line after each block, its
+    sections (with their ids) kept; comments, pictures, scripts, buttons and headings' link marks left out."""
+    if isinstance(node, Comment):
+        return ""
+    if isinstance(node, NavigableString):
+        return node.output_ready()
+    if node.name in NOT_TEXT or "headerlink" in node.get("class", ()):
+        return ""
+    inner = "".join(text_of(child) for child in node.children)
+    if node.name == "section" and node.get("id"):
+        return f"<section id={EntitySubstitution.quoted_attribute_value(node['id'])}>{inner}</section>"
+    return inner + "\n" if node.name in TEXT_BLOCKS else inner
+
+
 def page_texts(html_folder: Path) -> dict[str, str]:
     """Each page's main text, by its path in the site, as a small HTML page: its sections and their ids, no markup."""
-    blocks = {"p", "div", "li", "pre", "tr", "td", "th", "dt", "dd", "h1", "h2", "h3", "h4", "h5", "h6", "caption"}
     texts = {}
     for page in sorted(html_folder.rglob("*.html")):
         name = page.relative_to(html_folder).as_posix()
@@ -325,20 +346,8 @@ def page_texts(html_folder: Path) -> dict[str, str]:
         main = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser").select_one('[role="main"] article')
         if main is None:
             continue
-        for comment in main.find_all(string=lambda text: isinstance(text, Comment)):
-            comment.extract()
-        for tag in main.find_all(["img", "script", "style", "svg", "nav", "button", "annotation"]):
-            tag.decompose()
-        for tag in main.find_all(class_="headerlink"):
-            tag.decompose()
-        for tag in main.find_all(True):
-            if tag.name == "section" and tag.get("id"):
-                tag.attrs = {"id": tag["id"]}
-                continue
-            if tag.name in blocks:
-                tag.insert_after("\n")
-            tag.unwrap()
-        text = re.sub(r"[ \t]*\n\s*", "\n", re.sub(r"[ \t]+", " ", main.decode_contents()))
+        contents = "".join(text_of(child) for child in main.children)
+        text = re.sub(r"[ \t]*\n\s*", "\n", re.sub(r"[ \t]+", " ", contents))
         texts[name] = f'<div role="main">{text.strip()}</div>'
     return texts
 

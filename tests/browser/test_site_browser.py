@@ -164,44 +164,74 @@ READ_LAYOUT = """
 """
 
 
-def look_at_every_page(site: Path, browser, width: int, mode: str, read: str) -> dict[str, dict]:
-    """Every page opened once from disk at ``width`` in ``mode``: what ``read`` finds, its script errors, axe's."""
+# axe's findings started in the page and left running there: the other width's page is looked at meanwhile
+START_AXE = f"() => {{ window.axeFindings = ({AXE_FINDINGS.strip()})(); }}"
+
+
+def open_to_look(browser, width: int, mode: str) -> tuple:
+    """A page at ``width`` in ``mode`` and the list its script errors go to."""
     page = offline_page(browser, width, mode)
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(f"uncaught: {error}"))
     page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
-    found = {}
+    return page, errors
+
+
+def look_at(page, errors: list[str], path: Path, read: str) -> dict:
+    """One page opened from disk: what ``read`` finds, its requests off the disk, its script errors; axe started."""
+    requested: list[str] = []
+
+    def record(request):
+        requested.append(request.url)
+
+    page.on("request", record)
+    page.goto(path.as_uri(), wait_until="load")
+    page.remove_listener("request", record)
+    visit = page.evaluate(read)
+    visit["off_disk"] = [url for url in requested if not url.startswith(("file:", "data:"))]
+    visit["script_errors"], errors[:] = list(errors), []  # before axe, which reads the stylesheets itself
+    if AXE.is_file():
+        page.add_script_tag(url=AXE.as_uri())  # from disk, as a file: Chromium keeps its compiled code
+        page.evaluate(START_AXE)
+    return visit
+
+
+def look_at_every_page(site: Path, browser, looks: dict[str, tuple[int, str, str]]) -> dict[str, dict[str, dict]]:
+    """Every page opened once from disk in each look (``name: (width, mode, read)``): what ``read`` finds, its script
+    errors, axe's findings. The looks' pages are side by side, each in its own browser context (its own renderer
+    process): axe, most of the time, runs on one width's page while the other's is opened and read."""
+    opened = {name: open_to_look(browser, width, mode) for name, (width, mode, _) in looks.items()}
+    found: dict[str, dict[str, dict]] = {name: {} for name in looks}
     for path in pages(site):
-        requested: list[str] = []
-
-        def record(request, seen=requested):
-            seen.append(request.url)
-
-        page.on("request", record)
-        page.goto(path.as_uri(), wait_until="load")
-        page.remove_listener("request", record)
-        visit = page.evaluate(read)
-        visit["off_disk"] = [url for url in requested if not url.startswith(("file:", "data:"))]
-        visit["script_errors"], errors[:] = list(errors), []  # before axe, which reads the stylesheets itself
-        if AXE.is_file():
-            page.add_script_tag(path=str(AXE))
-            visit["axe"] = page.evaluate(AXE_FINDINGS)
-        found[path.relative_to(site).as_posix()] = visit
-    page.context.close()
+        for name, (page, errors) in opened.items():
+            found[name][path.relative_to(site).as_posix()] = look_at(page, errors, path, looks[name][2])
+        for name, (page, _) in opened.items():
+            if AXE.is_file():
+                found[name][path.relative_to(site).as_posix()]["axe"] = page.evaluate("() => window.axeFindings")
+    for page, _ in opened.values():
+        page.context.close()
     return found
 
 
 @pytest.fixture(scope="module")
-def visits(site, browser) -> dict[str, dict]:
-    """Every page at 1280 px in light mode: what it shows, its layout, and every request off the disk."""
-    return look_at_every_page(site, browser, WIDTHS["desktop"], "light",
-                              f"() => Object.assign(({READ_PAGE})(), ({READ_LAYOUT})())")
+def looks(site, browser) -> dict[str, dict[str, dict]]:
+    """Every page at 1280 px in light mode and at 390 px in dark mode (set by another local page)."""
+    return look_at_every_page(site, browser, {
+        "desktop": (WIDTHS["desktop"], "light", f"() => Object.assign(({READ_PAGE})(), ({READ_LAYOUT})())"),
+        "phone": (WIDTHS["phone"], "dark", READ_LAYOUT),
+    })
 
 
 @pytest.fixture(scope="module")
-def phone_visits(site, browser) -> dict[str, dict]:
+def visits(looks) -> dict[str, dict]:
+    """Every page at 1280 px in light mode: what it shows, its layout, and every request off the disk."""
+    return looks["desktop"]
+
+
+@pytest.fixture(scope="module")
+def phone_visits(looks) -> dict[str, dict]:
     """Every page at 390 px in dark mode (set by another local page): its layout, its switch, axe's findings."""
-    return look_at_every_page(site, browser, WIDTHS["phone"], "dark", READ_LAYOUT)
+    return looks["phone"]
 
 
 def test_one_page_per_lesson_and_guide_in_order_from_the_home_page(site):
@@ -332,7 +362,10 @@ async ([kind, wide]) => {
   const sidebar = document.getElementById(`pst-${kind}-sidebar`);
   const dialog = document.getElementById(`pst-${kind}-sidebar-modal`);
   buttons[0].click();
-  await new Promise(done => setTimeout(done, 600));  // the sidebar's fold is animated
+  // the sidebar's fold is animated: wait for the transitions it started (a frame later) to end, not a fixed time
+  await new Promise(requestAnimationFrame);
+  await Promise.all(document.getAnimations().filter(a => Number.isFinite(a.effect?.getComputedTiming().endTime))
+    .map(a => a.finished.catch(() => null)));
   if (wide) return getComputedStyle(sidebar).visibility === 'hidden' ? 'folded' : 'still open';
   const links = [...dialog.querySelectorAll('a[href]')].filter(visible).length;
   return dialog.open && links > 0 ? `opened with ${links} links` : 'nothing opened';
@@ -418,6 +451,12 @@ WHERE_THE_STEP_IS = """
 """
 
 
+# true once the page has kept still for two polls in a row (the smooth scroll to a chosen step has ended)
+SCROLL_ENDED = """() => { const at = `${window.scrollX},${window.scrollY}`;
+  window.stillFor = at === window.lastAt ? (window.stillFor || 0) + 1 : 0; window.lastAt = at;
+  return window.stillFor >= 2; }"""
+
+
 @pytest.mark.parametrize("width", SCREENS)
 def test_the_contents_drawer_closes_when_a_step_is_chosen(site, browser, shots, width):
     """On a phone and a tablet the page's contents open over it; a tap on a step closes them and shows the step.
@@ -439,7 +478,7 @@ def test_the_contents_drawer_closes_when_a_step_is_chosen(site, browser, shots, 
         wanted = link.get_attribute("href")
         link.click()
         page.wait_for_function("(hash) => window.location.hash === hash", arg=wanted)
-        page.wait_for_timeout(600)  # the theme scrolls smoothly
+        page.wait_for_function(SCROLL_ENDED, polling=100)  # the theme scrolls smoothly: until it stops
         chosen = page.evaluate(WHERE_THE_STEP_IS, wanted)
         page.screenshot(path=str(shots / f"site_step_chosen_{width}.png"))
     finally:
