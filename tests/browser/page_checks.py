@@ -7,7 +7,10 @@ described well enough to say what is wrong in an assertion message.
 from __future__ import annotations
 
 import io
+import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from PIL import Image
@@ -139,6 +142,24 @@ def stitched_screenshot(page, scroller_selector: str, path: Path) -> Path:
     sheet.save(path, compress_level=1)
     scroller.evaluate("e => { e.scrollTop = 0; }")
     return path
+
+
+@contextmanager
+def stitched_screenshot_when_asked(page, scroller_selector: str, path: Path) -> Iterator[None]:
+    """The stitched screenshot after the block, when it fails or when the run asks (``TEST_STITCHED_SHOTS=1``).
+
+    No check reads it and it costs a second pass down the panel (up to 14 s for lesson 09): taken to be looked at.
+    """
+    try:
+        yield
+    except BaseException:
+        try:
+            stitched_screenshot(page, scroller_selector, path)
+        except Exception:  # a page too broken to photograph: the block's own error says more
+            pass
+        raise
+    if os.environ.get("TEST_STITCHED_SHOTS", "") not in ("", "0"):
+        stitched_screenshot(page, scroller_selector, path)
 
 
 # a text chunk (tEXt) of the PNG an <img> shows, by key; null if absent, or if the picture was replaced

@@ -8,8 +8,9 @@ the ten lessons in turn from the File menu. For each lesson: no error output, no
 an output table, no table cell cut or shortened with "…", no widget label
 clipped; at 1366 x 768 with the file browser open, no output wider than the notebook
 (an arithmetic table scrolled sideways hides its last columns) and no box scrolling
-inside an output; a screenshot of the whole notebook (stitched screen by screen, since
-JupyterLab scrolls inside its panel) goes to test-output/browser/.
+inside an output. A screenshot of the whole notebook (stitched screen by screen, since
+JupyterLab scrolls inside its panel) goes to test-output/browser/ when a lesson's test fails, or for every
+lesson with TEST_STITCHED_SHOTS=1: no check reads it, and it doubles the passes down each lesson.
 """
 
 from __future__ import annotations
@@ -221,22 +222,27 @@ LESSON_CHECKS = {
 @pytest.mark.parametrize("lesson", LESSONS)
 def test_lesson_renders_right_in_jupyterlab(lesson, readme_lab, lab_page, shots):
     open_lesson(lab_page, readme_lab, f"notebooks/{lesson}")
-    run_all(lab_page)
-    lab_page.wait_for_timeout(500)  # MathJax typesets after the outputs arrive
+    shot = shots / f"jupyterlab_{lesson.removesuffix('.ipynb')}.png"
     try:
-        # JupyterLab draws the cells in view: every check screen by screen, all in one pass down the lesson
-        found = page_checks.on_every_screen_each(lab_page, SCROLLER, LESSON_CHECKS)
-        assert {check: items for check, items in found.items() if items} == {}
-        if lesson[:2] in SWITCHES:  # the switches, Light (scrolled to: JupyterLab draws only the cells in view)
-            assert page_checks.scroll_to_first(lab_page, SCROLLER, ".jp-NotebookPanel .dg-switch"), "no switch drawn"
-            look = page_checks.switch_contrast(lab_page, ".jp-NotebookPanel")
-            assert look["chosen against other"] >= 3 and look["ring against background"] >= 3, look
-            assert look["ring width"] >= 3, look
-        code_cells = [c for c in nbformat.read(ROOT / "notebooks" / lesson, 4).cells if c.cell_type == "code"]
-        numbered = lab_page.locator(".jp-NotebookPanel:visible .jp-InputArea-prompt").filter(has_text="[")
-        expect(numbered.filter(has_text="[ ]")).to_have_count(0)  # every code cell ran
-        assert numbered.count() == len(code_cells)
+        with page_checks.stitched_screenshot_when_asked(lab_page, SCROLLER, shot):
+            run_all(lab_page)
+            lab_page.wait_for_timeout(500)  # MathJax typesets after the outputs arrive
+            check_the_lesson(lab_page, lesson)
     finally:
-        name = lesson.removesuffix(".ipynb")
-        page_checks.stitched_screenshot(lab_page, SCROLLER, shots / f"jupyterlab_{name}.png")
         close_lesson(lab_page, readme_lab)
+
+
+def check_the_lesson(lab_page, lesson: str) -> None:
+    """The lesson's page checks, its switches' look (lessons with switches) and every code cell run."""
+    # JupyterLab draws the cells in view: every check screen by screen, all in one pass down the lesson
+    found = page_checks.on_every_screen_each(lab_page, SCROLLER, LESSON_CHECKS)
+    assert {check: items for check, items in found.items() if items} == {}
+    if lesson[:2] in SWITCHES:  # the switches, Light (scrolled to: JupyterLab draws only the cells in view)
+        assert page_checks.scroll_to_first(lab_page, SCROLLER, ".jp-NotebookPanel .dg-switch"), "no switch drawn"
+        look = page_checks.switch_contrast(lab_page, ".jp-NotebookPanel")
+        assert look["chosen against other"] >= 3 and look["ring against background"] >= 3, look
+        assert look["ring width"] >= 3, look
+    code_cells = [c for c in nbformat.read(ROOT / "notebooks" / lesson, 4).cells if c.cell_type == "code"]
+    numbered = lab_page.locator(".jp-NotebookPanel:visible .jp-InputArea-prompt").filter(has_text="[")
+    expect(numbered.filter(has_text="[ ]")).to_have_count(0)  # every code cell ran
+    assert numbered.count() == len(code_cells)

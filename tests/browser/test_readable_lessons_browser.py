@@ -10,7 +10,8 @@ user setting in its isolated settings folder) and the page is 1366 px wide.
   background must take a colour that reads on dark as well as on white;
 - lesson 00 with the file browser open: no markdown table is wider than its cell.
 
-A stitched screenshot of each lesson goes to test-output/browser/.
+A stitched screenshot of each lesson goes to test-output/browser/ when its test fails, or with
+TEST_STITCHED_SHOTS=1 (no check reads it).
 """
 
 from __future__ import annotations
@@ -100,35 +101,36 @@ def test_the_contrast_check_sees_grey_text_and_a_light_cell_left_to_the_theme(da
 @pytest.mark.parametrize("lesson", LESSONS)
 def test_lesson_in_jupyterlab_dark_has_no_contrast_violation_in_its_outputs(lesson, dark_lab, dark_page, shots):
     open_lesson(dark_page, dark_lab, f"notebooks/{lesson}")
+    shot = shots / f"jupyterlab_dark_{lesson.removesuffix('.ipynb')}.png"
     try:
-        assert dark_page.evaluate("() => document.body.dataset.jpThemeName") == DARK
-        assert dark_page.evaluate("() => document.body.dataset.jpThemeLight") == "false"
-        run_all(dark_page)
-        expect(dark_page.locator(".jp-NotebookPanel:visible .jp-OutputArea-output table").first).to_be_visible()
-        dark_page.wait_for_timeout(500)  # MathJax typesets after the outputs arrive
-        violations = contrast_violations(dark_page)
-        assert violations == [], "\n".join(violations)
-        look = page_checks.switch_contrast(dark_page, ".jp-NotebookPanel")  # the switches, Dark
-        assert look["chosen against other"] >= 3 and look["ring against background"] >= 3, look
-        assert look["ring width"] >= 3, look
+        with page_checks.stitched_screenshot_when_asked(dark_page, SCROLLER, shot):
+            assert dark_page.evaluate("() => document.body.dataset.jpThemeName") == DARK
+            assert dark_page.evaluate("() => document.body.dataset.jpThemeLight") == "false"
+            run_all(dark_page)
+            expect(dark_page.locator(".jp-NotebookPanel:visible .jp-OutputArea-output table").first).to_be_visible()
+            dark_page.wait_for_timeout(500)  # MathJax typesets after the outputs arrive
+            violations = contrast_violations(dark_page)
+            assert violations == [], "\n".join(violations)
+            look = page_checks.switch_contrast(dark_page, ".jp-NotebookPanel")  # the switches, Dark
+            assert look["chosen against other"] >= 3 and look["ring against background"] >= 3, look
+            assert look["ring width"] >= 3, look
     finally:
-        name = lesson.removesuffix(".ipynb")
-        page_checks.stitched_screenshot(dark_page, SCROLLER, shots / f"jupyterlab_dark_{name}.png")
         close_lesson(dark_page, dark_lab)
 
 
 def test_lesson_00_tables_fit_1366_px_with_the_file_browser_open(dark_lab, dark_page, shots):
     open_lesson(dark_page, dark_lab, "notebooks/00_start_here.ipynb")
+    shot = shots / "jupyterlab_dark_00_start_here.png"
     try:
-        browser_tab = dark_page.get_by_role("tab", name="File Browser")
-        if browser_tab.get_attribute("aria-selected") != "true":
-            browser_tab.click()
-        expect(dark_page.locator(".jp-FileBrowser")).to_be_visible()
-        tables = dark_page.locator(".jp-NotebookPanel:visible .jp-RenderedMarkdown table")
-        expect(tables.filter(has_text="trec_eval (pytrec_eval)")).to_have_count(1)
-        assert tables.count() >= 4
-        assert dark_page.evaluate(WIDE_MARKDOWN_TABLES) == []
+        with page_checks.stitched_screenshot_when_asked(dark_page, SCROLLER, shot):
+            browser_tab = dark_page.get_by_role("tab", name="File Browser")
+            if browser_tab.get_attribute("aria-selected") != "true":
+                browser_tab.click()
+            expect(dark_page.locator(".jp-FileBrowser")).to_be_visible()
+            tables = dark_page.locator(".jp-NotebookPanel:visible .jp-RenderedMarkdown table")
+            expect(tables.filter(has_text="trec_eval (pytrec_eval)")).to_have_count(1)
+            assert tables.count() >= 4
+            assert dark_page.evaluate(WIDE_MARKDOWN_TABLES) == []
     finally:
         dark_page.screenshot(path=str(shots / "jupyterlab_dark_00_file_browser_open.png"))
-        page_checks.stitched_screenshot(dark_page, SCROLLER, shots / "jupyterlab_dark_00_start_here.png")
         close_lesson(dark_page, dark_lab)
