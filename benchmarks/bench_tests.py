@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/bench_tests.py            # the quick tier, pytest -n 2 -m core, three runs
     .venv/bin/python benchmarks/bench_tests.py --whole    # the README's test command once: ruff, mypy, every tier
+    .venv/bin/python benchmarks/bench_tests.py --modules  # every tier once (pytest -n 2), each module's wall time
 
 Printed per run: the wall time, the CPU time of the run (pytest, both workers and every process they
 started and waited for: user + system), pytest's last line, and the load average before and after (a figure
@@ -14,17 +15,21 @@ module again, as a fresh clone's first run does: the line says so.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 QUICK = [sys.executable, "-m", "pytest", "-n", "2", "-m", "core", "-q"]
+EVERY_TIER = [sys.executable, "-m", "pytest", "-n", "2", "-q", "-p", "module_times"]
 
 
 def readme_test_command() -> str:
@@ -50,11 +55,47 @@ def timed(command: list[str] | str) -> tuple[float, float, str, tuple[float, ...
     return seconds, children_cpu() - cpu, (lines[-1] if lines else done.stderr[-300:]), before, os.getloadavg()
 
 
+def module_times(records: list[dict]) -> list[tuple[str, str, float, float, float]]:
+    """Per module, longest first: its worker, its start and end (seconds from the run's start) and wall time."""
+    origin = min(record["start"] for record in records)
+    spans: dict[str, list] = defaultdict(lambda: ["", float("inf"), 0.0])
+    for record in records:
+        span = spans[record["test"].split("::", 1)[0]]
+        span[0] = record["worker"]
+        span[1], span[2] = min(span[1], record["start"] - origin), max(span[2], record["end"] - origin)
+    rows = [(module, worker, start, end, end - start) for module, (worker, start, end) in spans.items()]
+    return sorted(rows, key=lambda row: -row[4])
+
+
+def every_module() -> None:
+    """Every tier once under -n 2 (the README's pytest), then each module's wall time and the workers' idle end."""
+    with tempfile.TemporaryDirectory() as folder:
+        times = Path(folder) / "times.jsonl"
+        env = {**os.environ, "BENCH_MODULE_TIMES": str(times),
+               "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT / "benchmarks"), os.environ.get("PYTHONPATH")]))}
+        before, start = os.getloadavg(), time.perf_counter()
+        done = subprocess.run(EVERY_TIER, cwd=ROOT, capture_output=True, text=True, env=env)
+        took = time.perf_counter() - start
+        records = [json.loads(line) for line in times.read_text(encoding="utf-8").splitlines()]
+    lines = [line for line in done.stdout.splitlines() if line.strip()]
+    print(f"{took:.0f} s wall  [{lines[-1] if lines else done.stderr[-300:]}]  load average before {before[0]:.2f}, "
+          f"after {os.getloadavg()[0]:.2f}")
+    rows = module_times(records)
+    ends = {worker: max(end for _, w, _, end, _ in rows if w == worker) for _, worker, _, _, _ in rows}
+    print("each worker's last test ended at " + ", ".join(f"{w} {end:.0f} s" for w, end in sorted(ends.items())))
+    for module, worker, begun, ended, seconds in rows:
+        print(f"{seconds:7.1f} s  {worker:>4}  {begun:5.0f}-{ended:<5.0f} {module}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--whole", action="store_true", help="the README's test command (every tier) once")
+    parser.add_argument("--modules", action="store_true", help="every tier once, each module's wall time")
     parser.add_argument("--runs", type=int, default=3, help="runs of the quick tier (3)")
     args = parser.parse_args()
+    if args.modules:
+        every_module()
+        return
     command: list[str] | str = readme_test_command() if args.whole else QUICK
     print(f"{os.cpu_count()} cores; command: {command if isinstance(command, str) else ' '.join(command[1:])}"
           f"{'; PYTHONDONTWRITEBYTECODE is set' if os.environ.get('PYTHONDONTWRITEBYTECODE') else ''}")
