@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import lru_cache
 
+from helpers import data as golden_sets
 from helpers import metrics
-from helpers.data import COLUMNS, DATA_DIR, Example, example_dir
+from helpers.data import COLUMNS, Example, example_dir
 from helpers.data import load_example as _load_example
 
 
@@ -23,7 +24,7 @@ def _cached(name: str, _file_times: tuple[int, ...]) -> Example:
 
 def golden_set_times() -> tuple[int, ...]:
     """When each file of every golden set last changed: a cache key that any saved edit of ``data/`` changes."""
-    return tuple(path.stat().st_mtime_ns for path in sorted(DATA_DIR.glob("example_*/*.csv")))
+    return tuple(path.stat().st_mtime_ns for path in sorted(golden_sets.DATA_DIR.glob("example_*/*.csv")))
 
 
 def first_ranks(
