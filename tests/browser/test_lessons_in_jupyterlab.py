@@ -31,7 +31,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser import page_checks, servers
-from tests.browser.conftest import ROOT
+from tests.browser.conftest import AXE, ROOT
 from tests.test_readme import readme_commands
 
 pytestmark = pytest.mark.browser
@@ -116,6 +116,13 @@ def shut_kernels_down(server) -> None:
     for session in sessions:
         request = urllib.request.Request(server.page(f"api/sessions/{session['id']}"), headers=headers, method="DELETE")
         urllib.request.urlopen(request).close()
+
+
+def add_axe(page) -> None:
+    """axe-core added to the JupyterLab page, with the page's body given its height for axe to measure against."""
+    page.add_script_tag(path=str(AXE))
+    # JupyterLab's body is 0 px high (its shell is positioned absolutely): axe would take every output for clipped
+    page.add_style_tag(content="html, body { height: 100%; }")
 
 
 def run_all(page) -> None:

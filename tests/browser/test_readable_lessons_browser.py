@@ -20,8 +20,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser import page_checks, servers
-from tests.browser.conftest import AXE
-from tests.browser.test_lessons_in_jupyterlab import close_lesson, open_lesson, run_all
+from tests.browser.test_lessons_in_jupyterlab import add_axe, close_lesson, open_lesson, run_all
 
 pytestmark = pytest.mark.browser
 
@@ -73,9 +72,7 @@ def dark_page(browser):
 
 def contrast_violations(page) -> list[str]:
     """axe's color-contrast violations in the open notebook's tables and widgets, screen by screen, top to bottom."""
-    page.add_script_tag(path=str(AXE))
-    # JupyterLab's body is 0 px high (its shell is positioned absolutely): axe would take every output for clipped
-    page.add_style_tag(content="html, body { height: 100%; }")
+    add_axe(page)
     return sorted(set(page_checks.on_every_screen(page, SCROLLER, CONTRAST_IN_OUTPUTS)))
 
 

@@ -18,13 +18,16 @@ A screenshot of each notebook in each theme goes to test-output/browser/.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
 import pytest
 
 from helpers.exercises import REGISTRY, exercises_of
 from tests.browser import page_checks, servers
-from tests.browser.conftest import AXE
 from tests.browser.conftest import JUPYTERLAB_THEMES as THEMES
-from tests.browser.test_lessons_in_jupyterlab import SCROLLER, close_lesson, open_lesson, run_all
+from tests.browser.test_lessons_in_jupyterlab import SCROLLER, add_axe, close_lesson, open_lesson, run_all
 
 pytestmark = pytest.mark.browser
 
@@ -136,12 +139,24 @@ def themed_lab(request, tmp_path_factory):
     servers.stop(server)
 
 
-def test_verdict_boxes_take_the_theme_and_read_in_it(themed_lab, laptop_page, shots):
-    page, theme = laptop_page, themed_lab.theme
-    open_lesson(page, themed_lab, "notebooks/verdicts.ipynb")
+@contextmanager
+def run_in_theme(page, themed_lab, notebook: str, shots: Path) -> Iterator[None]:
+    """The notebook opened in the themed JupyterLab and run; after the block, its screenshot taken and it closed."""
+    theme = themed_lab.theme
+    open_lesson(page, themed_lab, f"notebooks/{notebook}.ipynb")
     try:
         assert page.evaluate("() => document.body.dataset.jpThemeLight") == THEMES[theme]
         run_all(page)
+        yield
+    finally:
+        name = theme.split()[-1].lower()
+        page_checks.stitched_screenshot(page, SCROLLER, shots / f"jupyterlab_{name}_{notebook}.png")
+        close_lesson(page, themed_lab)
+
+
+def test_verdict_boxes_take_the_theme_and_read_in_it(themed_lab, laptop_page, shots):
+    page, theme = laptop_page, themed_lab.theme
+    with run_in_theme(page, themed_lab, "verdicts", shots):
         boxes = page_checks.on_every_screen(page, SCROLLER, VERDICT_COLOURS)
         assert len(boxes) == 4, boxes  # three checks and the practice check
         assert any(box["text"].startswith("✓") for box in boxes) and any("4.430" in box["text"] for box in boxes)
@@ -150,21 +165,13 @@ def test_verdict_boxes_take_the_theme_and_read_in_it(themed_lab, laptop_page, sh
             assert (shade < 0.1) if theme.endswith("Dark") else (shade > 0.7), (theme, box)
             assert contrast(box["colour"], box["background"]) >= 4.5, (theme, box)
             assert contrast(box["mark"], box["markBackground"]) >= 4.5, (theme, box)
-        page.add_script_tag(path=str(AXE))
-        page.add_style_tag(content="html, body { height: 100%; }")  # JupyterLab's body is 0 px high for axe
+        add_axe(page)
         assert page_checks.on_every_screen(page, SCROLLER, CONTRAST_OF_VERDICTS) == []
-    finally:
-        name = theme.split()[-1].lower()
-        page_checks.stitched_screenshot(page, SCROLLER, shots / f"jupyterlab_{name}_verdicts.png")
-        close_lesson(page, themed_lab)
 
 
 def test_progress_table_and_chart_read_in_light_and_dark(themed_lab, laptop_page, shots):
-    page, theme = laptop_page, themed_lab.theme
-    open_lesson(page, themed_lab, "notebooks/progress.ipynb")
-    try:
-        assert page.evaluate("() => document.body.dataset.jpThemeLight") == THEMES[theme]
-        run_all(page)
+    page = laptop_page
+    with run_in_theme(page, themed_lab, "progress", shots):
         shown = page_checks.on_every_screen(page, SCROLLER, PROGRESS_SHOWN)
         assert len(shown) == 2, shown
         assert shown[0]["rows"] == len(REGISTRY)
@@ -177,10 +184,5 @@ def test_progress_table_and_chart_read_in_light_and_dark(themed_lab, laptop_page
         assert "retrieved-only-ideal, no-discount" in text
         assert "Next: run practice(): it deals sheet-ndcg3 on new numbers" in text
         assert [width for width in page_checks.on_every_screen(page, SCROLLER, CHARTS) if width > 400]
-        page.add_script_tag(path=str(AXE))
-        page.add_style_tag(content="html, body { height: 100%; }")  # JupyterLab's body is 0 px high for axe
+        add_axe(page)
         assert page_checks.on_every_screen(page, SCROLLER, CONTRAST) == []
-    finally:
-        name = theme.split()[-1].lower()
-        page_checks.stitched_screenshot(page, SCROLLER, shots / f"jupyterlab_{name}_progress.png")
-        close_lesson(page, themed_lab)
