@@ -36,6 +36,7 @@ import nbformat
 import psutil
 import requests
 
+from helpers.teacher.sandbox import kill_processes
 from tests import processes
 from tests.browser.servers import free_port
 from tests.hub.kernel import Execution, Kernel
@@ -303,7 +304,7 @@ class Hub:
                 started += owner.children(recursive=True)
             except psutil.NoSuchProcess:
                 pass
-        end_all(started)
+        kill_processes(started)  # SIGKILL; its parent (the hub, a server) reaps it
         if self.process.poll() is None:
             try:
                 started += psutil.Process(self.process.pid).children(recursive=True)
@@ -316,17 +317,8 @@ class Hub:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(timeout=30)
-        end_all(started)
+        kill_processes(started)  # SIGKILL; its parent (the hub, a server) reaps it
         processes.end(processes.running(self.mark))  # a kernel whose server had gone before: found by its mark
-
-
-def end_all(started: list[psutil.Process]) -> None:
-    """Kill each process (SIGKILL) that still runs; its parent (the hub, a server) reaps it."""
-    for process in started:
-        try:
-            process.kill()
-        except psutil.NoSuchProcess:
-            pass
 
 
 @dataclass
