@@ -13,10 +13,11 @@ into the real Jupyter data folder; the tests of the record turn it on in a tempo
 The quick run alone (``-m core``) does not import what it would deselect whole: ``tests/browser/`` and every
 module that marks all its tests with a tier (``pytestmark = pytest.mark.notebook``, or a list that starts so).
 
-Before any test runs, the register of exercises is imported once: an entry
-that does not register (a misspelt slip, a slip that gives the right answer)
-stops the run with its own message, once, instead of a collection error per
-test module.
+Before any test runs, the register of exercises is imported and every entry
+checked, once (the lessons' answers are otherwise worked out at first use): an
+entry that does not register (a misspelt slip, a slip that gives the right
+answer) stops the run with its own message, once, instead of an error in every
+test that uses it.
 
 Under pytest-xdist (``-n 2``, ``--dist loadscope`` from pyproject.toml) the
 tests of one module run on one worker (a website build, a server, a browser or
@@ -93,11 +94,13 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    """Import the register of exercises once: an entry that does not register stops the run with its message."""
+    """Import the register of exercises and check every entry once: a refused one stops the run with its message."""
     if is_worker(session.config):
         return
     try:
-        import helpers.exercises  # registers every lesson's exercises
+        from helpers.exercises import registry  # registers every lesson's exercises
+
+        registry.check_all()  # and works out each one's answer and slips
     except Exception as error:
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")
         if reporter is not None:

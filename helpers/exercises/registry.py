@@ -150,6 +150,9 @@ class FunctionExercise:
 
 AnyExercise = Exercise | FunctionExercise
 REGISTRY: dict[str, AnyExercise] = {}
+# the ids whose answer and slips are not yet checked (the built-in lessons', until each is first looked up)
+UNCHECKED: set[str] = set()
+_checking_on_first_use = False
 
 
 def register(exercise: AnyExercise, *, replace: bool = False) -> AnyExercise:
@@ -179,11 +182,38 @@ def register(exercise: AnyExercise, *, replace: bool = False) -> AnyExercise:
             check_whole(exercise.min_decimals, "min_decimals", minimum=0)
         if not callable(exercise.answer):
             raise TypeError(f"exercise {exercise.id!r}: answer must be a function that computes the answer")
-        check_slips(exercise)
+        if not _checking_on_first_use:
+            check_slips(exercise)
     elif not callable(exercise.cases):
         raise TypeError(f"exercise {exercise.id!r}: cases must be a function returning the hidden cases")
     REGISTRY[exercise.id] = exercise
+    if _checking_on_first_use and isinstance(exercise, Exercise):
+        UNCHECKED.add(exercise.id)
+    else:
+        UNCHECKED.discard(exercise.id)
     return exercise
+
+
+@contextmanager
+def checked_on_first_use() -> Iterator[None]:
+    """Register the exercises inside without computing their answers yet: each one's slips are checked when it is
+    first looked up (:func:`get`), and all of them by :func:`check_all` (the test run does, before any test).
+
+    The built-in lessons register so: computing every answer would cost each kernel half a second (lesson 09's
+    p-value slips load scipy.stats). A teacher's exercise is checked as it is written.
+    """
+    global _checking_on_first_use
+    before, _checking_on_first_use = _checking_on_first_use, True
+    try:
+        yield
+    finally:
+        _checking_on_first_use = before
+
+
+def check_all() -> None:
+    """Check the slips of every exercise registered but not yet checked; the first refused one raises ``ValueError``."""
+    for exercise_id in sorted(UNCHECKED, key=list(REGISTRY).index):
+        get(exercise_id)
 
 
 def check_slips(exercise: Exercise) -> None:
@@ -260,8 +290,12 @@ def declare_slip(code: str, title: str, fix: str) -> None:
 
 
 def get(exercise_id: object) -> AnyExercise:
-    """The exercise with this id, or a clear error naming the nearest known ids."""
-    return find(exercise_id, REGISTRY)
+    """The exercise with this id (its slips checked, the first time), or a clear error naming the nearest known ids."""
+    found = find(exercise_id, REGISTRY)
+    if found.id in UNCHECKED and isinstance(found, Exercise):
+        check_slips(found)  # refused: the same error at every look-up, as at every import of a teacher's file
+        UNCHECKED.discard(found.id)
+    return found
 
 
 def exercises_of(lesson: str) -> list[AnyExercise]:
@@ -278,12 +312,14 @@ def all_or_nothing() -> Iterator[None]:
     """
     from helpers import slips
 
-    exercises, codes = dict(REGISTRY), set(slips.CATALOGUE)
+    exercises, codes, unchecked = dict(REGISTRY), set(slips.CATALOGUE), set(UNCHECKED)
     try:
         yield
     except BaseException:
         REGISTRY.clear()
         REGISTRY.update(exercises)
+        UNCHECKED.clear()
+        UNCHECKED.update(unchecked)
         for code in set(slips.CATALOGUE) - codes:
             del slips.CATALOGUE[code]
         raise
