@@ -23,6 +23,9 @@ Under pytest-xdist (``-n 2``, ``--dist loadscope`` from pyproject.toml) the
 tests of one module run on one worker (a website build, a server, a browser or
 an executed lesson in a module fixture is made once), the heavier tiers first.
 
+On a whole run in a venv where ranx has never run, ranx's kernels are compiled in the background, niced, from
+the start (:func:`start_ranx_warm_up`, tests/ranx_warm_up.py); the reference tier waits for them.
+
 No process outlives its tests (:mod:`tests.processes`): each module's end
 finds and ends any process its tests started and left running (an error of
 that module), and the run's end does the same for the whole run and fails it.
@@ -30,9 +33,12 @@ that module), and the run's end does the same for the whole run and fails it.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import shutil
+import subprocess
+import sys
 import uuid
 from pathlib import Path
 
@@ -108,6 +114,31 @@ def pytest_sessionstart(session: pytest.Session) -> None:
             reporter.write_line(f"{type(error).__name__}: {error}", red=True, bold=True)
         pytest.exit(f"the register refused an exercise: {type(error).__name__} (above)",
                     returncode=pytest.ExitCode.TESTS_FAILED)
+    start_ranx_warm_up(session.config)
+
+
+RANX_WARM_UP = "ranx-warm-up"  # in the run folder while tests/ranx_warm_up.py compiles ranx's kernels
+ranx_warm_up_key = pytest.StashKey[subprocess.Popen]()
+
+
+def start_ranx_warm_up(config: pytest.Config) -> None:
+    """On a whole run in a venv whose ranx has never run, compile ranx's kernels in the background, niced
+    (tests/ranx_warm_up.py): about 70 s of CPU that would otherwise hold one worker in the reference tier."""
+    whole_run = config.args_source == pytest.Config.ArgsSource.TESTPATHS and not config.getoption("markexpr") \
+        and not config.getoption("keyword")
+    spec = importlib.util.find_spec("ranx") if whole_run else None
+    folder = processes.run_folder()
+    if spec is None or spec.origin is None or folder is None:
+        return
+    if any((Path(spec.origin).parent / "metrics" / "__pycache__").glob("*.nbi")):
+        return  # compiled already: numba cached the kernels at an earlier run
+    folder.mkdir(parents=True, exist_ok=True)
+    stamp = folder / RANX_WARM_UP
+    stamp.touch()
+    config.stash[ranx_warm_up_key] = subprocess.Popen(
+        [sys.executable, "-m", "tests.ranx_warm_up", str(stamp)], cwd=TESTS.parent,
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
@@ -180,6 +211,10 @@ def pytest_sessionfinish(session: pytest.Session):
     run = processes.run_id()
     if is_worker(session.config) or not run:
         return result
+    warm_up = session.config.stash.get(ranx_warm_up_key, None)
+    if warm_up is not None and warm_up.poll() is None:  # a run that ended before the reference tier: not a leak
+        warm_up.kill()
+        warm_up.wait()
     left = processes.wait_gone(processes.running(run.split(".", 1)[0]), LEFT_RUNNING_GRACE)
     if left:
         processes.end(left)

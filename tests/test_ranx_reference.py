@@ -22,7 +22,8 @@ Where the conventions differ, a test names the difference and asserts it (lesson
   bpref's loop over the queries (in id order): it and every query after it score 0; the collection scores that
   query 0 and the others as they are.
 
-ranx compiles its numba code on first use (once per environment: numba caches it), in this module's first test.
+ranx compiles its numba code on first use (once per environment: numba caches it). On a whole run tests/conftest.py
+compiles it in the background from the start (tests/ranx_warm_up.py), and this module's first test waits for that.
 """
 
 from __future__ import annotations
@@ -44,7 +45,9 @@ from ranx import evaluate as ranx_evaluate  # noqa: E402
 
 from helpers import load_example, metrics  # noqa: E402
 from helpers.batch import evaluate  # noqa: E402
+from tests import processes  # noqa: E402
 from tests.test_evaluate import MATCHES_LITTLE  # noqa: E402
+from tests.waiting import wait_until  # noqa: E402
 
 pytestmark = pytest.mark.reference  # the field's implementations against ours
 
@@ -59,6 +62,16 @@ SHARED = {
     f"ndcg@{K}-l2": f"nDCG(gains={{1:0}})@{K}", f"ndcg_burges@{K}-l2": f"nDCG(gains={{1:0,2:3,3:7}})@{K}",
 }
 EXAMPLES = ["A", "B", "C", "D", "E"]
+WARM_UP = "ranx-warm-up"  # tests/conftest.py's RANX_WARM_UP
+
+
+@pytest.fixture(scope="module", autouse=True)
+def ranx_compiled():
+    """Wait for the background compiling of ranx's kernels, when the run started one, rather than compile twice."""
+    folder = processes.run_folder()
+    stamp = folder / WARM_UP if folder is not None else None
+    if stamp is not None:
+        wait_until(lambda: not stamp.exists(), "tests/ranx_warm_up.py compiling ranx's kernels", 600, every=0.5)
 
 
 def nested(table: pd.DataFrame, value: str, kind=float) -> dict:
