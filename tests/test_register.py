@@ -91,8 +91,8 @@ def python(folder: Path, code: str, **env: str) -> subprocess.CompletedProcess:
                                            "MPLBACKEND": "Agg", **env})
 
 
-def test_importing_the_lessons_exercises_computes_no_answer_until_one_is_looked_up(tmp_path):
-    said = python(project_copy(tmp_path), """
+def test_importing_the_lessons_exercises_computes_no_answer_until_one_is_looked_up():
+    said = python(ROOT, """
         import json, sys
         from helpers.exercises import REGISTRY, Exercise, get, registry
         before = {"scipy": "scipy.stats" in sys.modules, "unchecked": len(registry.UNCHECKED),
@@ -131,7 +131,7 @@ def test_a_misspelt_slip_in_a_lesson_module_says_so_at_every_look_up_and_stops_a
     assert "exercise 'kb04-graded-2': unknown slip 'stale-idael'; did you mean 'stale-ideal'" in result["errors"][0]
     assert result["sheet-ndcg3"] == "RIGHT", "the lesson's other exercises are still judged"
     (folder / "tests").mkdir()
-    for name in ("__init__.py", "conftest.py", "processes.py"):
+    for name in ("__init__.py", "conftest.py", "processes.py", "ranx_warm_up.py"):
         shutil.copy(ROOT / "tests" / name, folder / "tests" / name)
     (folder / "tests" / "test_a.py").write_text("import helpers.exercises\n\n\ndef test_a():\n    pass\n")
     (folder / "tests" / "test_b.py").write_text("import helpers.exercises\n\n\ndef test_b():\n    pass\n")
