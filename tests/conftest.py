@@ -44,7 +44,7 @@ from pathlib import Path
 
 import pytest
 
-from tests import processes
+from tests import processes, ranx_warm_up
 
 TIERS = ("browser", "notebook", "libreoffice", "hub", "install", "reference", "slow")
 HEAVIEST_FIRST = ("hub", "browser", "notebook", "libreoffice", "install", "reference", "slow")
@@ -117,7 +117,6 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     start_ranx_warm_up(session.config)
 
 
-RANX_WARM_UP = "ranx-warm-up"  # in the run folder while tests/ranx_warm_up.py compiles ranx's kernels
 ranx_warm_up_key = pytest.StashKey[subprocess.Popen]()
 
 
@@ -127,16 +126,15 @@ def start_ranx_warm_up(config: pytest.Config) -> None:
     whole_run = config.args_source == pytest.Config.ArgsSource.TESTPATHS and not config.getoption("markexpr") \
         and not config.getoption("keyword")
     spec = importlib.util.find_spec("ranx") if whole_run else None
-    folder = processes.run_folder()
-    if spec is None or spec.origin is None or folder is None:
+    compiling = ranx_warm_up.stamp()
+    if spec is None or spec.origin is None or compiling is None:
         return
     if any((Path(spec.origin).parent / "metrics" / "__pycache__").glob("*.nbi")):
         return  # compiled already: numba cached the kernels at an earlier run
-    folder.mkdir(parents=True, exist_ok=True)
-    stamp = folder / RANX_WARM_UP
-    stamp.touch()
+    compiling.parent.mkdir(parents=True, exist_ok=True)
+    compiling.touch()
     config.stash[ranx_warm_up_key] = subprocess.Popen(
-        [sys.executable, "-m", "tests.ranx_warm_up", str(stamp)], cwd=TESTS.parent,
+        [sys.executable, "-m", "tests.ranx_warm_up", str(compiling)], cwd=TESTS.parent,
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
 

@@ -16,15 +16,23 @@ from pathlib import Path
 
 import pytest
 
+from tests import processes
+
 MODULE = Path(__file__).resolve().parent / "test_ranx_reference.py"
 
 
-def main(stamp: Path) -> None:
+def stamp() -> Path | None:
+    """The file that is there while ranx's kernels are being compiled for this test run (None outside a run)."""
+    folder = processes.run_folder()
+    return folder / "ranx-warm-up" if folder is not None else None
+
+
+def main(compiling: Path) -> None:
     os.nice(19)
     try:
         pytest.main(["-q", "-p", "no:cacheprovider", str(MODULE)])
     finally:
-        stamp.unlink(missing_ok=True)
+        compiling.unlink(missing_ok=True)
 
 
 if __name__ == "__main__":

@@ -45,7 +45,7 @@ from ranx import evaluate as ranx_evaluate  # noqa: E402
 
 from helpers import load_example, metrics  # noqa: E402
 from helpers.batch import evaluate  # noqa: E402
-from tests import processes  # noqa: E402
+from tests import ranx_warm_up  # noqa: E402
 from tests.test_evaluate import MATCHES_LITTLE  # noqa: E402
 from tests.waiting import wait_until  # noqa: E402
 
@@ -62,16 +62,14 @@ SHARED = {
     f"ndcg@{K}-l2": f"nDCG(gains={{1:0}})@{K}", f"ndcg_burges@{K}-l2": f"nDCG(gains={{1:0,2:3,3:7}})@{K}",
 }
 EXAMPLES = ["A", "B", "C", "D", "E"]
-WARM_UP = "ranx-warm-up"  # tests/conftest.py's RANX_WARM_UP
 
 
 @pytest.fixture(scope="module", autouse=True)
 def ranx_compiled():
     """Wait for the background compiling of ranx's kernels, when the run started one, rather than compile twice."""
-    folder = processes.run_folder()
-    stamp = folder / WARM_UP if folder is not None else None
-    if stamp is not None:
-        wait_until(lambda: not stamp.exists(), "tests/ranx_warm_up.py compiling ranx's kernels", 600, every=0.5)
+    compiling = ranx_warm_up.stamp()
+    if compiling is not None:
+        wait_until(lambda: not compiling.exists(), "tests/ranx_warm_up.py compiling ranx's kernels", 600, every=0.5)
 
 
 def nested(table: pd.DataFrame, value: str, kind=float) -> dict:
