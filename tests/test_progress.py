@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from helpers.exercises import check, hint, record, solution
+from helpers.exercises.checking import distinct_slips
 from helpers.exercises.fresh import VARIANTS
 from helpers.exercises.own_progress import lessons
 from helpers.exercises.practising import practice
@@ -243,8 +244,11 @@ def test_practice_deals_the_exercise_of_the_latest_slip_on_numbers_where_that_sl
                           'from the retrieved results only"; here that slip gives a different number')
     assert f"Chosen for you: {run.reason}." in repr(run) and "Chosen for you" in run._repr_html_()
     mine = own_number(run, ("retrieved-only-ideal",))
-    right, others = run.variant.worked.value, [value for codes, value in run.variant.worked.slips
-                                               if codes != ("retrieved-only-ideal",)]
+    # the slips the checker can name: a combination that gives what one of its parts gives is that part
+    # (with 0/1 grades, exponential-for-linear + retrieved-only-ideal is retrieved-only-ideal)
+    worked = run.variant.worked
+    right, others = worked.value, [value for codes, value in distinct_slips(run.exercise, worked)
+                                   if codes != ("retrieved-only-ideal",)]
     assert f"{mine:.3f}" != f"{right:.3f}"
     assert f"{mine:.3f}" not in {f"{value:.3f}" for value in others}
     said = run.check(round(mine, 3))  # the same slip on these numbers is named, and only it
