@@ -33,6 +33,7 @@ that module), and the run's end does the same for the whole run and fails it.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import re
@@ -40,6 +41,7 @@ import shutil
 import subprocess
 import sys
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -243,3 +245,31 @@ def browser():
         )
         yield chromium
         chromium.close()
+
+
+@contextlib.contextmanager
+def registrations_forgotten() -> Iterator[None]:
+    """Every exercise, slip and teacher's file registered inside, forgotten when it ends: the later tests of the
+    worker meet the register as it was (a teacher's file declares slips too)."""
+    from helpers import slips
+    from helpers.exercises import registry
+
+    exercises, codes = set(registry.REGISTRY), set(slips.CATALOGUE)
+    loaded, broken = set(registry._loaded_files), dict(registry.BROKEN_FILES)
+    try:
+        yield
+    finally:
+        for exercise_id in set(registry.REGISTRY) - exercises:
+            del registry.REGISTRY[exercise_id]
+        for code in set(slips.CATALOGUE) - codes:
+            del slips.CATALOGUE[code]
+        registry._loaded_files.intersection_update(loaded)
+        registry.BROKEN_FILES.clear()
+        registry.BROKEN_FILES.update(broken)
+
+
+@pytest.fixture()
+def scratch():
+    """Exercise ids, slip codes and teacher's files a test registers, forgotten afterwards."""
+    with registrations_forgotten():
+        yield

@@ -10,23 +10,12 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from helpers import metrics, slips
+from helpers import metrics
 from helpers.exercises import REGISTRY, Exercise, check, declare_slip, register
 from helpers.exercises.registry import ExerciseWarning
 from helpers.teacher import grade
 from helpers.teacher.judging import AnswerKey, judge_notebook
 from helpers.teacher.submissions import Submission
-
-
-@pytest.fixture()
-def scratch():
-    """Exercise ids and slip codes a test registers, removed afterwards."""
-    before, codes = set(REGISTRY), set(slips.CATALOGUE)
-    yield
-    for exercise_id in set(REGISTRY) - before:
-        del REGISTRY[exercise_id]
-    for code in set(slips.CATALOGUE) - codes:
-        del slips.CATALOGUE[code]
 
 
 def teachers_mrr(slips, **extra) -> Exercise:

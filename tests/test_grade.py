@@ -37,11 +37,11 @@ import psutil
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from helpers import slips
 from helpers.exercises import REGISTRY, check, exercises_of, load_extra_exercises, registry
 from helpers.exercises.calls import check_calls
 from helpers.teacher import sandbox
 from helpers.teacher.judging import mistake_title
+from tests.conftest import registrations_forgotten
 from tests.processes import alive, descendants
 from tests.waiting import wait_until
 
@@ -169,11 +169,9 @@ def teacher_files(tmp_path_factory):
     folder = tmp_path_factory.mktemp("teacher")
     (folder / "my_exercises.py").write_text(TEACHER_FILE)
     (folder / "points.csv").write_text(POINTS_FILE)
-    added = load_extra_exercises(str(folder / "my_exercises.py"))
-    yield folder
-    for exercise_id in added:
-        REGISTRY.pop(exercise_id, None)
-    registry._loaded_files.discard((folder / "my_exercises.py").resolve())
+    with registrations_forgotten():
+        load_extra_exercises(str(folder / "my_exercises.py"))
+        yield folder
 
 
 @pytest.fixture(scope="module")
@@ -659,16 +657,9 @@ def test_the_guides_teacher_exercise_goes_through_release_answer_grade_and_feedb
                            str(teacher)], capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env)
     assert done.returncode == 0, done.stderr
     lesson01 = next((tmp_path / "class" / "notebooks").glob("01_*.ipynb"))
-    slips_before = set(slips.CATALOGUE)
-    added = load_extra_exercises(str(teacher))  # here, as the teacher's own session would, then removed
-    try:
+    with registrations_forgotten():  # here, as the teacher's own session would, then forgotten (its slip too)
+        load_extra_exercises(str(teacher))
         right = f"{REGISTRY['my-mrr'].worked().value:.3f}"
-    finally:
-        for exercise_id in added:
-            REGISTRY.pop(exercise_id, None)
-        for code in set(slips.CATALOGUE) - slips_before:  # the guide's own slip: later tests see the catalogue
-            del slips.CATALOGUE[code]
-        registry._loaded_files.discard(teacher.resolve())
     notebook = fill(nbformat.read(lesson01, as_version=4), lambda i: right if i == "my-mrr" else None,
                     lambda i: "def mrr(first_ranks):\n    raise NotImplementedError")
     (tmp_path / "submissions").mkdir()

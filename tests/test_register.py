@@ -22,19 +22,6 @@ from tests.notebook_runner import notebook_path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture()
-def scratch():
-    """Exercise ids, slip codes and teacher's files a test registers, forgotten afterwards."""
-    before, codes, loaded = set(REGISTRY), set(slips.CATALOGUE), set(registry._loaded_files)
-    yield
-    for exercise_id in set(REGISTRY) - before:
-        del REGISTRY[exercise_id]
-    for code in set(slips.CATALOGUE) - codes:
-        del slips.CATALOGUE[code]
-    registry._loaded_files.intersection_update(loaded)
-    registry.BROKEN_FILES.clear()
-
-
 def mrr_with(*own) -> Exercise:
     """MRR@3 of first ranks 2, 0, 1, 4 (0.375), the worked value with the author's own slips (with_slips)."""
     return Exercise(id="t-mrr3", lesson="01", question="MRR@3 of first ranks 2, 0, 1 and 4? Give 3 decimals.",

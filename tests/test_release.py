@@ -15,6 +15,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from helpers.exercises import REGISTRY, Exercise, FunctionExercise, register
 from helpers.exercises.runner import Case
 from helpers.teacher import release
+from tests.conftest import registrations_forgotten
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -156,13 +157,8 @@ def test_the_command_line(tmp_path, capsys):
     assert done.returncode == 0, done.stderr
     assert "wrote practice copies of 10 notebooks" in done.stdout and "1 from your files" in done.stdout
     assert (tmp_path / "out" / "exercises" / "mine.py").read_text() == teacher.read_text()
-    try:
+    with registrations_forgotten():
         assert release.main([str(tmp_path / "assignment"), "--exercises", str(teacher)]) == 0
-    finally:
-        from helpers.exercises import registry
-
-        REGISTRY.pop("cli-extra", None)
-        registry._loaded_files.discard(teacher.resolve())
     assert not (tmp_path / "assignment" / "exercises").exists(), "the teacher's key stays with the teacher"
     questions = (tmp_path / "assignment" / "helpers" / "exercises" / "questions.json").read_text()
     assert '"cli-extra"' in questions and "lambda" not in questions
@@ -180,14 +176,14 @@ def test_is_teachers_tells_the_lessons_own_exercises_apart():
 
 
 def test_the_guides_exercise_entry_is_honoured_by_check_and_the_release(tmp_path):
-    from helpers.exercises import check, load_extra_exercises, registry
+    from helpers.exercises import check, load_extra_exercises
 
     guide = (ROOT / "docs" / "teachers.md").read_text(encoding="utf-8")
     section = guide.split("## Adding an exercise", 1)[1]
     snippet = section.split("```python\n", 1)[1].split("```", 1)[0]
     path = tmp_path / "my_exercises.py"
     path.write_text(snippet)
-    try:
+    with registrations_forgotten():
         assert load_extra_exercises(str(path)) == ["my-mrr"]
         assert check("my-mrr", 0.7).correct and REGISTRY["my-mrr"].points == 2  # OLD's ranks 1, 2, 1, 4, 1
         # the hit at rank 4 counted: no cut-off, and a cut-off one past the asked one, give the same 0.750
@@ -197,12 +193,6 @@ def test_the_guides_exercise_entry_is_honoured_by_check_and_the_release(tmp_path
         copy = release.learner_copy(nbformat.read(release.lesson_notebooks()["01"], as_version=4), "01",
                                     [REGISTRY["my-mrr"]])
         assert sum("check('my-mrr', answer)" in cell.source for cell in copy.cells) == 1
-    finally:
-        from helpers import slips
-
-        REGISTRY.pop("my-mrr", None)
-        slips.CATALOGUE.pop("median-not-mean", None)
-        registry._loaded_files.discard(path.resolve())
 
 
 def test_the_assignment_copy_s_pyproject_drops_the_key_and_fails_loudly_when_it_cannot():
