@@ -61,8 +61,9 @@ LESSON_03 = f"{LESSONS}/notebooks/03_the_ndcg_spreadsheet.ipynb"
 LESSON_03_IDS = [exercise.id for exercise in exercises_of("03")]  # from the register, never a literal
 # What a learner's kernel says about itself once lesson 05 has run
 PROBE = (
-    "import json as _json, os as _os, helpers as _helpers\n"
-    "print(_json.dumps({'helpers': _helpers.__file__, 'cwd': _os.getcwd(), 'lab': dict(lab.metric_values)}))"
+    "import json as _json, os as _os, sys as _sys, helpers as _helpers\n"
+    "print(_json.dumps({'helpers': _helpers.__file__, 'cwd': _os.getcwd(), 'lab': dict(lab.metric_values),\n"
+    "                   'kernel': _sys.argv[0]}))"
 )
 WEEK_2 = '''\
 from helpers import metrics
@@ -200,6 +201,7 @@ def test_lesson_05_runs_in_every_learners_own_server(classroom: Classroom):
         assert len(run["executions"]) == code_cells
         assert run["said"]["cwd"] == str(learner.home / LESSONS / "notebooks")
         assert Path(run["said"]["helpers"]).is_relative_to(classroom.site)  # the shared install, not a copy
+        assert run["said"]["kernel"] == str(classroom.site / "helpers/teacher/hub/kernels/python3/start_or_end.py")
         for name, value in expected.items():
             assert run["said"]["lab"][name] == pytest.approx(value, abs=1e-12), (learner.name, name)
     rss = sorted(run["memory"]["rss_mb"] for run in runs.values())

@@ -64,10 +64,12 @@ def test_learners_servers_run_from_the_shared_environment_in_their_homes(shipped
     assert config.Spawner.notebook_dir == "~" and config.Spawner.default_url == "/lab"
 
 
-def test_voila_finds_the_classroom_template_through_jupyter_path(shipped):
+def test_voila_finds_the_classroom_template_and_the_lab_its_kernel_through_jupyter_path(shipped):
     config, _, _ = shipped
-    folder = Path(config.Spawner.environment["JUPYTER_PATH"])
-    assert (folder / "voila" / "templates" / "classroom" / "index.html.j2").is_file()
+    templates, kernels = map(Path, config.Spawner.environment["JUPYTER_PATH"].split(os.pathsep))
+    assert (templates / "voila" / "templates" / "classroom" / "index.html.j2").is_file()
+    assert not (templates / "kernels").exists()  # the classroom's own Voilà (python -m helpers.teacher.classroom)
+    assert (kernels / "kernels" / "python3" / "kernel.json").is_file()  # reads that folder and keeps Jupyter's
 
 
 def test_each_new_server_gets_the_teachers_exercise_files(shipped):
@@ -153,6 +155,57 @@ def test_a_learners_kernel_that_lost_its_ports_restarts_on_new_ones(shipped):
     assert before == after
 
 
+@pytest.mark.slow  # two kernel starts and the restarter's look every 3 s
+def test_a_learners_kernel_whose_port_another_kernel_holds_ends_and_answers_from_new_ports(shipped, monkeypatch):
+    """The servers' own kernel and settings: one of the ports chosen for a learner's kernel is held (another server's
+    kernel bound it first); the kernel ends (ipykernel's own launcher would wait for ever), Jupyter's restarter starts
+    it again on new ports, and it answers."""
+    import asyncio
+    import socket
+    import time
+
+    from jupyter_client.ioloop import AsyncIOLoopKernelManager
+    from traitlets.config.loader import KVArgParseConfigLoader
+
+    config, _, _ = shipped
+    monkeypatch.setenv("JUPYTER_PATH", config.Spawner.environment["JUPYTER_PATH"])
+    server_config = KVArgParseConfigLoader(argv=config.Spawner.args).load_config()
+
+    class LosingItsFirstPort(AsyncIOLoopKernelManager):  # a server's kernel manager, with its restarter
+        """Another process binds the iopub port chosen for the first kernel right after the choice, and keeps it."""
+
+        holder: socket.socket | None = None
+
+        def write_connection_file(self, **kwargs) -> None:
+            super().write_connection_file(**kwargs)
+            if self.holder is None:
+                self.holder = socket.create_server(("127.0.0.1", self.iopub_port))
+
+    async def start_losing_a_port() -> tuple[Path, int, list[int], dict]:
+        manager = LosingItsFirstPort(config=server_config, kernel_name="python3")
+        await manager.start_kernel()
+        try:
+            held = manager.holder.getsockname()[1]
+            deadline = time.monotonic() + 120
+            while held in manager.ports and time.monotonic() < deadline:
+                await asyncio.sleep(0.2)
+            client = manager.client()
+            client.start_channels()
+            try:
+                reply = await client.kernel_info(reply=True, timeout=120)
+            finally:
+                client.stop_channels()
+            return Path(manager.kernel_spec.resource_dir), held, list(manager.ports), reply["content"]
+        finally:
+            await manager.shutdown_kernel(now=True)
+            manager.holder.close()
+
+    spec, held, ports, answer = asyncio.run(start_losing_a_port())
+    assert spec == ROOT / "helpers" / "teacher" / "hub" / "kernels" / "python3"
+    assert held not in ports
+    assert answer["status"] == "ok" and answer["implementation"] == "ipython"
+
+
 def test_learners_starting_at_the_same_moment_are_given_different_ports(shipped, monkeypatch):
     """The system can offer one free port twice in a row (no server holds it yet): the second server gets another."""
     from types import SimpleNamespace
@@ -200,7 +253,10 @@ def test_a_graded_class_gives_its_servers_no_exercise_file_and_a_practice_class_
     graded, names = load_graded_config(monkeypatch, keyless_env, private)
     assert names["CLASS_KIND"] == "assignment"
     assert "HELPERS_EXERCISES" not in graded.Spawner.environment, "a graded class's servers never get the key"
-    assert (Path(graded.Spawner.environment["JUPYTER_PATH"]) / "voila" / "templates" / "classroom").is_dir()
+    templates, kernels = map(Path, graded.Spawner.environment["JUPYTER_PATH"].split(os.pathsep))
+    assert (templates / "voila" / "templates" / "classroom").is_dir()
+    assert (kernels / "kernels" / "python3" / "kernel.json").is_file()  # the keyless helpers carry the lab's kernel
+    assert templates.is_relative_to(keyless_env) and kernels.is_relative_to(keyless_env)
 
 
 def test_a_graded_class_refuses_exercise_files_learners_could_read(keyless_env, monkeypatch):

@@ -58,6 +58,11 @@ MEMORY_LIMIT = "1G"
 # --- the learners' servers -----------------------------------------------------------------------
 
 
+# The learners' python3 kernel (in helpers/teacher/hub, found through JUPYTER_PATH): a kernel that cannot bind its
+# ports ends, so Jupyter restarts it (below); ipykernel's own would wait for ever (see its start_or_end.py).
+LAB_KERNEL = Path("hub", "kernels", "python3", "kernel.json")
+
+
 def installed_helpers(python: Path) -> tuple[str, str]:
     """Asked of the shared environment's own Python: the folder of Voilà's classroom template, and the class's
     kind ('practice': helpers with its answer key; 'assignment': the keyless helpers of an assignment release)."""
@@ -74,6 +79,8 @@ def installed_helpers(python: Path) -> tuple[str, str]:
     folder, kind = found.stdout.split()[-2:]
     if not (Path(folder) / "voila" / "templates" / "classroom").is_dir():
         raise RuntimeError(f"no Voilà classroom template under {folder}: reinstall helpers in {SHARED_ENV}")
+    if not (Path(folder) / LAB_KERNEL).is_file():
+        raise RuntimeError(f"no {LAB_KERNEL} under {folder}: reinstall helpers in {SHARED_ENV}")
     return folder, kind
 
 
@@ -129,8 +136,8 @@ c.Spawner.cmd = [str(SHARED_ENV / "bin" / "jupyterhub-singleuser")]
 c.Spawner.notebook_dir = "~"  # each learner sees their own home, where nbgitpuller puts the lessons
 c.Spawner.default_url = "/lab"
 c.Spawner.environment = {
-    # Voilà finds the classroom template: /user/<name>/voila/render/<lesson>?template=classroom
-    "JUPYTER_PATH": TEMPLATES,
+    # Voilà finds the classroom template (/user/<name>/voila/render/<lesson>?template=classroom), the lab its kernel
+    "JUPYTER_PATH": os.pathsep.join([TEMPLATES, str(Path(TEMPLATES) / LAB_KERNEL.parts[0])]),
 }
 if CLASS_KIND == "practice":  # a graded class's servers never get the teacher's exercise files (the answer key)
     c.Spawner.environment["HELPERS_EXERCISES"] = teacher_exercise_files
@@ -138,7 +145,8 @@ c.Spawner.mem_limit = MEMORY_LIMIT
 # Learners' servers on one machine start kernels at the same minute, and a kernel's TCP ports are picked before it
 # binds them: now and then another server's kernel takes one first. Jupyter then restarts the kernel, but with its
 # ports cached it restarts on the same ports and never comes up ("Kernel does not exist" in the lab). Uncached, each
-# restart picks new ones, so the learner sees one restart. (Kubernetes gives each server its own ports: no race.)
+# restart picks new ones, so the learner sees one restart; the kernel of LAB_KERNEL ends when it cannot bind, which
+# is what Jupyter waits for. (Kubernetes gives each server its own ports: no race.)
 c.Spawner.args = ["--KernelManager.cache_ports=False"]
 # a class starting at the same minute: servers queue for the CPU, so allow them time to come up
 c.Spawner.start_timeout = 180
