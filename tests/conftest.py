@@ -47,6 +47,7 @@ from pathlib import Path
 import pytest
 
 from tests import processes, ranx_warm_up
+from tests.waiting import wait_until
 
 TIERS = ("browser", "notebook", "libreoffice", "hub", "install", "reference", "slow")
 HEAVIEST_FIRST = ("hub", "browser", "notebook", "libreoffice", "install", "reference", "slow")
@@ -226,6 +227,14 @@ def pytest_sessionfinish(session: pytest.Session):
                 reporter.write_line(str(found), red=True)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
     return result
+
+
+@pytest.fixture(scope="module")
+def ranx_compiled():
+    """Wait for the background compiling of ranx's kernels, when the run started one, rather than compile twice."""
+    compiling = ranx_warm_up.stamp()
+    if compiling is not None:
+        wait_until(lambda: not compiling.exists(), "tests/ranx_warm_up.py compiling ranx's kernels", 600, every=0.5)
 
 
 @pytest.fixture(scope="module")

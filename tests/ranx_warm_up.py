@@ -3,9 +3,10 @@
 ranx compiles a kernel for each measure and each type of input at their first call, and numba caches them beside
 ranx, so only the first run in a fresh venv pays: about 70 s of CPU, which held one worker in the reference tier.
 On a whole run tests/conftest.py starts this script before any test, niced to 19, so that the compiling fills the
-moments the cores wait for a browser or a server. It runs tests/test_ranx_reference.py once, its results
-discarded: the one sure way to meet every kernel and type the module meets. When it ends, the stamp file it was
-given disappears, and the module, which waited for that, runs on the compiled kernels.
+moments the cores wait for a browser or a server. It runs the tests that call ranx once (tests/test_ranx_reference.py
+and the RBP test of tests/test_measure_registry_reference.py), their results discarded: the one sure way to meet
+every kernel and type they meet. When it ends, the stamp file it was given disappears, and those tests, which wait
+for that (the ``ranx_compiled`` fixture of tests/conftest.py), run on the compiled kernels.
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ import pytest
 
 from tests import processes
 
-MODULE = Path(__file__).resolve().parent / "test_ranx_reference.py"
+TESTS = Path(__file__).resolve().parent
+CALLING_RANX = [str(TESTS / "test_ranx_reference.py"),
+                f"{TESTS / 'test_measure_registry_reference.py'}::test_rbp_equals_ranx_on_binary_judgments"]
 
 
 def stamp() -> Path | None:
@@ -30,7 +33,7 @@ def stamp() -> Path | None:
 def main(compiling: Path) -> None:
     os.nice(19)
     try:
-        pytest.main(["-q", "-p", "no:cacheprovider", str(MODULE)])
+        pytest.main(["-q", "-p", "no:cacheprovider", *CALLING_RANX])
     finally:
         compiling.unlink(missing_ok=True)
 

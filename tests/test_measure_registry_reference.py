@@ -66,6 +66,7 @@ def test_err_equals_ir_measures_gdeval_with_ties():
     assert compared > 200 and highest > 15 / 16  # a grade of 4 first: a stopping probability of 15/16
 
 
+@pytest.mark.usefixtures("ranx_compiled")
 def test_rbp_equals_ranx_on_binary_judgments():
     compared = 0
     for seed, rel, p in itertools.product(SEEDS, (1, 2), (5, 8, 95)):

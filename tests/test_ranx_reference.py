@@ -23,7 +23,7 @@ Where the conventions differ, a test names the difference and asserts it (lesson
   query 0 and the others as they are.
 
 ranx compiles its numba code on first use (once per environment: numba caches it). On a whole run tests/conftest.py
-compiles it in the background from the start (tests/ranx_warm_up.py), and this module's first test waits for that.
+compiles it in the background from the start (tests/ranx_warm_up.py), and this module waits for that (ranx_compiled).
 """
 
 from __future__ import annotations
@@ -45,11 +45,9 @@ from ranx import evaluate as ranx_evaluate  # noqa: E402
 
 from helpers import load_example, metrics  # noqa: E402
 from helpers.batch import evaluate  # noqa: E402
-from tests import ranx_warm_up  # noqa: E402
 from tests.test_evaluate import MATCHES_LITTLE  # noqa: E402
-from tests.waiting import wait_until  # noqa: E402
 
-pytestmark = pytest.mark.reference  # the field's implementations against ours
+pytestmark = [pytest.mark.reference, pytest.mark.usefixtures("ranx_compiled")]  # the field's against ours
 
 K = 3
 # ranx's name -> the collection's, for every measure both have
@@ -62,14 +60,6 @@ SHARED = {
     f"ndcg@{K}-l2": f"nDCG(gains={{1:0}})@{K}", f"ndcg_burges@{K}-l2": f"nDCG(gains={{1:0,2:3,3:7}})@{K}",
 }
 EXAMPLES = ["A", "B", "C", "D", "E"]
-
-
-@pytest.fixture(scope="module", autouse=True)
-def ranx_compiled():
-    """Wait for the background compiling of ranx's kernels, when the run started one, rather than compile twice."""
-    compiling = ranx_warm_up.stamp()
-    if compiling is not None:
-        wait_until(lambda: not compiling.exists(), "tests/ranx_warm_up.py compiling ranx's kernels", 600, every=0.5)
 
 
 def nested(table: pd.DataFrame, value: str, kind=float) -> dict:
