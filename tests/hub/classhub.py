@@ -291,25 +291,23 @@ class Hub:
         return Learner(self, name, token["token"])
 
     def stop(self) -> None:
-        """End the servers and their kernels, then stop the hub (it stops the proxy), then anything left of it.
+        """End the servers, their kernels and the hub's other children (its services, the proxy), then stop the hub.
 
-        The servers are killed first: the hub's own clean-up would stop each one gracefully, seconds that a test
-        which has finished with them does not need (a graceful stop is the culler test's subject). Processes are
-        held as psutil objects, which refuse to signal a process id since reused by another program.
+        They are killed first: the hub's own clean-up would stop each one gracefully, seconds that a test which has
+        finished with them does not need (a graceful stop is the culler test's subject; the idle-culler service
+        alone takes 10 s, SIGINT then SIGTERM). Processes are held as psutil objects, which refuse to signal a
+        process id since reused by another program.
         """
         started = list(self.servers)
         owners = [server for server in self.servers if server.is_running()]  # is_running: not a reused id
+        if self.process.poll() is None:
+            owners.append(psutil.Process(self.process.pid))
         for owner in owners:
             try:
                 started += owner.children(recursive=True)
             except psutil.NoSuchProcess:
                 pass
         kill_processes(started)  # SIGKILL; its parent (the hub, a server) reaps it
-        if self.process.poll() is None:
-            try:
-                started += psutil.Process(self.process.pid).children(recursive=True)
-            except psutil.NoSuchProcess:
-                pass
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
             try:
