@@ -118,7 +118,7 @@ def test_a_misspelt_slip_in_a_lesson_module_says_so_at_every_look_up_and_stops_a
     assert "exercise 'kb04-graded-2': unknown slip 'stale-idael'; did you mean 'stale-ideal'" in result["errors"][0]
     assert result["sheet-ndcg3"] == "RIGHT", "the lesson's other exercises are still judged"
     (folder / "tests").mkdir()
-    for name in ("__init__.py", "conftest.py", "processes.py", "ranx_warm_up.py"):
+    for name in ("__init__.py", "conftest.py", "processes.py", "ranx_warm_up.py", "waiting.py"):
         shutil.copy(ROOT / "tests" / name, folder / "tests" / name)
     (folder / "tests" / "test_a.py").write_text("import helpers.exercises\n\n\ndef test_a():\n    pass\n")
     (folder / "tests" / "test_b.py").write_text("import helpers.exercises\n\n\ndef test_b():\n    pass\n")
