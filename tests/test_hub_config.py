@@ -39,6 +39,12 @@ def load_config(monkeypatch: pytest.MonkeyPatch, env: Path, exercises: Path) -> 
     return config, names
 
 
+def jupyter_path(config: Config) -> tuple[Path, Path]:
+    """The servers' JUPYTER_PATH: the folder of the classroom template, then the folder of the learners' kernel."""
+    templates, kernels = config.Spawner.environment["JUPYTER_PATH"].split(os.pathsep)
+    return Path(templates), Path(kernels)
+
+
 @pytest.fixture(scope="module")
 def shipped(tmp_path_factory: pytest.TempPathFactory) -> tuple[Config, dict, Path]:
     exercises = tmp_path_factory.mktemp("exercises")
@@ -66,7 +72,7 @@ def test_learners_servers_run_from_the_shared_environment_in_their_homes(shipped
 
 def test_voila_finds_the_classroom_template_and_the_lab_its_kernel_through_jupyter_path(shipped):
     config, _, _ = shipped
-    templates, kernels = map(Path, config.Spawner.environment["JUPYTER_PATH"].split(os.pathsep))
+    templates, kernels = jupyter_path(config)
     assert (templates / "voila" / "templates" / "classroom" / "index.html.j2").is_file()
     assert not (templates / "kernels").exists()  # the classroom's own Voilà (python -m helpers.teacher.classroom)
     assert (kernels / "kernels" / "python3" / "kernel.json").is_file()  # reads that folder and keeps Jupyter's
@@ -253,7 +259,7 @@ def test_a_graded_class_gives_its_servers_no_exercise_file_and_a_practice_class_
     graded, names = load_graded_config(monkeypatch, keyless_env, private)
     assert names["CLASS_KIND"] == "assignment"
     assert "HELPERS_EXERCISES" not in graded.Spawner.environment, "a graded class's servers never get the key"
-    templates, kernels = map(Path, graded.Spawner.environment["JUPYTER_PATH"].split(os.pathsep))
+    templates, kernels = jupyter_path(graded)
     assert (templates / "voila" / "templates" / "classroom").is_dir()
     assert (kernels / "kernels" / "python3" / "kernel.json").is_file()  # the keyless helpers carry the lab's kernel
     assert templates.is_relative_to(keyless_env) and kernels.is_relative_to(keyless_env)

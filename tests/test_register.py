@@ -18,6 +18,7 @@ from helpers import metrics, slips
 from helpers.exercises import REGISTRY, Exercise, check, get, hint, register, registry
 from helpers.exercises.worked import with_slips, worked_mrr
 from tests.notebook_runner import notebook_path
+from tests.test_processes import inner_run
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -117,14 +118,8 @@ def test_a_misspelt_slip_in_a_lesson_module_says_so_at_every_look_up_and_stops_a
     assert len(result["errors"]) == 3 and len(set(result["errors"])) == 1, result
     assert "exercise 'kb04-graded-2': unknown slip 'stale-idael'; did you mean 'stale-ideal'" in result["errors"][0]
     assert result["sheet-ndcg3"] == "RIGHT", "the lesson's other exercises are still judged"
-    (folder / "tests").mkdir()
-    for name in ("__init__.py", "conftest.py", "processes.py", "ranx_warm_up.py", "waiting.py"):
-        shutil.copy(ROOT / "tests" / name, folder / "tests" / name)
-    (folder / "tests" / "test_a.py").write_text("import helpers.exercises\n\n\ndef test_a():\n    pass\n")
-    (folder / "tests" / "test_b.py").write_text("import helpers.exercises\n\n\ndef test_b():\n    pass\n")
-    run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "tests"],
-                         capture_output=True, text=True, timeout=120, cwd=folder,
-                         env={**os.environ, "PYTHONPATH": str(folder), "PYTHONDONTWRITEBYTECODE": "1"})
+    run = inner_run(folder, {"test_a.py": "import helpers.exercises\n\n\ndef test_a():\n    pass\n",
+                             "test_b.py": "import helpers.exercises\n\n\ndef test_b():\n    pass\n"})
     assert run.returncode == 1, run.stdout[-2000:]
     assert run.stdout.count("unknown slip 'stale-idael'") == 1, run.stdout[-3000:]
     assert "already registered" not in run.stdout + run.stderr
