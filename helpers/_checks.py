@@ -19,6 +19,9 @@ from typing import Any, Literal, overload
 
 # 2.0 ** 1024 no longer fits in a float: exponential gain 2^grade - 1 needs grade <= 1023.
 MAX_EXPONENTIAL_GRADE = 1023
+# int and float pass the number checks at once: numbers.Real's own isinstance is slow, and the practice
+# sweeps and widgets check millions of grades (bool is neither: type(True) is bool)
+PLAIN_NUMBERS = (int, float)
 
 
 def check_whole(value: Any, name: str, minimum: int = 1) -> int:
@@ -27,7 +30,7 @@ def check_whole(value: Any, name: str, minimum: int = 1) -> int:
     >>> check_whole(3, "k")
     3
     """
-    if isinstance(value, bool) or not isinstance(value, Integral):
+    if type(value) is not int and (isinstance(value, bool) or not isinstance(value, Integral)):
         if isinstance(value, float) and value.is_integer():
             raise TypeError(
                 f"{name} must be a whole number (int), got the float {value!r}; write {int(value)}"
@@ -150,7 +153,7 @@ def check_grades(grades: Any, name: str = "grades") -> list[float]:
         raise TypeError(f"{name} must be a list of numbers in rank order, got {type(grades).__name__}")
     values = []
     for position, grade in enumerate(grades, start=1):
-        if isinstance(grade, bool) or not isinstance(grade, Real):
+        if type(grade) not in PLAIN_NUMBERS and (isinstance(grade, bool) or not isinstance(grade, Real)):
             raise TypeError(
                 f"{name}: the value at rank {position} is {grade!r} ({type(grade).__name__}); "
                 "every grade must be a number"
