@@ -27,6 +27,12 @@ def test_ci_runs_the_readme_test_command():
     assert readme_commands()[1] in ci_lines
 
 
+def test_ci_installs_its_background_venvs_with_the_uv_the_readme_pins():
+    pinned = re.findall(r"uv==([0-9.]+)", readme_commands()[1])
+    assert len(pinned) == 1
+    assert set(re.findall(r"uv==([0-9.]+)", (ROOT / ".ci" / "run").read_text(encoding="utf-8"))) == set(pinned)
+
+
 def test_the_notebook_the_open_command_names_exists():
     opened = readme_commands()[0].split()[-1]
     assert (ROOT / opened).is_file()
