@@ -56,11 +56,17 @@ HEAVIEST_FIRST = ("hub", "browser", "notebook", "libreoffice", "install", "refer
 # class 90 s, its limits 69 s, the practice sweep 53 s, the clicker keys 44 s, the graded assignment 41 s; every
 # other module under 40 s), handed out longest first so that the last ones handed out are short; every other
 # module by tier, then size. benchmarks/bench_tests.py --modules measures them again.
+# They are handed out in pairs: one that keeps more than a core busy (Chromium with its servers and kernels, the
+# hub's ten servers) beside one of the grader's, which mostly waits (its kernels started, watched and stopped one
+# after another, near half a core): two browser modules side by side fight for the cores, and two of the
+# grader's leave them idle (a fresh-clone run had 1.86 of 2 cores busy for its first seven minutes, then 1.3).
 LONGEST_FIRST = (
-    "tests/browser/test_site_browser.py", "tests/browser/test_classroom_screens_browser.py",
-    "tests/browser/test_classroom_browser.py", "tests/browser/test_lessons_in_jupyterlab.py", "tests/test_hub.py",
-    "tests/test_grade.py", "tests/test_grade_limits.py", "tests/test_practice.py",
-    "tests/browser/test_classroom_keys_browser.py", "tests/test_grade_assignment.py",
+    "tests/browser/test_site_browser.py", "tests/test_grade.py",
+    "tests/browser/test_classroom_screens_browser.py", "tests/test_grade_limits.py",
+    "tests/browser/test_classroom_browser.py", "tests/test_grade_assignment.py",
+    "tests/browser/test_lessons_in_jupyterlab.py", "tests/test_grade_resume.py",
+    "tests/test_hub.py", "tests/test_grade_weeks.py",
+    "tests/test_practice.py", "tests/browser/test_classroom_keys_browser.py",
 )
 # a module whose every test is of one tier: its pytestmark is that tier, or a list that starts with it
 WHOLE_TIER = re.compile(rf"^pytestmark = \[?pytest\.mark\.(?:{'|'.join(TIERS)})\b", re.MULTILINE)
