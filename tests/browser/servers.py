@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import secrets
 import shutil
 import signal
@@ -46,15 +47,42 @@ def free_port() -> int:
 
     The system can offer a port again as long as nothing binds it, so servers started together (six classrooms,
     a hub and its proxy, two pytest-xdist workers) could otherwise be given the same one: each port is claimed
-    once across every process of the run (:func:`tests.processes.claim`).
+    once across every process of the run (:func:`tests.processes.claim`). Where the system's range of ports for a
+    bind to port 0 can be read (Linux), the port is picked below it: a kernel's five ZMQ ports and every other
+    client that asks for any port come from that range, so none of them takes the port between the moment it is
+    handed out and the moment its server binds it (a classroom's Voilà, which must not look for another, lost
+    its port so in a run with three workers).
     """
+    below = range(10_000, ephemeral_ports().start)
     while True:
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
-        if port not in HANDED_OUT and processes.claim("ports", port):
+        port = random.choice(below) if below else any_port()
+        if port_bindable(port) and port not in HANDED_OUT and processes.claim("ports", port):
             HANDED_OUT.add(port)
             return port
+
+
+def ephemeral_ports() -> range:
+    """The ports the system hands out for a bind to port 0 (Linux's ip_local_port_range; all of them elsewhere)."""
+    try:
+        low, high = map(int, Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split())
+    except (OSError, ValueError):
+        return range(1, 65536)
+    return range(low, high + 1)
+
+
+def any_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def port_bindable(port: int) -> bool:
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
 
 
 def isolated_env(home: Path) -> dict[str, str]:
