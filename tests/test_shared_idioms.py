@@ -72,9 +72,11 @@ ONE_PLACE = {
 }
 # /proc read only by the sandbox and the cgroup limits (their docstrings say why psutil cannot), and by the
 # adversary's code that the grader's tests run inside the sandbox, and by the memory benchmark (a process's own peak,
-# VmHWM: psutil has none on Linux, and ru_maxrss keeps the parent's peak through exec)
+# VmHWM: psutil has none on Linux, and ru_maxrss keeps the parent's peak through exec), and by the browser tests'
+# free_port (the range of ports for binds to port 0, which psutil does not give)
 PROC_READERS = {"helpers/teacher/sandbox.py", "helpers/teacher/limits.py", "helpers/teacher/kernel.py",
-                "tests/test_grade_limits.py", "tests/test_grade_assignment.py", "benchmarks/bench_evaluate.py"}
+                "tests/test_grade_limits.py", "tests/test_grade_assignment.py", "benchmarks/bench_evaluate.py",
+                "tests/browser/servers.py"}
 SCANNED = ("helpers", "tests", "benchmarks", "website", "deploy")
 
 
