@@ -30,7 +30,7 @@ from pathlib import Path
 import nbformat
 import psutil
 
-from helpers.teacher.classroom import cpu_seconds
+from helpers.teacher.classroom import cpu_seconds, port_taken
 from tests import processes, waiting
 
 BIN = Path(sys.executable).parent
@@ -56,7 +56,7 @@ def free_port() -> int:
     below = range(10_000, ephemeral_ports().start)
     while True:
         port = random.choice(below) if below else any_port()
-        if port_bindable(port) and port not in HANDED_OUT and processes.claim("ports", port):
+        if not port_taken(port) and port not in HANDED_OUT and processes.claim("ports", port):
             HANDED_OUT.add(port)
             return port
 
@@ -74,15 +74,6 @@ def any_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
-
-
-def port_bindable(port: int) -> bool:
-    with socket.socket() as probe:
-        try:
-            probe.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
 
 
 def isolated_env(home: Path) -> dict[str, str]:
