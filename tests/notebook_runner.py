@@ -1,13 +1,22 @@
-"""Execute a lesson notebook from a temporary copy and read variables back from its kernel."""
+"""Execute a lesson notebook from a temporary copy and read variables back from its kernel.
+
+:func:`run_notebook` runs a lesson for the caller alone. :func:`shared_run` runs an untouched lesson once for the
+whole test run, whichever module (and worker) asks first, and hands every later asker the same executed notebook:
+the lesson modules and tests/test_lesson_exercises.py read the same run of lessons 01-08.
+"""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import shutil
+import tempfile
 from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
+
+from tests import processes
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 
@@ -20,22 +29,71 @@ def notebook_path(prefix: str) -> Path:
     return matches[0]
 
 
+def reader_of(variables) -> str:
+    """The cell that prints ``variables`` as JSON after the lesson's last cell."""
+    wanted = {name: name for name in variables}
+    return (
+        "import json as _json\n"
+        f"_wanted = {wanted!r}\n"
+        "print('__VARS__' + _json.dumps({n: globals()[n] for n in _wanted}, default=float))"
+    )
+
+
+# the shared run's reader: every global that JSON holds (numbers, strings, lists, dicts of those), for any asker
+READ_ALL = (
+    "import json as _json\n"
+    "def _held(value):\n"
+    "    try:\n"
+    "        _json.dumps(value, default=float)\n"
+    "    except (TypeError, ValueError, OverflowError):\n"
+    "        return False\n"
+    "    return True\n"
+    "print('__VARS__' + _json.dumps({n: v for n, v in globals().items() if not n.startswith('_') and _held(v)},\n"
+    "                               default=float))"
+)
+
+
 def run_notebook(prefix: str, tmp_path: Path, variables=(), timeout: int = 120):
     """Run a copy of the notebook in tmp_path; return (executed notebook, {name: value}).
 
     ``variables`` are read after the last cell through a JSON cell: each must hold
     a JSON-serialisable value (numbers, strings, lists, dicts of those).
     """
+    return _run(prefix, tmp_path, reader_of(variables), timeout)
+
+
+def shared_run(prefix: str, variables=(), timeout: int = 120) -> tuple:
+    """The untouched lesson run once for the whole test run; return (executed notebook, {name: value}, its folder).
+
+    The first asker runs it (as :func:`run_notebook`) while any other waits on a lock, and keeps the executed
+    notebook and every JSON-held variable in the run's shared folder; each asker gets a fresh copy, its reader
+    cell and that cell's output exactly as :func:`run_notebook` would have left them for ``variables``. A variable
+    not held is left out of the values (the caller says which it misses). Outside a test run it runs the lesson.
+    """
+    shared = processes.run_folder()
+    folder = (shared if shared is not None else Path(tempfile.mkdtemp())) / "lessons" / prefix
+    folder.mkdir(parents=True, exist_ok=True)
+    executed, read = folder / "executed.ipynb", folder / "values.json"
+    with (folder / "lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not read.is_file():
+            notebook, values = _run(prefix, folder, READ_ALL, timeout)
+            nbformat.write(notebook, executed)
+            read.write_text(json.dumps(values), encoding="utf-8")
+    notebook = nbformat.read(executed, as_version=4)
+    values = json.loads(read.read_text(encoding="utf-8"))
+    asked = {name: values[name] for name in variables if name in values}
+    reader = notebook.cells[-1]
+    reader.source = reader_of(variables)
+    reader.outputs = [nbformat.v4.new_output("stream", name="stdout", text="__VARS__" + json.dumps(asked) + "\n")]
+    return notebook, asked, folder
+
+
+def _run(prefix: str, tmp_path: Path, reader: str, timeout: int):
     source = notebook_path(prefix)
     copy = tmp_path / source.name
     shutil.copy(source, copy)
     notebook = nbformat.read(copy, as_version=4)
-    wanted = {name: name for name in variables}
-    reader = (
-        "import json as _json\n"
-        f"_wanted = {wanted!r}\n"
-        "print('__VARS__' + _json.dumps({n: globals()[n] for n in _wanted}, default=float))"
-    )
     notebook.cells.append(nbformat.v4.new_code_cell(reader))
     # iopub_timeout: on a busy machine a cell's printed output can trail its reply by more than nbclient's
     # 4 s default, and would be dropped without a word; wait for it (raise if it never comes)

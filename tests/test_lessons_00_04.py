@@ -1,6 +1,6 @@
 """Lessons 00-04 run top to bottom and show every figure of worked examples A-D.
 
-Each notebook is executed once, from a temporary copy, by ``run_notebook``; its
+Each notebook is executed once, from a temporary copy, by ``shared_run``; its
 figures are read back from its variables (and a few from its printed text), and
 compared twice: with the worked example's figure written in this file, at the
 decimals it prints, and with the same figure computed here, independently,
@@ -17,7 +17,7 @@ import pytest
 
 import helpers
 from helpers import load_example, metrics, rank_by_score
-from tests.notebook_runner import notebook_path, printed_text, run_notebook
+from tests.notebook_runner import notebook_path, printed_text, shared_run
 
 pytestmark = pytest.mark.notebook  # every test here runs lesson notebooks in a kernel
 
@@ -32,9 +32,8 @@ def approx(value, decimals):
 class Lesson:
     """One executed lesson: the notebook, its variables and its printed text."""
 
-    def __init__(self, prefix, tmp_path, variables):
-        self.notebook, self.values = run_notebook(prefix, tmp_path, variables)
-        self.folder = tmp_path
+    def __init__(self, prefix, variables):
+        self.notebook, self.values, self.folder = shared_run(prefix, variables)
         self.text = printed_text(self.notebook)
         self.html = "\n".join(
             output["data"]["text/html"]
@@ -50,8 +49,8 @@ class Lesson:
         return [cell.source for cell in self.notebook.cells[:-1] if cell.cell_type == cell_type]
 
 
-def run(prefix, factory, variables):
-    return Lesson(prefix, factory.mktemp(f"lesson_{prefix}"), variables)
+def run(prefix, variables):
+    return Lesson(prefix, variables)
 
 
 # --- independent figures, computed here from data/ through helpers.metrics ----
@@ -86,8 +85,8 @@ def example_d():
 
 
 @pytest.fixture(scope="module")
-def lesson_00(tmp_path_factory):
-    return run("00", tmp_path_factory, ["first_taste", "slip_messages"])
+def lesson_00():
+    return run("00", ["first_taste", "slip_messages"])
 
 
 def conventions_table() -> list[dict]:
@@ -105,10 +104,9 @@ def conventions_table() -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def lesson_01(tmp_path_factory):
+def lesson_01():
     return run(
         "01",
-        tmp_path_factory,
         [
             "first_ranks",
             "reciprocal_ranks",
@@ -125,10 +123,9 @@ def lesson_01(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def lesson_02(tmp_path_factory):
+def lesson_02():
     return run(
         "02",
-        tmp_path_factory,
         [
             "gains_b",
             "discounts",
@@ -146,10 +143,9 @@ def lesson_02(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def lesson_03(tmp_path_factory):
+def lesson_03():
     return run(
         "03",
-        tmp_path_factory,
         [
             "grades_c",
             "missed_c",
@@ -172,10 +168,9 @@ def lesson_03(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def lesson_04(tmp_path_factory):
+def lesson_04():
     return run(
         "04",
-        tmp_path_factory,
         [
             "advisor_mrr4",
             "advisor_hit4",

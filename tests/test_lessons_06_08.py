@@ -1,8 +1,9 @@
 """Lessons 06-08 run top to bottom and show the worked-example figures they promise.
 
-Each notebook is executed once from a temporary copy (tests/notebook_runner.py). Its figures are
-read back from its variables, compared with the worked examples' numbers (written here) at the decimals it
-prints, and with the same figures computed here, independently, from data/ through helpers.metrics.
+Each notebook is executed once from a temporary copy (tests/notebook_runner.py's shared run, which
+tests/test_lesson_exercises.py reads too). Its figures are read back from its variables, compared with the worked
+examples' numbers (written here) at the decimals it prints, and with the same figures computed here,
+independently, from data/ through helpers.metrics.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import pytest
 from helpers import load_example, metrics, rank_by_score
 from helpers.batch import evaluate
 from helpers.batch.family import family_table
-from tests.notebook_runner import notebook_path, printed_text, run_notebook
+from tests.notebook_runner import notebook_path, printed_text, shared_run
 
 pytestmark = pytest.mark.notebook  # every test here runs lesson notebooks in a kernel
 
@@ -38,9 +39,9 @@ def assert_figure(value, documented, decimals, computed):
     assert value == same(computed)
 
 
-def execute(prefix, tmp_path_factory, variables):
+def execute(prefix, variables):
     started = time.perf_counter()
-    notebook, values = run_notebook(prefix, tmp_path_factory.mktemp(f"lesson{prefix}"), variables)
+    notebook, values, _ = shared_run(prefix, variables)
     seconds = time.perf_counter() - started
     missing = [name for name in variables if name not in values]
     assert not missing, f"notebook {prefix} did not define {missing}"
@@ -119,8 +120,8 @@ VARIABLES_06 = [
 
 
 @pytest.fixture(scope="module")
-def lesson06(tmp_path_factory):
-    return execute("06", tmp_path_factory, VARIABLES_06)
+def lesson06():
+    return execute("06", VARIABLES_06)
 
 
 def test_06_graded_metrics_of_reset_password(lesson06, reset):
@@ -252,8 +253,8 @@ VARIABLES_07 = [
 
 
 @pytest.fixture(scope="module")
-def lesson07(tmp_path_factory):
-    return execute("07", tmp_path_factory, VARIABLES_07)
+def lesson07():
+    return execute("07", VARIABLES_07)
 
 
 def test_07_log2_rank_divides_by_zero(lesson07, reset):
@@ -393,8 +394,8 @@ VARIABLES_08 = [
 
 
 @pytest.fixture(scope="module")
-def lesson08(tmp_path_factory):
-    return execute("08", tmp_path_factory, VARIABLES_08)
+def lesson08():
+    return execute("08", VARIABLES_08)
 
 
 def test_08_example_b_agrees_everywhere(lesson08):

@@ -880,8 +880,8 @@ def test_no_control_leaves_a_figure_behind():
 
 
 @pytest.mark.notebook
-def test_notebook_05_runs_and_shows_the_lab_numbers(tmp_path):
-    from tests.notebook_runner import printed_text, run_notebook
+def test_notebook_05_runs_and_shows_the_lab_numbers():
+    from tests.notebook_runner import printed_text, shared_run
 
     names = [
         "e_ids",
@@ -901,7 +901,7 @@ def test_notebook_05_runs_and_shows_the_lab_numbers(tmp_path):
         "e_all_zero_lab_text",
         "e_ndcg_at_3_forgot_minus_one",
     ]
-    notebook, values = run_notebook("05", tmp_path, variables=names)
+    notebook, values, _ = shared_run("05", variables=names)
     ids, _, grades = example_e()
     data = load_example("E")
     judged = list(data.judgments_for("e1").values())
