@@ -22,6 +22,7 @@ MAX_EXPONENTIAL_GRADE = 1023
 # int and float pass the number checks at once: numbers.Real's own isinstance is slow, and the practice
 # sweeps and widgets check millions of grades (bool is neither: type(True) is bool)
 PLAIN_NUMBERS = (int, float)
+PLAIN_LISTS = (list, tuple)  # and a list or a tuple passes Iterable's check at once, for the same reason
 
 
 def check_whole(value: Any, name: str, minimum: int = 1) -> int:
@@ -77,12 +78,12 @@ def check_number(
 
 def check_choice(value: Any, options: Sequence[str], name: str) -> str:
     """Return ``value`` after checking it is one of the named options (a string)."""
+    if isinstance(value, str) and value in options:
+        return value
     names = ", ".join(repr(option) for option in options)
     if not isinstance(value, str):
         raise TypeError(f"{name} must be one of {names} (a string), got {type(value).__name__} {value!r}")
-    if value not in options:
-        raise ValueError(f"unknown {name} {value!r}: choose one of {names}")
-    return value
+    raise ValueError(f"unknown {name} {value!r}: choose one of {names}")
 
 
 def close_names(name: str, known: Iterable[str], most: int = 3) -> list[str]:
@@ -149,7 +150,7 @@ def check_relevant(relevant: Any) -> frozenset:
 
 def check_grades(grades: Any, name: str = "grades") -> list[float]:
     """Return the grades as floats after checking each is a finite number >= 0."""
-    if isinstance(grades, str | bytes) or not isinstance(grades, Iterable):
+    if type(grades) not in PLAIN_LISTS and (isinstance(grades, str | bytes) or not isinstance(grades, Iterable)):
         raise TypeError(f"{name} must be a list of numbers in rank order, got {type(grades).__name__}")
     values = []
     for position, grade in enumerate(grades, start=1):
