@@ -158,8 +158,13 @@ def stitched_screenshot_when_asked(page, scroller_selector: str, path: Path) -> 
         except Exception:  # a page too broken to photograph: the block's own error says more
             pass
         raise
-    if os.environ.get("TEST_STITCHED_SHOTS", "") not in ("", "0"):
+    if stitched_shots_asked():
         stitched_screenshot(page, scroller_selector, path)
+
+
+def stitched_shots_asked() -> bool:
+    """True when the run asks for every stitched screenshot (``TEST_STITCHED_SHOTS=1``), not only a failure's."""
+    return os.environ.get("TEST_STITCHED_SHOTS", "") not in ("", "0")
 
 
 # a text chunk (tEXt) of the PNG an <img> shows, by key; null if absent, or if the picture was replaced

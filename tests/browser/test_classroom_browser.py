@@ -8,8 +8,9 @@ Each lesson is served by the real command, run from the repository root. One pag
 and on it: the first screen (a control's buttons, numbers and plot, or a lesson's first worked output), every
 visible text at least 20 px times the scale (tables, formulas, maths, the control's plot), no control cut off or
 collapsed, targets at least 44 px high, a focus ring of 3 px at 3:1, no link answering 4xx, no exercise,
-solution or narrative about them, and axe-core's serious and critical findings. A stitched screenshot of each
-state goes to test-output/browser/classroom/ (gitignored) for a person to look at. The time from the URL to a
+solution or narrative about them, and axe-core's serious and critical findings. A screenshot of each state
+goes to test-output/browser/classroom/ (gitignored) for a person to look at, and of each lesson's whole page on the
+first view with TEST_STITCHED_SHOTS=1 (no check reads it). The time from the URL to a
 usable control is reported in test-output/browser/classroom_measurements.json, never asserted. On the first view
 (1280x720, scale 1) each control is also driven with keys only. Pages are closed as tabs are (their kernels end
 at once). The reload tests check that back-to-back reloads keep the kernels' memory flat and that a page left
@@ -374,7 +375,7 @@ def test_classroom_page_in_the_room(view, number, classrooms, browser, shots):
         elsewhere = {href.split("#")[0] for href, here, _ in links if not here and href.startswith(server.url)}
         for href in sorted(elsewhere):
             assert page.request.get(href).status < 400, href
-        if view is VIEWS[0]:  # the whole page once per lesson (a dozen screenshots each): the first screen elsewhere
+        if view is VIEWS[0] and page_checks.stitched_shots_asked():  # the whole page, a dozen screenshots: asked
             page_checks.stitched_screenshot(page, "#rendered_cells", folder / f"{number}_{name}_page.png")
 
         # the focus ring of every stop of the first Tab presses: at least 3 px, 3:1 on the page's white

@@ -13,7 +13,8 @@ same page:
   03's closing progress cell. In each theme each table is there whole, with its rows (every exercise's; lesson 03's
   only), the slips by name and the next step; axe's color-contrast rule finds nothing in them; the chart is drawn.
 
-A screenshot of each notebook in each theme goes to test-output/browser/.
+A stitched screenshot of each notebook in each theme goes to test-output/browser/ when its test fails, or with
+TEST_STITCHED_SHOTS=1 (no check reads it).
 """
 
 from __future__ import annotations
@@ -141,16 +142,16 @@ def themed_lab(request, tmp_path_factory):
 
 @contextmanager
 def run_in_theme(page, themed_lab, notebook: str, shots: Path) -> Iterator[None]:
-    """The notebook opened in the themed JupyterLab and run; after the block, its screenshot taken and it closed."""
+    """The notebook opened in the themed JupyterLab and run; after the block, closed (its screenshot when asked)."""
     theme = themed_lab.theme
+    shot = shots / f"jupyterlab_{theme.split()[-1].lower()}_{notebook}.png"
     open_lesson(page, themed_lab, f"notebooks/{notebook}.ipynb")
     try:
-        assert page.evaluate("() => document.body.dataset.jpThemeLight") == THEMES[theme]
-        run_all(page)
-        yield
+        with page_checks.stitched_screenshot_when_asked(page, SCROLLER, shot):
+            assert page.evaluate("() => document.body.dataset.jpThemeLight") == THEMES[theme]
+            run_all(page)
+            yield
     finally:
-        name = theme.split()[-1].lower()
-        page_checks.stitched_screenshot(page, SCROLLER, shots / f"jupyterlab_{name}_{notebook}.png")
         close_lesson(page, themed_lab)
 
 
