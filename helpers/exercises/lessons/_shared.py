@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import glob
-import os
 from collections.abc import Callable
 from functools import lru_cache
 
@@ -26,9 +24,7 @@ def _cached(name: str, _file_times: tuple[int, ...]) -> Example:
 
 def golden_set_times() -> tuple[int, ...]:
     """When each file of every golden set last changed: a cache key that any saved edit of ``data/`` changes."""
-    # read for every variant dealt: glob and os.stat on plain strings take a fifth of pathlib's time
-    files = sorted(glob.glob(os.path.join(golden_sets.DATA_DIR, "example_*", "*.csv")))
-    return tuple(os.stat(file).st_mtime_ns for file in files)
+    return tuple(path.stat().st_mtime_ns for path in sorted(golden_sets.DATA_DIR.glob("example_*/*.csv")))
 
 
 def first_ranks(
