@@ -106,12 +106,12 @@ def changes(slip_value: float, value: float, fewest: int) -> bool:
 def collisions(value: float, slips: Iterable[Slip], decimals: int, min_decimals: int | None = None) -> list:
     """The slips that change the number, yet give the right answer at a precision the exercise accepts."""
     fewest = decimals if min_decimals is None else min_decimals
-    right = [correctly_rounded(value, precision) for precision in range(fewest, decimals + 1)]
+    right = {precision: correctly_rounded(value, precision) for precision in range(fewest, decimals + 1)}
     found = []
     for codes, v in slips:
         if not math.isfinite(v) or CLOSE_BY_NATURE & set(codes) or abs(v - value) <= APPLIES:
             continue
-        if any(correctly_rounded(v, fewest + i) & rounded for i, rounded in enumerate(right)):
+        if any(correctly_rounded(v, precision) & rounded for precision, rounded in right.items()):
             found.append(codes)
     return found
 
