@@ -49,10 +49,6 @@ class Lesson:
         return [cell.source for cell in self.notebook.cells[:-1] if cell.cell_type == cell_type]
 
 
-def run(prefix, variables):
-    return Lesson(prefix, variables)
-
-
 # --- independent figures, computed here from data/ through helpers.metrics ----
 
 
@@ -86,7 +82,7 @@ def example_d():
 
 @pytest.fixture(scope="module")
 def lesson_00():
-    return run("00", ["first_taste", "slip_messages"])
+    return Lesson("00", ["first_taste", "slip_messages"])
 
 
 def conventions_table() -> list[dict]:
@@ -105,7 +101,7 @@ def conventions_table() -> list[dict]:
 
 @pytest.fixture(scope="module")
 def lesson_01():
-    return run(
+    return Lesson(
         "01",
         [
             "first_ranks",
@@ -124,7 +120,7 @@ def lesson_01():
 
 @pytest.fixture(scope="module")
 def lesson_02():
-    return run(
+    return Lesson(
         "02",
         [
             "gains_b",
@@ -144,7 +140,7 @@ def lesson_02():
 
 @pytest.fixture(scope="module")
 def lesson_03():
-    return run(
+    return Lesson(
         "03",
         [
             "grades_c",
@@ -169,7 +165,7 @@ def lesson_03():
 
 @pytest.fixture(scope="module")
 def lesson_04():
-    return run(
+    return Lesson(
         "04",
         [
             "advisor_mrr4",

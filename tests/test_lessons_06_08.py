@@ -9,7 +9,6 @@ independently, from data/ through helpers.metrics.
 from __future__ import annotations
 
 import json
-import time
 from statistics import fmean
 
 import pandas as pd
@@ -40,13 +39,10 @@ def assert_figure(value, documented, decimals, computed):
 
 
 def execute(prefix, variables):
-    started = time.perf_counter()
     notebook, values, _ = shared_run(prefix, variables)
-    seconds = time.perf_counter() - started
     missing = [name for name in variables if name not in values]
     assert not missing, f"notebook {prefix} did not define {missing}"
-    print(f"\nnotebook {prefix} executed in {seconds:.1f} s")
-    return {"notebook": notebook, "values": values, "text": printed_text(notebook), "seconds": seconds}
+    return {"notebook": notebook, "values": values, "text": printed_text(notebook)}
 
 
 # --- independent figures from data/ ------------------------------------------
