@@ -130,8 +130,8 @@ ranx_warm_up_key = pytest.StashKey[subprocess.Popen]()
 
 
 def start_ranx_warm_up(config: pytest.Config) -> None:
-    """On a whole run in a venv whose ranx has never run, compile ranx's kernels in the background, niced
-    (tests/ranx_warm_up.py): about 70 s of CPU that would otherwise hold one worker in the reference tier."""
+    """On a whole run in a venv whose ranx has never run, compile ranx's kernels in the background, at the lowest
+    priority (tests/ranx_warm_up.py): about 70 s of CPU that would otherwise hold one worker in the reference tier."""
     whole_run = config.args_source == pytest.Config.ArgsSource.TESTPATHS and not config.getoption("markexpr") \
         and not config.getoption("keyword")
     spec = importlib.util.find_spec("ranx") if whole_run else None
@@ -144,8 +144,8 @@ def start_ranx_warm_up(config: pytest.Config) -> None:
     compiling.touch()
     config.stash[ranx_warm_up_key] = subprocess.Popen(
         [sys.executable, "-m", "tests.ranx_warm_up", str(compiling)], cwd=TESTS.parent,
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )  # a session of its own: its autogroup is niced, not the tests' (tests/ranx_warm_up.py, lowest_priority)
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
