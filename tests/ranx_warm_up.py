@@ -1,24 +1,24 @@
 """Compile ranx's numba kernels for this environment, at the lowest priority; started by tests/conftest.py.
 
 ranx compiles a kernel for each measure and each type of input at their first call, and numba caches them beside
-ranx, so only the first run in a fresh venv pays: about 70 s of CPU, which held one worker in the reference tier.
-On a whole run tests/conftest.py starts this script before any test, in a session of its own, at the lowest
-priority (:func:`lowest_priority`), so that the compiling fills the moments the cores wait for a browser or a
-server. It runs the tests that call ranx once (tests/test_ranx_reference.py and the RBP test of
-tests/test_measure_registry_reference.py), their results discarded: the one sure way to meet every kernel and type
-they meet. When it ends, the stamp file it was given disappears, and those tests, which wait for that (the
-``ranx_compiled`` fixture of tests/conftest.py), run on the compiled kernels.
+ranx, so only the first run in a fresh venv pays: about 70 s of CPU, which held one worker in the reference tier. On
+a whole run tests/conftest.py starts this script before any test, in a session of its own, at the lowest priority
+(:func:`helpers.teacher.limits.lower_priority`: its autogroup too), so that the compiling fills the moments the
+cores wait for a browser or a server. It runs the tests that call ranx once (tests/test_ranx_reference.py and the
+RBP test of tests/test_measure_registry_reference.py), their results discarded: the one sure way to meet every
+kernel and type they meet. When it ends, the stamp file it was given disappears, and those tests, which wait for
+that (the ``ranx_compiled`` fixture of tests/conftest.py), run on the compiled kernels.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 from pathlib import Path
 
 import pytest
 
+from helpers.teacher.limits import lower_priority
 from tests import processes
 
 TESTS = Path(__file__).resolve().parent
@@ -32,22 +32,8 @@ def stamp() -> Path | None:
     return folder / "ranx-warm-up" if folder is not None else None
 
 
-def lowest_priority() -> None:
-    """Nice 19, and the same for this process's autogroup when it leads its own session.
-
-    With Linux's autogroups (``/proc/sys/kernel/sched_autogroup_enabled``, on by default in Debian's kernels) a
-    process's niceness counts only against the processes of its own session: the kernels, browsers and servers the
-    tests start, each in a session of its own, shared the cores evenly with a niced process in the tests' session.
-    Measured in a whole run: about a third of the two cores went to this compiling while they were busy.
-    """
-    os.nice(19)
-    if os.getsid(0) == os.getpid():  # never the autogroup of the session that started us
-        with contextlib.suppress(OSError):  # no autogroups here
-            Path("/proc/self/autogroup").write_text("19", encoding="ascii")
-
-
 def main(compiling: Path) -> None:
-    lowest_priority()
+    lower_priority(os.getpid(), 19)  # its autogroup too: conftest starts it in a session of its own
     try:
         pytest.main(["-q", "-p", "no:cacheprovider", *CALLING_RANX])
     finally:

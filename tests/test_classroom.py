@@ -23,7 +23,7 @@ import psutil
 import pytest
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
 
-from helpers.teacher import classroom
+from helpers.teacher import classroom, limits
 from helpers.teacher.classroom import (
     CRISP_PLOTS,
     HIDDEN_ROLES,
@@ -97,16 +97,31 @@ def test_the_pool_is_sized_to_the_memory_available():
 
 
 def test_a_heating_kernel_runs_at_a_lower_priority_and_a_gone_process_is_no_error():
+    ours = limits.autogroup_niceness(os.getpid())
     process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
     try:
         before = os.getpriority(os.PRIO_PROCESS, process.pid)
-        classroom._lower_priority(process.pid, classroom.HEAT_NICENESS)
+        limits.lower_priority(process.pid, classroom.HEAT_NICENESS)
         assert os.getpriority(os.PRIO_PROCESS, process.pid) == min(19, before + classroom.HEAT_NICENESS)
+        assert limits.autogroup_niceness(os.getpid()) == ours, "a process of our session: our autogroup alone"
     finally:
         process.kill()
         process.wait()
-    classroom._lower_priority(process.pid, classroom.HEAT_NICENESS)  # gone: nothing happens
-    classroom._lower_priority(None, classroom.HEAT_NICENESS)
+    limits.lower_priority(process.pid, classroom.HEAT_NICENESS)  # gone: nothing happens
+    limits.lower_priority(None, classroom.HEAT_NICENESS)
+
+
+@pytest.mark.skipif(limits.autogroup_niceness(os.getpid()) is None, reason="no autogroups on this system")
+def test_a_heating_kernel_in_a_session_of_its_own_has_its_autogroup_niced_too():
+    """With autogroups a niceness counts only within a session: a kernel leads its own, so its group is niced."""
+    process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"], start_new_session=True)
+    try:
+        limits.lower_priority(process.pid, classroom.HEAT_NICENESS)
+        nicer = os.getpriority(os.PRIO_PROCESS, process.pid)
+        assert limits.autogroup_niceness(process.pid) == nicer
+    finally:
+        process.kill()
+        process.wait()
 
 
 def test_pool_kernels_after_the_first_heat_at_a_lower_priority_and_a_pages_own_kernel_at_full_speed(monkeypatch):

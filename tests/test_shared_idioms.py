@@ -70,7 +70,8 @@ ONE_PLACE = {
     # read without links: files.open_plain; the sandbox opens each file it hands bwrap as a descriptor
     "O_NOFOLLOW": {"helpers/teacher/files.py", "helpers/teacher/sandbox.py"},
 }
-# /proc read only by the sandbox and the cgroup limits (their docstrings say why psutil cannot), and by the
+# /proc read only by the sandbox and the cgroup limits (their docstrings say why psutil cannot: the limits also write a
+# process's autogroup niceness, which psutil does not set), and by the
 # adversary's code that the grader's tests run inside the sandbox, and by the memory benchmark (a process's own peak,
 # VmHWM: psutil has none on Linux, and ru_maxrss keeps the parent's peak through exec), and by the browser tests'
 # free_port (the range of ports for binds to port 0, which psutil does not give)

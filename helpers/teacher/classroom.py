@@ -44,6 +44,7 @@ from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelMana
 from nbformat.sign import NotebookNotary
 
 from helpers._checks import check_number, check_whole
+from helpers.teacher import limits
 from helpers.teacher.forked_kernels import runs
 from helpers.teacher.names import shown
 from helpers.teacher.roles import without_roles
@@ -169,7 +170,7 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
                 raise RuntimeError("the classroom is stopping: no new kernel")
             kernel_id = await super().start_kernel(*args, **kwargs)
             if others:  # the first kernel is the one the first page waits for: it heats at full speed
-                _lower_priority(_kernel_pid(self._kernels.get(kernel_id)), HEAT_NICENESS)
+                limits.lower_priority(_kernel_pid(self._kernels.get(kernel_id)), HEAT_NICENESS)
             return kernel_id
 
     async def _until_quiet(self, timeout: float = 20, window: float = 0.4) -> None:
@@ -260,16 +261,6 @@ def _kernel_pid(kernel: Any) -> int | None:
     provisioner = getattr(kernel, "provisioner", None)
     pid = getattr(provisioner, "pid", None) or getattr(getattr(provisioner, "process", None), "pid", None)
     return pid if isinstance(pid, int) else None
-
-
-def _lower_priority(pid: int | None, niceness: int) -> None:
-    """Make a process ``niceness`` nicer than it is (nothing if it has gone or the system refuses)."""
-    if pid is None:
-        return
-    try:
-        os.setpriority(os.PRIO_PROCESS, pid, min(19, os.getpriority(os.PRIO_PROCESS, pid) + niceness))
-    except OSError:
-        pass
 
 
 def cpu_seconds(pid: int) -> float:

@@ -23,6 +23,9 @@ keeps one (cgroup v2's ``cpu.stat``, cgroup v1's ``cpuacct``); otherwise the
 process tree under the kernel is summed, each process with the children it
 reaped (psutil). Time spent waiting for a core on a busy machine is not
 counted, so load never turns a right notebook into ``cpu-time``.
+
+:func:`lower_priority` makes a process nicer, its autogroup too (the classroom's heating kernels, the tests'
+background compiling): psutil sets a niceness, but not an autogroup's, which only /proc/<pid>/autogroup holds.
 """
 
 from __future__ import annotations
@@ -91,6 +94,32 @@ class Limits:
         if not self.cgroups:
             return None
         return NotebookGroup.make(self, name, memory_mb)
+
+
+def lower_priority(pid: int | None, niceness: int) -> None:
+    """Make a process ``niceness`` nicer than it is, and its autogroup as nice when it leads a session of its own.
+
+    With Linux's autogroups (on in Debian's and Ubuntu's kernels) a niceness counts only against the processes
+    of the same session, and a kernel runs in a session of its own: niced alone it would still share the cores
+    evenly with Voila and the browsers. Nothing happens for a process gone or a change the system refuses.
+    """
+    if pid is None:
+        return
+    try:
+        nicer = min(19, os.getpriority(os.PRIO_PROCESS, pid) + niceness)
+        os.setpriority(os.PRIO_PROCESS, pid, nicer)
+        if os.getsid(pid) == pid:  # never the autogroup of a session it shares (a terminal's, the teacher's)
+            Path(f"/proc/{pid}/autogroup").write_text(str(nicer), encoding="ascii")
+    except OSError:  # gone, refused, or no autogroups here
+        pass
+
+
+def autogroup_niceness(pid: int) -> int | None:
+    """The niceness of the process's autogroup (None without autogroups, or for a process gone)."""
+    try:
+        return int(Path(f"/proc/{pid}/autogroup").read_text(encoding="ascii").split()[-1])
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def tmp_megabytes(limits: Limits, memory_mb: int, disk_mb: int | None = None) -> int:
