@@ -26,6 +26,7 @@ import psutil
 EVERY = 0.5  # seconds between samples
 # the first pattern that a process's command line matches names its kind
 KINDS = (
+    ("ranx's compiling (tests/ranx_warm_up.py)", r"ranx_warm_up"),
     ("kernel", r"ipykernel|forked_kernels"),
     ("Chromium", r"chrom"),
     ("Voila", r"voila"),
