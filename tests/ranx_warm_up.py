@@ -33,7 +33,7 @@ def stamp() -> Path | None:
 
 
 def main(compiling: Path) -> None:
-    lower_priority(os.getpid(), 19)  # its autogroup too: conftest starts it in a session of its own
+    lower_priority(os.getpid(), 19, session=True)  # conftest starts it in a session of its own
     try:
         pytest.main(["-q", "-p", "no:cacheprovider", *CALLING_RANX])
     finally:

@@ -112,11 +112,14 @@ def test_a_heating_kernel_runs_at_a_lower_priority_and_a_gone_process_is_no_erro
 
 
 @pytest.mark.skipif(limits.autogroup_niceness(os.getpid()) is None, reason="no autogroups on this system")
-def test_a_heating_kernel_in_a_session_of_its_own_has_its_autogroup_niced_too():
-    """With autogroups a niceness counts only within a session: a kernel leads its own, so its group is niced."""
+def test_a_process_leading_its_own_session_can_have_its_autogroup_niced_too():
+    """With autogroups a niceness counts only within a session: the tests' background compiling leads its own, and
+    its autogroup is niced as well (session=True); a heating kernel's is not (the classroom's comment says why)."""
     process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"], start_new_session=True)
     try:
         limits.lower_priority(process.pid, classroom.HEAT_NICENESS)
+        assert limits.autogroup_niceness(process.pid) == 0, "the niceness alone"
+        limits.lower_priority(process.pid, 2, session=True)
         nicer = os.getpriority(os.PRIO_PROCESS, process.pid)
         assert limits.autogroup_niceness(process.pid) == nicer
     finally:

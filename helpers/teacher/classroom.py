@@ -152,8 +152,9 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         at once: the refill waits until Voila has sent them their pages and
         files, so it does not take a core from them. Every pool kernel but the
         first (which the first page waits for) runs the lesson at a lower
-        priority (HEAT_NICENESS): the pages opened while it heats, Voila serving
-        them and their browsers, get the processors first.
+        priority (HEAT_NICENESS), which puts it after Voila and the browsers
+        where a niceness counts across sessions (not under Linux's autogroups:
+        see the comment where it is set).
         """
         quiet_closed_pages(asyncio.get_running_loop())
         if self._stopping:
@@ -170,6 +171,10 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
                 raise RuntimeError("the classroom is stopping: no new kernel")
             kernel_id = await super().start_kernel(*args, **kwargs)
             if others:  # the first kernel is the one the first page waits for: it heats at full speed
+                # its niceness alone: a kernel leads its own session, so with Linux's autogroups this counts
+                # for nothing against Voila and the browsers; niced with its autogroup too, a pool kernel heated
+                # so slowly beside two busy processes that the laptop's reloads took 4.8 s, not 1.6 (p50 of
+                # benchmarks/bench_classroom.py --laptop-only 1 --busy 2, the same hour)
                 limits.lower_priority(_kernel_pid(self._kernels.get(kernel_id)), HEAT_NICENESS)
             return kernel_id
 

@@ -24,8 +24,8 @@ process tree under the kernel is summed, each process with the children it
 reaped (psutil). Time spent waiting for a core on a busy machine is not
 counted, so load never turns a right notebook into ``cpu-time``.
 
-:func:`lower_priority` makes a process nicer, its autogroup too (the classroom's heating kernels, the tests'
-background compiling): psutil sets a niceness, but not an autogroup's, which only /proc/<pid>/autogroup holds.
+:func:`lower_priority` makes a process nicer (the classroom's heating kernels), and its autogroup too when asked (the
+tests' background compiling): psutil sets a niceness, but not an autogroup's, which only /proc/<pid>/autogroup holds.
 """
 
 from __future__ import annotations
@@ -96,19 +96,20 @@ class Limits:
         return NotebookGroup.make(self, name, memory_mb)
 
 
-def lower_priority(pid: int | None, niceness: int) -> None:
-    """Make a process ``niceness`` nicer than it is, and its autogroup as nice when it leads a session of its own.
+def lower_priority(pid: int | None, niceness: int, session: bool = False) -> None:
+    """Make a process ``niceness`` nicer than it is; with ``session``, its autogroup as nice too when it leads a
+    session of its own (nothing happens for a process gone or a change the system refuses).
 
     With Linux's autogroups (on in Debian's and Ubuntu's kernels) a niceness counts only against the processes
-    of the same session, and a kernel runs in a session of its own: niced alone it would still share the cores
-    evenly with Voila and the browsers. Nothing happens for a process gone or a change the system refuses.
+    of the same session; a process that leads its own shares the cores evenly with every other session, however
+    nice, unless its autogroup is niced too.
     """
     if pid is None:
         return
     try:
         nicer = min(19, os.getpriority(os.PRIO_PROCESS, pid) + niceness)
         os.setpriority(os.PRIO_PROCESS, pid, nicer)
-        if os.getsid(pid) == pid:  # never the autogroup of a session it shares (a terminal's, the teacher's)
+        if session and os.getsid(pid) == pid:  # never the autogroup of a session it shares (a terminal's)
             Path(f"/proc/{pid}/autogroup").write_text(str(nicer), encoding="ascii")
     except OSError:  # gone, refused, or no autogroups here
         pass
