@@ -54,13 +54,13 @@ def descends_from(process: psutil.Process, root: int) -> bool:
         return False
 
 
-def sample(command: list[str], watch: str) -> tuple[int, float, Counter, dict[int, float], dict[int, float]]:
+def sample(command: list[str], watch: str) -> tuple[int, float, Counter, Counter, Counter]:
     """Run ``command``, sampling every process until it ends: status, wall seconds, CPU seconds by kind, and per
     minute the CPU seconds of all and of the watched processes."""
-    seen: dict[tuple[int, float], tuple[str, float, bool]] = {}  # (pid, start) -> kind, CPU so far, watched
+    seen: dict[tuple[int, float], tuple[str, float, bool]] = {}  # (pid, start) -> kind, CPU counted, watched
     by_kind: Counter = Counter()
-    busy: dict[int, float] = {}
-    watched: dict[int, float] = {}
+    busy: Counter = Counter()  # minute -> CPU seconds
+    watched: Counter = Counter()
     started, since = time.monotonic(), time.time()
     run = subprocess.Popen(command)
     while True:
@@ -78,13 +78,13 @@ def sample(command: list[str], watch: str) -> tuple[int, float, Counter, dict[in
                     seen[key] = (kind, earlier, bool(watch) and watch in line)
             except psutil.Error:
                 continue
-            kind, before, is_watched = seen[key]
-            spent = times.user + times.system - before
-            seen[key] = (kind, before + spent, is_watched)
+            kind, counted, is_watched = seen[key]
+            seen[key] = (kind, times.user + times.system, is_watched)
+            spent = times.user + times.system - counted
             by_kind[kind] += spent
-            busy[minute] = busy.get(minute, 0.0) + spent
+            busy[minute] += spent
             if is_watched:
-                watched[minute] = watched.get(minute, 0.0) + spent
+                watched[minute] += spent
         if ended:
             return run.returncode, time.monotonic() - started, by_kind, busy, watched
         time.sleep(EVERY)
@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     print("cores busy each minute" + (f" (of which {args.watch})" if args.watch else "") + ":")
     lengths = {minute: min(60.0, wall - 60 * minute) for minute in busy}  # the last minute is a part of one
     print("  " + "  ".join(f"{minute}:{busy[minute] / lengths[minute]:.2f}"
-                           + (f"({watched.get(minute, 0.0) / lengths[minute]:.2f})" if args.watch else "")
+                           + (f"({watched[minute] / lengths[minute]:.2f})" if args.watch else "")
                            for minute in sorted(busy)))
     return status
 

@@ -145,7 +145,7 @@ def start_ranx_warm_up(config: pytest.Config) -> None:
     config.stash[ranx_warm_up_key] = subprocess.Popen(
         [sys.executable, "-m", "tests.ranx_warm_up", str(compiling)], cwd=TESTS.parent,
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-    )  # a session of its own: its autogroup is niced, not the tests' (tests/ranx_warm_up.py, lowest_priority)
+    )  # a session of its own: its autogroup is niced, not the tests' (helpers.teacher.limits.lower_priority)
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
