@@ -106,6 +106,59 @@ def test_the_key_version_follows_the_answer_key_the_course_and_the_teachers_file
     assert len({first, second, fingerprint.key_version(key, course, [teacher])}) == 3
 
 
+def test_a_teachers_exercise_is_computed_into_the_key_version_and_a_lessons_when_first_judged(monkeypatch):
+    from helpers.exercises import Exercise, register, registry
+    from helpers.teacher.judging import judge_exercise
+
+    answers = []
+
+    def answer() -> float:
+        answers.append(1)
+        return 0.25 * len(answers)
+
+    def lesson_09_p():
+        raise AssertionError("not needed: no notebook asked for it")
+
+    monkeypatch.setitem(REGISTRY, "paired-sign-flip-p", dataclasses.replace(REGISTRY["paired-sign-flip-p"],
+                                                                           answer=lesson_09_p))
+    register(Exercise(id="teacher-key-version", lesson="11", question="q?", answer=answer, hints=("a", "b")))
+    try:
+        registered = len(answers)  # its slips were checked as it was registered
+        first = AnswerKey.build()
+        assert len(answers) == registered + 1, "a teacher's exercise: computed when the key is built"
+        assert "paired-sign-flip-p" in first.later and "teacher-key-version" not in first.later
+        again = AnswerKey.build()
+        assert first.worked["teacher-key-version"].value != again.worked["teacher-key-version"].value
+        assert fingerprint.answer_key_digest(first) != fingerprint.answer_key_digest(again), "its answer, as computed"
+        assert judge_exercise("new-hit-rate-at-2", [], first).max_points == 1.0, "a lesson's, when it is judged"
+        with pytest.raises(RuntimeError, match="its answer key fails: .*not needed"):
+            judge_exercise("paired-sign-flip-p", [], first)
+    finally:
+        REGISTRY.pop("teacher-key-version")
+        registry.BUILT_IN.discard("teacher-key-version")
+
+
+def test_the_key_computes_each_exercise_once_however_many_threads_ask(monkeypatch):
+    calls = []
+    answer = REGISTRY["new-hit-rate-at-2"].answer
+
+    def slow_answer():
+        calls.append(1)
+        time.sleep(0.05)
+        return answer()
+
+    monkeypatch.setitem(REGISTRY, "new-hit-rate-at-2", dataclasses.replace(REGISTRY["new-hit-rate-at-2"],
+                                                                          answer=slow_answer))
+    key = AnswerKey.build()
+    found = []
+    threads = [threading.Thread(target=lambda: found.append(key.worked["new-hit-rate-at-2"].value)) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert calls == [1] and len(found) == 4 and len(set(found)) == 1
+
+
 def test_a_learners_digest_is_their_own_entry():
     ann = LearnerEntry("ann", ("01",), (Assigned("explain-rr-mean", "01", 2.0),))
     bob = LearnerEntry("bob", ("01",), (Assigned("explain-rr-mean", "01", 2.0),))

@@ -192,6 +192,26 @@ def test_the_hidden_inputs_sent_to_a_kernel_hold_no_expected_value(key):
     assert "expected" not in sent and "slips" not in sent
 
 
+def test_grading_a_lesson_01_notebook_works_out_only_the_exercises_it_is_judged_on():
+    code = """
+import json, sys
+from pathlib import Path
+from helpers.teacher import fingerprint
+from helpers.teacher.judging import AnswerKey, judge_notebook
+key = AnswerKey.build()
+fingerprint.key_version(key, Path("data"))
+judged = judge_notebook(["01"], [], key)
+computed = sorted(key.worked.computed())
+print(json.dumps({"judged": len(judged), "scipy": "scipy.stats" in sys.modules, "computed": computed}))
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    said = json.loads(done.stdout)
+    lesson_01 = sorted(i for i, e in REGISTRY.items() if e.lesson == "01" and e.kind == "answer")
+    assert said["judged"] == len([e for e in REGISTRY.values() if e.lesson == "01"]) > 0
+    assert said["computed"] == lesson_01, "the other lessons' answers are not worked out"
+    assert not said["scipy"], "nor is scipy.stats loaded for lesson 09's p-value"
+
+
 def test_points_file(tmp_path):
     good = tmp_path / "points.csv"
     good.write_text("exercise,points\nexplain-rr-mean,3\nmrr-function,0.5\n")

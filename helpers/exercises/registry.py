@@ -152,6 +152,8 @@ AnyExercise = Exercise | FunctionExercise
 REGISTRY: dict[str, AnyExercise] = {}
 # the ids whose answer and slips are not yet checked (the built-in lessons', until each is first looked up)
 UNCHECKED: set[str] = set()
+# the ids the built-in lessons registered (and nothing replaced since): their answers come from helpers' own source
+BUILT_IN: set[str] = set()
 _checking_on_first_use = False
 
 
@@ -191,6 +193,10 @@ def register(exercise: AnyExercise, *, replace: bool = False) -> AnyExercise:
         UNCHECKED.add(exercise.id)
     else:
         UNCHECKED.discard(exercise.id)
+    if _checking_on_first_use:
+        BUILT_IN.add(exercise.id)
+    else:
+        BUILT_IN.discard(exercise.id)
     return exercise
 
 
@@ -312,14 +318,15 @@ def all_or_nothing() -> Iterator[None]:
     """
     from helpers import slips
 
-    exercises, codes, unchecked = dict(REGISTRY), set(slips.CATALOGUE), set(UNCHECKED)
+    exercises, codes, unchecked, built_in = dict(REGISTRY), set(slips.CATALOGUE), set(UNCHECKED), set(BUILT_IN)
     try:
         yield
     except BaseException:
         REGISTRY.clear()
         REGISTRY.update(exercises)
-        UNCHECKED.clear()
-        UNCHECKED.update(unchecked)
+        for ids, kept in ((UNCHECKED, unchecked), (BUILT_IN, built_in)):
+            ids.clear()
+            ids.update(kept)
         for code in set(slips.CATALOGUE) - codes:
             del slips.CATALOGUE[code]
         raise

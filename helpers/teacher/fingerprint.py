@@ -5,11 +5,11 @@ A notebook's fingerprint (:func:`notebook_fingerprint`) is the SHA-256 of
 - the hand-in: the SHA-256 of its bytes as read before grading;
 - what its learner is graded on: :meth:`helpers.teacher.plan.Plan.learner_digest` (their manifest entry,
   or ``--expect`` and their seeds without a manifest);
-- the key version (:func:`key_version`): the answer key as computed (every worked answer, hidden case and
-  point), the source of the grader's ``helpers`` (which judges; not the modules that only write the tables
-  and pages, :data:`OUTPUT_ONLY`), the keyless course the kernels import
-  (helpers and data), the teacher's exercise files, and the versions of Python and of the libraries a
-  lesson computes with;
+- the key version (:func:`key_version`): every exercise's points, the teacher's exercises as computed
+  (worked answers, slips, hidden cases), the source of the grader's ``helpers`` (which judges, and computes the
+  built-in lessons' keys when a notebook first needs them; not the modules that only write the tables and
+  pages, :data:`OUTPUT_ONLY`), the keyless course the kernels import (helpers and data), the teacher's
+  exercise files, and the versions of Python and of the libraries a lesson computes with;
 - the run settings that can change a verdict (:func:`run_settings`): ``--timeout``, ``--memory``,
   ``--disk``, the sandbox and the kind of limits. (``--wall-timeout`` is not one: a notebook stopped by it
   is a grader-side ``load-timeout``, graded again by the next run whatever its fingerprint.)
@@ -66,9 +66,12 @@ def plain(value: Any) -> Any:
 
 
 def answer_key_digest(key) -> str:
-    """SHA-256 of an :class:`~helpers.teacher.judging.AnswerKey` as computed: answers, slips, cases, points."""
-    return sha256({"worked": key.worked, "cases": key.cases, "points": key.points, "broken": key.broken,
-                   "texts": key.texts})
+    """SHA-256 of an :class:`~helpers.teacher.judging.AnswerKey`: its points, and the answers, slips and cases it
+    computed when built (a teacher's exercises; the built-in lessons', computed later, are digested as source)."""
+    now = [i for i in key.points if i not in key.later and i not in key.broken]
+    return sha256({"worked": {i: key.worked[i] for i in now if i in key.worked},
+                   "cases": {i: key.cases[i] for i in now if i in key.cases}, "points": key.points,
+                   "broken": key.broken, "texts": key.texts})
 
 
 def files_digest(folder: Path, suffixes: Iterable[str] | None = None, skip: Iterable[str] = ()) -> str:

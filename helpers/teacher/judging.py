@@ -1,8 +1,10 @@
-"""Judge the answers a notebook recorded, in the grader's own process, with the answer key computed up front.
+"""Judge the answers a notebook recorded, in the grader's own process, with the answer key it computes.
 
-The :class:`AnswerKey` is computed once, before any notebook runs, in the
-grader's process; the kernels never hold it. Each exercise of the notebook's
-lesson (and any other exercise it checked) gets one
+The :class:`AnswerKey` lives in the grader's process; the kernels never hold it.
+A teacher's exercise is computed before any notebook runs; a built-in lesson's
+the first time a notebook needs it (a class of lesson 01 never works out lesson
+09's p-value, nor loads scipy.stats for its slips). Each exercise of the
+notebook's lesson (and any other exercise it checked) gets one
 :class:`~helpers.teacher.results.Judged`: the last recorded answer counts (never
 the best of several), judged by :func:`helpers.exercises.judge` or, for a
 function exercise, by what the learner's last function returned on the hidden
@@ -13,14 +15,18 @@ from __future__ import annotations
 
 import csv
 import math
-from collections.abc import Iterable, Sequence
+import threading
+from collections import ChainMap
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from helpers._checks import check_number
 from helpers.exercises import REGISTRY, Exercise, FunctionExercise, Verdict, exercises_of, get, judge
 from helpers.exercises.checking import mistake_code, read_mistake_code
 from helpers.exercises.checklog import given_answer
+from helpers.exercises.registry import BUILT_IN
 from helpers.exercises.runner import Case, judge_outputs, outcome_from_record
 from helpers.exercises.worked import Worked
 from helpers.slips import describe as describe_slip
@@ -29,42 +35,103 @@ from helpers.teacher.results import Judged
 NOT_CHECKED = "not checked"
 
 
+class KeyFailed(RuntimeError):
+    """An exercise's answer key that could not be computed (a grader-error for that exercise alone)."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__(f"its answer key fails: {why}")
+        self.why = why
+
+
+class OnFirstUse(Mapping[str, Any]):
+    """Exercise id -> its key (a worked answer, or hidden cases), computed the first time it is asked for.
+
+    Once per exercise, under a lock (notebooks are judged in threads); one that fails raises
+    :class:`KeyFailed` with the same words every time.
+    """
+
+    def __init__(self, ids: Iterable[str], compute: Callable[[str], Any], lock: threading.Lock) -> None:
+        self._ids = dict.fromkeys(ids)
+        self._compute = compute
+        self._lock = lock
+        self._found: dict[str, tuple[bool, Any]] = {}
+
+    def __getitem__(self, exercise_id: str) -> Any:
+        if exercise_id not in self._ids:
+            raise KeyError(exercise_id)
+        with self._lock:
+            if exercise_id not in self._found:
+                try:
+                    self._found[exercise_id] = (True, self._compute(exercise_id))
+                except Exception as error:  # a teacher's entry that fails: named, and only it is lost
+                    self._found[exercise_id] = (False, f"{type(error).__name__}: {error}"[:200])
+            computed, value = self._found[exercise_id]
+        if not computed:
+            raise KeyFailed(value)
+        return value
+
+    def computed(self) -> list[str]:
+        """The ids worked out so far, in the order they were asked for."""
+        return list(self._found)
+
+    def __contains__(self, exercise_id: object) -> bool:  # Mapping's own would compute the key to know
+        return exercise_id in self._ids
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._ids)
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+
+def compute_key(exercise_id: str) -> Worked | list[Case]:
+    """One exercise's key as the register computes it: its worked answer (slips checked, the first time), or its
+    hidden cases."""
+    exercise = get(exercise_id)
+    return exercise.worked() if isinstance(exercise, Exercise) else exercise.cases()
+
+
 @dataclass(frozen=True)
 class AnswerKey:
     """Every exercise's worked answer or hidden cases, and its points (the register's, or the teacher's file)."""
 
-    worked: dict[str, Worked]
-    cases: dict[str, list[Case]]
+    worked: Mapping[str, Worked]
+    cases: Mapping[str, list[Case]]
     points: dict[str, float]
     broken: dict[str, str] = field(default_factory=dict)  # exercise id -> why its key could not be computed
     texts: dict[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)  # id -> a learner's question, hints
+    later: frozenset[str] = frozenset()  # the ids computed on first use, not by build (the built-in lessons')
 
     @classmethod
     def build(cls, points: dict[str, float] | None = None) -> AnswerKey:
-        """Compute the key of every registered exercise now; ``points`` overrides the register's points.
+        """The key of every registered exercise; ``points`` overrides the register's points.
 
-        An exercise whose key fails to compute is kept in ``broken``: that exercise alone is a grader-error.
+        A teacher's exercise is computed now, a built-in lesson's when it is first judged (module docstring).
+        An exercise whose key fails to compute costs that exercise alone: a grader-error. A teacher's is kept
+        in ``broken``.
         """
         unknown = sorted(set(points or {}) - set(REGISTRY))
         if unknown:
             raise ValueError(f"points given for unknown exercise ids: {', '.join(unknown)}")
-        worked: dict[str, Worked] = {}
-        cases: dict[str, list[Case]] = {}
+        answers = [i for i, exercise in REGISTRY.items() if isinstance(exercise, Exercise)]
+        lock = threading.Lock()
+        worked = OnFirstUse(answers, compute_key, lock)
+        cases = OnFirstUse([i for i in REGISTRY if i not in worked], compute_key, lock)
+        later = frozenset(BUILT_IN & set(REGISTRY))
         broken: dict[str, str] = {}
-        for exercise_id in REGISTRY:
+        for exercise_id in [i for i in REGISTRY if i not in later]:
             try:
-                exercise = get(exercise_id)  # its slips checked, if not yet
-                if isinstance(exercise, Exercise):
-                    worked[exercise_id] = exercise.worked()
-                else:
-                    cases[exercise_id] = exercise.cases()
-            except Exception as error:  # a teacher's entry that fails: named, and only it is lost
-                broken[exercise_id] = f"{type(error).__name__}: {error}"[:200]
-        return cls(worked, cases, {i: float((points or {}).get(i, e.points)) for i, e in REGISTRY.items()}, broken)
+                worked[exercise_id] if exercise_id in worked else cases[exercise_id]
+            except KeyFailed as failure:
+                broken[exercise_id] = failure.why
+        return cls(worked, cases, {i: float((points or {}).get(i, e.points)) for i, e in REGISTRY.items()}, broken,
+                   later=later)
 
     def for_learner(self, worked: dict[str, Worked], texts: dict | None = None) -> AnswerKey:
         """The same key with some exercises' answers replaced: one learner's own variants (and their words)."""
-        return replace(self, worked={**self.worked, **worked}, texts={**self.texts, **(texts or {})})
+        # the others stay computed on first use: a ChainMap only reads its later maps (typeshed wants them mutable)
+        own = ChainMap(dict(worked), self.worked)  # type: ignore[arg-type]
+        return replace(self, worked=own, texts={**self.texts, **(texts or {})})
 
     def with_points(self, points: dict[str, float]) -> AnswerKey:
         """The same key with these exercises' points (a manifest's)."""
