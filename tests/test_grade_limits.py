@@ -176,7 +176,7 @@ def test_a_hand_in_over_the_caps_is_too_large_unparsed_and_nbformats_warnings_go
     from helpers.teacher import submissions as found
 
     submissions = tmp_path / "submissions"
-    many_cells(submissions / "huge" / "01_mine.ipynb", 200_000)
+    many_cells(submissions / "huge" / "01_mine.ipynb", 5_001)
     twice = new_notebook(cells=[new_code_cell(IMPORT), new_code_cell(f"check('explain-rr-mean', {RIGHT!r})")])
     twice.cells[1].id = twice.cells[0].id  # nbformat repairs it, and warns
     (submissions / "twin").mkdir()
@@ -186,7 +186,7 @@ def test_a_hand_in_over_the_caps_is_too_large_unparsed_and_nbformats_warnings_go
     with big.open("wb") as handle:  # over the byte cap: never read whole, only its digest taken
         handle.truncate(found.MAX_HAND_IN_BYTES + 1)
     read = {submission.learner: submission for submission in found.read_submissions(submissions)}
-    assert read["huge"].too_large == "200,000 cells: over the grader's cap of 5,000"
+    assert read["huge"].too_large == "5,001 cells: over the grader's cap of 5,000"
     assert read["bulky"].too_large.endswith("over the grader's cap of 50 MB") and read["bulky"].data == b""
     assert read["bulky"].sha256 == hashlib.sha256(big.read_bytes()).hexdigest()
     assert read["twin"].too_large == ""
