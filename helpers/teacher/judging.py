@@ -211,7 +211,7 @@ def judge_exercise(exercise_id: str, events: list[dict], key: AnswerKey) -> Judg
     """The last recorded answer to one exercise, judged; the help used and the answer key called, noted."""
     exercise = REGISTRY[exercise_id]
     if exercise_id in key.broken:
-        raise RuntimeError(f"its answer key fails: {key.broken[exercise_id]}")
+        raise KeyFailed(key.broken[exercise_id])
     own = [event for event in events if event.get("exercise") == exercise_id]
     if isinstance(exercise, Exercise):
         checks = [event for event in own if event.get("event") == "check"]
