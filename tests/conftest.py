@@ -44,6 +44,7 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+import psutil
 import pytest
 
 from tests import processes, ranx_warm_up
@@ -108,10 +109,35 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def npm_packages_failed() -> str:
+    """Wait for npm's packages that .ci/run fetches in the background (the proxy, axe-core); why they failed, or ''.
+
+    A checkout where .ci/run never ran, or whose run was stopped half way (the job it names has gone), waits for
+    nothing.
+    """
+    venv = TESTS.parent / ".venv"
+
+    def installing() -> bool:
+        try:
+            return psutil.Process(int((venv / "npm.pending").read_text())).status() != psutil.STATUS_ZOMBIE
+        except (OSError, ValueError, psutil.Error):
+            return False
+
+    wait_until(lambda: not installing(), "npm's packages, fetched by .ci/run in the background", timeout=600, every=0.5)
+    if not (venv / "npm.failed").exists():
+        return ""
+    said = (venv / "npm.log").read_text(encoding="utf-8", errors="replace") if (venv / "npm.log").exists() else ""
+    return f"npm's packages did not install (.ci/run, .venv/npm.log): {said.strip()[-800:]}"
+
+
 def pytest_sessionstart(session: pytest.Session) -> None:
-    """Import the register of exercises and check every entry once: a refused one stops the run with its message."""
+    """Import the register of exercises and check every entry once: a refused one stops the run with its message.
+    Before that, wait for npm's packages when .ci/run is fetching them: a failure stops the run too."""
     if is_worker(session.config):
         return
+    failed = npm_packages_failed()
+    if failed:
+        pytest.exit(failed, returncode=pytest.ExitCode.TESTS_FAILED)
     try:
         from helpers.exercises import registry  # registers every lesson's exercises
 

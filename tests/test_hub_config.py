@@ -127,11 +127,36 @@ def test_the_kubernetes_image_installs_the_same_environment():
     assert "git" in re.search(r"apt-get install[^\n]*", dockerfile).group(0)  # nbgitpuller needs it
 
 
-def test_ci_installs_the_pinned_proxy_before_running_the_tests():
+def test_ci_installs_the_pinned_proxy_and_the_tests_wait_for_it():
     lines = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     proxy = next(number for number, line in enumerate(lines) if "configurable-http-proxy@5.3.0" in line)
+    started = next(number for number, line in enumerate(lines) if line.startswith("npm_packages ") and "&" in line)
     tests = next(number for number, line in enumerate(lines) if "python -m pytest" in line)
-    assert lines[proxy].startswith("npm install -g") and proxy < tests
+    assert "npm install -g" in lines[proxy] and proxy < started < tests
+    assert lines[started + 1] == "echo $! >.venv/npm.pending", "the job the tests wait for (tests/conftest.py)"
+
+
+def test_the_tests_wait_for_npms_packages_and_stop_when_they_failed(tmp_path, monkeypatch):
+    import subprocess
+
+    from tests import conftest
+
+    venv = tmp_path / ".venv"
+    venv.mkdir()
+    monkeypatch.setattr(conftest, "TESTS", tmp_path / "tests")
+    assert conftest.npm_packages_failed() == "", "no .ci/run here: nothing to wait for"
+    job = subprocess.Popen(["sh", "-c", f"sleep 0.3; echo 'npm error 404 axe-core' >{venv}/npm.log; "
+                                        f"touch {venv}/npm.failed"])
+    (venv / "npm.pending").write_text(str(job.pid))
+    try:
+        said = conftest.npm_packages_failed()
+        assert job.poll() is not None, "waited for the job to end"
+    finally:
+        job.wait()
+    assert "npm error 404 axe-core" in said and ".venv/npm.log" in said
+    (venv / "npm.failed").unlink()
+    (venv / "npm.ready").touch()
+    assert conftest.npm_packages_failed() == "", "a stamp of a run stopped half way: its job has gone"
 
 
 def test_a_learners_kernel_that_lost_its_ports_restarts_on_new_ones(shipped):
