@@ -62,6 +62,9 @@ def defined(exercise_id: str) -> bool:
     return math.isfinite(value_of(exercise_id))
 
 
+DEFINED_IDS = [i for i in ANSWER_IDS if defined(i)]  # worked out once, as each worker collects the module
+
+
 # --- the register -----------------------------------------------------------------------
 
 
@@ -208,7 +211,7 @@ def right_answers(exercise_id: str) -> list:
             f"{fraction.numerator}/{fraction.denominator}", np.float64(text), Decimal(text)]
 
 
-@pytest.mark.parametrize("exercise_id", [i for i in ANSWER_IDS if defined(i)])
+@pytest.mark.parametrize("exercise_id", DEFINED_IDS)
 def test_the_right_answer_is_accepted_whatever_its_type(exercise_id):
     for answer in right_answers(exercise_id):
         if str(answer).endswith("%") and REGISTRY[exercise_id].decimals < 3:
@@ -217,7 +220,7 @@ def test_the_right_answer_is_accepted_whatever_its_type(exercise_id):
         assert result.correct, (answer, result.message)
 
 
-@pytest.mark.parametrize("exercise_id", [i for i in ANSWER_IDS if defined(i)])
+@pytest.mark.parametrize("exercise_id", DEFINED_IDS)
 def test_too_few_decimals_typed_as_text_gets_one_verdict_and_a_float_is_judged_by_its_value(exercise_id):
     found = REGISTRY[exercise_id]
     fewest = found.min_decimals if found.min_decimals is not None else found.decimals
@@ -241,7 +244,7 @@ def test_too_few_decimals_typed_as_text_gets_one_verdict_and_a_float_is_judged_b
     assert as_number.correct or as_number.verdict in (Verdict.TOO_FEW_DECIMALS, Verdict.SLIP)
 
 
-@pytest.mark.parametrize("exercise_id", [i for i in ANSWER_IDS if defined(i)])
+@pytest.mark.parametrize("exercise_id", DEFINED_IDS)
 def test_a_truncation_is_named_as_one_and_a_short_key_never_is(exercise_id):
     found = REGISTRY[exercise_id]
     value = value_of(exercise_id)

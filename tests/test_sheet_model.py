@@ -76,10 +76,13 @@ def every_sheet_html() -> dict[str, str]:
     return pages
 
 
+SHEETS = every_sheet_html()  # drawn once, as each worker collects the module
+
+
 # --- HTML: MathJax, alignment, wrapping, precision ----------------------------
 
 
-@pytest.mark.parametrize(("name", "page"), every_sheet_html().items())
+@pytest.mark.parametrize(("name", "page"), SHEETS.items())
 def test_every_sheet_is_one_element_that_mathjax_leaves_alone(name, page):
     found = outline(page)
     assert len(found.top) == 1 and not found.stray_text.strip(), f"{name}: more than one outer element"
@@ -95,7 +98,7 @@ def test_formulas_with_dollar_signs_sit_inside_the_ignored_element():
     assert "=LARGE($B$2:$B$5,A2)" in inner and "$" not in page.replace(inner, "")
 
 
-@pytest.mark.parametrize(("name", "page"), every_sheet_html().items())
+@pytest.mark.parametrize(("name", "page"), SHEETS.items())
 def test_numbers_are_right_aligned_and_text_left_aligned(name, page):
     for classes, text in outline(page).cells:
         value = text.split("=", 1)[0]  # the value, without the formula shown under it
