@@ -119,9 +119,10 @@ def npm_packages_failed() -> str:
 
     def installing() -> bool:
         try:
-            return psutil.Process(int((venv / "npm.pending").read_text())).status() != psutil.STATUS_ZOMBIE
+            job = psutil.Process(int((venv / "npm.pending").read_text()))
         except (OSError, ValueError, psutil.Error):
             return False
+        return processes.alive(job)  # a job ended but not yet reaped (a zombie) has ended
 
     wait_until(lambda: not installing(), "npm's packages, fetched by .ci/run in the background", timeout=600, every=0.5)
     if not (venv / "npm.failed").exists():

@@ -63,7 +63,7 @@ class OnFirstUse(Mapping[str, Any]):
             if exercise_id not in self._found:
                 try:
                     self._found[exercise_id] = (True, self._compute(exercise_id))
-                except Exception as error:  # a teacher's entry that fails: named, and only it is lost
+                except Exception as error:  # an entry that fails: named, and only that exercise is lost
                     self._found[exercise_id] = (False, f"{type(error).__name__}: {error}"[:200])
             computed, value = self._found[exercise_id]
         if not computed:
