@@ -86,25 +86,38 @@ def lab_page(laptop_page):
 
 
 def open_lesson(page, server, path: str) -> None:
-    """Open a notebook from the File menu in the JupyterLab already on the page (loading it first if need be)."""
+    """Open a notebook from the File menu in the JupyterLab already on the page (loading it first if need be).
+
+    A notebook a failed test left open is closed first: each test starts from no open document.
+    """
     file_menu = page.get_by_role("menuitem", name="File", exact=True)
     if not page.url.startswith(server.url) or not file_menu.is_visible():
         page.goto(server.page("lab?reset"))
+    if page.locator(".jp-NotebookPanel").count():
+        close_lesson(page, server)
     file_menu.click()
     page.get_by_role("menuitem", name="Open from Path…").click()
     box = page.get_by_placeholder("/path/relative/to/jlab/root")
     box.fill(path)
     box.press("Enter")
-    expect(page.locator(".lm-TabBar-tab.lm-mod-current", has_text=Path(path).name)).to_have_count(1)
+    # a busy machine can take more than the 5 s default to read and draw a lesson
+    opened = page.locator(".lm-TabBar-tab.lm-mod-current", has_text=Path(path).name)
+    expect(opened).to_have_count(1, timeout=30_000)
 
 
 def close_lesson(page, server) -> None:
-    """Shut the lesson's kernel down, save the copy (so closing asks nothing) and close its tab."""
+    """Shut the lesson's kernel down, save the copy (so closing asks nothing) and close its tab.
+
+    Every open document is saved and closed, not only the current one: a lesson that opened late (after its
+    test gave up waiting) would otherwise stay open, and unsaved, into the next test.
+    """
     shut_kernels_down(server)
-    page.keyboard.press("Control+s")
-    expect(page.locator(".lm-TabBar-tab.jp-mod-dirty")).to_have_count(0)
-    page.get_by_role("menuitem", name="File", exact=True).click()
-    page.get_by_role("menuitem", name="Close Tab").click()
+    file_menu = page.get_by_role("menuitem", name="File", exact=True)
+    file_menu.click()
+    page.get_by_role("menuitem", name="Save All", exact=True).click()
+    expect(page.locator(".lm-TabBar-tab.jp-mod-dirty")).to_have_count(0, timeout=15_000)
+    file_menu.click()
+    page.get_by_role("menuitem", name="Close All Tabs", exact=True).click()
     expect(page.locator(".jp-NotebookPanel")).to_have_count(0)
 
 
@@ -228,9 +241,9 @@ LESSON_CHECKS = {
 
 @pytest.mark.parametrize("lesson", LESSONS)
 def test_lesson_renders_right_in_jupyterlab(lesson, readme_lab, lab_page, shots):
-    open_lesson(lab_page, readme_lab, f"notebooks/{lesson}")
     shot = shots / f"jupyterlab_{lesson.removesuffix('.ipynb')}.png"
     try:
+        open_lesson(lab_page, readme_lab, f"notebooks/{lesson}")
         with page_checks.stitched_screenshot_when_asked(lab_page, SCROLLER, shot):
             run_all(lab_page)
             lab_page.wait_for_timeout(500)  # MathJax typesets after the outputs arrive
