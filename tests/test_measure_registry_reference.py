@@ -22,11 +22,11 @@ import ir_measures  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
-from ranx import Qrels, Run  # noqa: E402
 from ranx import evaluate as ranx_evaluate  # noqa: E402
 
 from helpers.batch import DocnoMatchWarning, RunOrderWarning, evaluate, parse_measure, rank_run  # noqa: E402
 from tests.test_measure_registry import random_collection  # noqa: E402
+from tests.test_ranx_reference import ranx_input  # noqa: E402
 
 pytestmark = pytest.mark.reference  # the field's implementations against ours
 
@@ -75,9 +75,9 @@ def test_rbp_equals_ranx_on_binary_judgments():
         ranked = ranked.assign(score=-ranked["rank"].astype(float))
         binary = {qid: {docno: 1 for docno in group.loc[group["grade"] >= rel, "docno"]} or {"none": 0}
                   for qid, group in qrels.groupby("qid")}
-        ranx_run = Run({qid: dict(zip(group["docno"], group["score"], strict=True))
-                        for qid, group in ranked.groupby("qid")})
-        ranx_evaluate(Qrels(binary), ranx_run, [f"rbp.{p}"], make_comparable=True)
+        ranx_qrels, ranx_run = ranx_input(binary, {qid: dict(zip(group["docno"], group["score"], strict=True))
+                                                   for qid, group in ranked.groupby("qid")})
+        ranx_evaluate(ranx_qrels, ranx_run, [f"rbp.{p}"], make_comparable=True)
         name = str(parse_measure(f"RBP(p=0.{p},rel={rel})"))
         table = ours(qrels, ranked, [name])
         for qid, value in ranx_run.scores[f"rbp.{p}"].items():

@@ -22,8 +22,10 @@ Where the conventions differ, a test names the difference and asserts it (lesson
   bpref's loop over the queries (in id order): it and every query after it score 0; the collection scores that
   query 0 and the others as they are.
 
-ranx compiles its numba code on first use (once per environment: numba caches it). On a whole run tests/conftest.py
-compiles it in the background from the start (tests/ranx_warm_up.py), and this module waits for that (ranx_compiled).
+ranx compiles its numba code on first use (once per environment: numba caches it), for each width of doc id it
+meets; every doc id ranx is given here is renamed to one width first (``ranx_input``). On a whole run
+tests/conftest.py compiles it in the background from the start (tests/ranx_warm_up.py), and this module waits for
+that (ranx_compiled).
 """
 
 from __future__ import annotations
@@ -70,10 +72,27 @@ def nested(table: pd.DataFrame, value: str, kind=float) -> dict:
     return result
 
 
+def ranx_input(qrels: dict, run: dict) -> tuple[Qrels, Run]:
+    """ranx's Qrels and Run of two qid -> docno -> value dicts, every docno renamed to one width, the same in both.
+
+    ranx holds a run's doc ids in a NumPy string array as wide as its longest id, and numba compiles ranx's kernels
+    again for each width: these tests' ids, of six widths, had cost six compilings (about 100 of their 140 CPU
+    seconds in a fresh venv). ranx compares ids only for equality and keeps documents in the order given, so the
+    new names change no number.
+    """
+    names: dict[str, str] = {}
+
+    def renamed(table: dict) -> dict:
+        return {qid: {names.setdefault(docno, f"doc{len(names):05d}"): value for docno, value in documents.items()}
+                for qid, documents in table.items()}
+
+    return Qrels(renamed(qrels)), Run(renamed(run))
+
+
 def ranx_per_query(qrels: pd.DataFrame, run: pd.DataFrame, names) -> dict[str, dict[str, float]]:
     """ranx's value of each measure for each query of the qrels (a query missing from the run scores 0)."""
-    ranx_run = Run(nested(run, "score"))
-    ranx_evaluate(Qrels(nested(qrels, "grade", int)), ranx_run, list(names), make_comparable=True)
+    ranx_qrels, ranx_run = ranx_input(nested(qrels, "grade", int), nested(run, "score"))
+    ranx_evaluate(ranx_qrels, ranx_run, list(names), make_comparable=True)
     return {name: dict(ranx_run.scores[name]) for name in names}
 
 
@@ -196,9 +215,9 @@ def test_ranx_agrees_with_the_collection_on_random_runs(collection):
 
 def test_ranx_keeps_five_tied_documents_in_the_order_given_and_trec_eval_orders_them_by_id():
     """Lesson 08: in all 120 insertion orders of five tied documents, the relevant one lands where it was put."""
-    qrels = Qrels({"q": {"d2": 1}})
     for order in itertools.permutations(["d1", "d2", "d3", "d4", "d5"]):
-        assert ranx_evaluate(qrels, Run({"q": dict.fromkeys(order, 0.5)}), "mrr") == 1 / (order.index("d2") + 1)
+        qrels, run = ranx_input({"q": {"d2": 1}}, {"q": dict.fromkeys(order, 0.5)})
+        assert ranx_evaluate(qrels, run, "mrr") == 1 / (order.index("d2") + 1)
     tied = pd.DataFrame({"qid": "q", "docno": ["d1", "d2", "d3", "d4", "d5"], "score": 0.5})
     ours = evaluate(pd.DataFrame({"qid": ["q"], "docno": ["d2"], "grade": [1]}), tied, ["RR"]).per_query
     assert ours.loc["q", "RR"] == 1 / 4  # d5, d4, d3, d2: ids descending
@@ -208,12 +227,12 @@ def test_ranx_no_longer_keeps_that_order_from_16_tied_documents():
     """Lesson 08: with 16 tied documents, the first one given came 15th."""
     for count, rank in ((15, 1), (16, 15)):
         ids = [f"t{number:02d}" for number in range(count)]
-        run = Run({"q": dict.fromkeys(ids, 0.5)})
-        assert ranx_evaluate(Qrels({"q": {ids[0]: 1}}), run, "mrr") == 1 / rank
+        qrels, run = ranx_input({"q": {ids[0]: 1}}, {"q": dict.fromkeys(ids, 0.5)})
+        assert ranx_evaluate(qrels, run, "mrr") == 1 / rank
 
 
 def test_a_query_missing_from_the_run_is_refused_unless_made_comparable_then_scores_0():
-    qrels, run = Qrels({"q": {"a": 1}, "p": {"b": 1}}), Run({"q": {"a": 1.0}})
+    qrels, run = ranx_input({"q": {"a": 1}, "p": {"b": 1}}, {"q": {"a": 1.0}})
     with pytest.raises(AssertionError, match="make_comparable=True"):
         ranx_evaluate(qrels, run, "mrr")
     assert ranx_evaluate(qrels, run, "mrr", make_comparable=True) == 0.5
