@@ -73,6 +73,7 @@ LONGEST_FIRST = (
 WHOLE_TIER = re.compile(rf"^pytestmark = \[?pytest\.mark\.(?:{'|'.join(TIERS)})\b", re.MULTILINE)
 TESTS = Path(__file__).resolve().parent
 CHROMIUM = Path("/usr/bin/chromium")
+EXPECT_TIMEOUT = 15_000  # ms: how long a browser test's expect(...) waits for what it asserts
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -278,9 +279,13 @@ def browser():
     ``sync_playwright()`` while one is open fails ("Sync API inside the asyncio
     loop"). It is closed when its module ends, because while it is open an
     event loop counts as running and ``asyncio.run`` in later tests would fail.
-    """
-    from playwright.sync_api import sync_playwright
 
+    Its ``expect`` waits up to 15 s instead of Playwright's 5: on a busy machine a lesson's tab once took longer
+    than 5 s to open (stop 61's CI). A check that passes returns as soon as it holds; only a failure waits longer.
+    """
+    from playwright.sync_api import expect, sync_playwright
+
+    expect.set_options(timeout=EXPECT_TIMEOUT)
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(
             executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
