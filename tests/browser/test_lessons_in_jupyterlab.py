@@ -100,13 +100,13 @@ def open_lesson(page, server, path: str) -> None:
     box = page.get_by_placeholder("/path/relative/to/jlab/root")
     box.fill(path)
     box.press("Enter")
-    # a busy machine can take more than the 5 s default to read and draw a lesson
+    # a busy machine can take more than expect's default (tests/conftest.py) to read and draw a lesson
     opened = page.locator(".lm-TabBar-tab.lm-mod-current", has_text=Path(path).name)
     expect(opened).to_have_count(1, timeout=30_000)
 
 
 def close_lesson(page, server) -> None:
-    """Shut the lesson's kernel down, save the copy (so closing asks nothing) and close its tab.
+    """Shut the kernels down, save the open copies (so closing asks nothing) and close their tabs.
 
     Every open document is saved and closed, not only the current one: a lesson that opened late (after its
     test gave up waiting) would otherwise stay open, and unsaved, into the next test.
@@ -115,7 +115,7 @@ def close_lesson(page, server) -> None:
     file_menu = page.get_by_role("menuitem", name="File", exact=True)
     file_menu.click()
     page.get_by_role("menuitem", name="Save All", exact=True).click()
-    expect(page.locator(".lm-TabBar-tab.jp-mod-dirty")).to_have_count(0, timeout=15_000)
+    expect(page.locator(".lm-TabBar-tab.jp-mod-dirty")).to_have_count(0)
     file_menu.click()
     page.get_by_role("menuitem", name="Close All Tabs", exact=True).click()
     expect(page.locator(".jp-NotebookPanel")).to_have_count(0)
