@@ -180,7 +180,8 @@ def test_a_learners_kernel_that_lost_its_ports_restarts_on_new_ones(shipped):
             await manager.shutdown_kernel(now=True)
 
     before, after = asyncio.run(ports_before_and_after_a_restart(config=server_config))
-    assert set(before).isdisjoint(after)
+    # picked anew: the system may hand one freed port out again by chance (the CI at 0d1e4ad), never all five
+    assert set(after) != set(before)
     # Jupyter's default, for contrast: the restart takes the same ports, one of which is now another kernel's
     before, after = asyncio.run(ports_before_and_after_a_restart())
     assert before == after
