@@ -238,6 +238,63 @@ def test_a_learners_kernel_whose_port_another_kernel_holds_ends_and_answers_from
     assert answer["status"] == "ok" and answer["implementation"] == "ipython"
 
 
+# A kernel spec for the test below: the servers' own kernel, whose iopub port is held when it first starts.
+LOSING_A_PORT = """import json, runpy, socket, sys
+from pathlib import Path
+
+connection = json.loads(Path(sys.argv[sys.argv.index("-f") + 1]).read_text())
+lost_once = Path(__file__).with_name("lost_once")
+if not lost_once.exists():
+    lost_once.touch()
+    held = socket.create_server((connection["ip"], connection["iopub_port"]))  # until this process ends
+runpy.run_path({start_or_end!r}, run_name="__main__")
+"""
+
+
+@pytest.mark.slow  # a Jupyter server, a kernel that ends and the one started again
+def test_the_lab_connects_to_a_learners_kernel_restarted_on_new_ports(shipped, tmp_path, monkeypatch):
+    """A learner's server with the servers' settings and kernel, opened as the lab opens a notebook: the kernel's
+    iopub port is held when it starts, the kernel ends, the restarter starts it on new ports, and the connection
+    opened meanwhile gets its kernel_info reply. Without the servers' kernel manager (helpers/teacher/hub_kernels.py)
+    the server watches the old ports: the connection waits a minute and is closed, and so is every later one."""
+    import json
+    import urllib.request
+
+    from tests.browser import servers
+    from tests.hub.kernel import Kernel
+
+    config, _, _ = shipped
+    spec = tmp_path / "kernels" / "kernels" / "python3"
+    spec.mkdir(parents=True)
+    shipped_spec = ROOT / "helpers" / "teacher" / "hub" / "kernels" / "python3"
+    (spec / "losing_a_port.py").write_text(LOSING_A_PORT.format(start_or_end=str(shipped_spec / "start_or_end.py")))
+    (spec / "kernel.json").write_text(json.dumps({
+        **json.loads((shipped_spec / "kernel.json").read_text()),
+        "argv": [sys.executable, "{resource_dir}/losing_a_port.py", "-f", "{connection_file}"],
+    }))
+    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "kernels"))
+    servers.write_notebook(tmp_path / "lesson.ipynb", ["1 + 1"])
+    server = servers.start_jupyterlab(tmp_path, tmp_path / "home", extra=config.Spawner.args)
+    try:
+        opened = urllib.request.Request(
+            server.page("api/sessions"), method="POST", headers={"Content-Type": "application/json"},
+            data=json.dumps({"path": "lesson.ipynb", "type": "notebook", "kernel": {"name": "python3"}}).encode(),
+        )
+        with urllib.request.urlopen(opened, timeout=60) as answer:
+            kernel_id = json.load(answer)["kernel"]["id"]
+        # within jupyter_server's minute for a kernel_info reply, after which it goes on without one
+        kernel = Kernel(server.url, server.token, kernel_id, timeout=45, attempts=1)
+        try:
+            said = kernel.execute("1 + 1")
+        finally:
+            kernel.close()
+    finally:
+        servers.stop(server)
+    log = server.log_text()
+    assert (spec / "lost_once").exists() and "Address already in use" in log and "new random ports" in log
+    assert said.status == "ok" and said.text == "2"
+
+
 def test_learners_starting_at_the_same_moment_are_given_different_ports(shipped, monkeypatch):
     """The system can offer one free port twice in a row (no server holds it yet): the second server gets another."""
     from types import SimpleNamespace

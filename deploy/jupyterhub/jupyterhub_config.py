@@ -146,8 +146,13 @@ c.Spawner.mem_limit = MEMORY_LIMIT
 # binds them: now and then another server's kernel takes one first. Jupyter then restarts the kernel, but with its
 # ports cached it restarts on the same ports and never comes up ("Kernel does not exist" in the lab). Uncached, each
 # restart picks new ones, so the learner sees one restart; the kernel of LAB_KERNEL ends when it cannot bind, which
-# is what Jupyter waits for. (Kubernetes gives each server its own ports: no race.)
-c.Spawner.args = ["--KernelManager.cache_ports=False"]
+# is what Jupyter waits for. The server follows the restarted kernel to its new ports (helpers/teacher/hub_kernels.py):
+# jupyter_server alone goes on watching the old ones, and the lab never connects. (Kubernetes gives each server its
+# own ports: no race.)
+c.Spawner.args = [
+    "--KernelManager.cache_ports=False",
+    "--MappingKernelManager.kernel_manager_class=helpers.teacher.hub_kernels.FollowedToNewPorts",
+]
 # a class starting at the same minute: servers queue for the CPU, so allow them time to come up
 c.Spawner.start_timeout = 180
 c.Spawner.http_timeout = 180

@@ -36,9 +36,10 @@ LIBRARIES = ("ipykernel", "ipython", "numpy", "pandas", "matplotlib", "scipy", "
              "pillow", "nbformat", "pyzmq")
 SKIPPED = {"__pycache__", ".ipynb_checkpoints"}
 # the grader's modules that only write what the records say (tables, pages, the bar, the classroom's tools):
-# a change there rebuilds the files, never a verdict, so it does not change the key version
+# a change there rebuilds the files, never a verdict, so it does not change the key version; nor does the hub's
+# kernel manager, which only learners' servers run
 OUTPUT_ONLY = tuple(f"teacher/{name}.py" for name in ("reports", "lms", "progress", "shards", "classroom", "collect",
-                                                      "release"))
+                                                      "release", "hub_kernels"))
 
 
 def sha256(data: Any) -> str:
