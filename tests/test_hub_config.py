@@ -266,7 +266,7 @@ def test_the_lab_connects_to_a_learners_kernel_restarted_on_new_ports(shipped, t
     config, _, _ = shipped
     spec = tmp_path / "kernels" / "kernels" / "python3"
     spec.mkdir(parents=True)
-    shipped_spec = ROOT / "helpers" / "teacher" / "hub" / "kernels" / "python3"
+    shipped_spec = jupyter_path(config)[1] / "kernels" / "python3"  # the learners' kernel, as the servers find it
     (spec / "losing_a_port.py").write_text(LOSING_A_PORT.format(start_or_end=str(shipped_spec / "start_or_end.py")))
     (spec / "kernel.json").write_text(json.dumps({
         **json.loads((shipped_spec / "kernel.json").read_text()),
