@@ -1,8 +1,9 @@
-"""Fixtures of the real-browser tests: Debian's Chromium driven by Playwright, JupyterLab and Voilà servers.
+"""Fixtures of the real-browser tests: Chromium (its headless shell) driven by Playwright, JupyterLab and Voilà servers.
 
 Run them with ``pytest tests/browser -m browser``; leave them out with
-``-m "not browser"``. They need /usr/bin/chromium (installed with apt; never
-``playwright install``) and are skipped, with that reason, when it is missing.
+``-m "not browser"``. They need Chromium's headless shell (``apt-get install
+chromium-headless-shell``; never ``playwright install``), or else Debian's full
+``/usr/bin/chromium``, and are skipped, with that reason, when both are missing.
 Screenshots of every state go to ``test-output/browser/`` (gitignored).
 """
 
@@ -30,7 +31,7 @@ JUPYTERLAB_THEMES = {"JupyterLab Light": "true", "JupyterLab Dark": "false"}  # 
 
 def pytest_configure(config):
     config.addinivalue_line(
-        "markers", "browser: drives JupyterLab or Voilà in headless Chromium (needs /usr/bin/chromium)"
+        "markers", "browser: drives JupyterLab or Voilà in headless Chromium (needs chromium-headless-shell)"
     )
 
 
