@@ -23,6 +23,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
+from functools import lru_cache
 from numbers import Real
 from typing import Any
 
@@ -260,20 +261,27 @@ def read_mistake_code(code: str) -> tuple[tuple[str, ...], ...]:
 
 def distinct_slips(exercise: Exercise, worked: Worked) -> list[Slip]:
     """The slips that change the answer at the asked precision; a combination only where its parts differ."""
+    # the measure and kind too: the slips of writing depend on them, and a difference's are in its inputs, which a
+    # Worked leaves out of its equality
+    return list(_distinct_slips(exercise.decimals, worked, combined.measure_and_kind(worked)))
+
+
+@lru_cache(maxsize=256)  # every answer checked against one worked problem (a learner's tries, a test's) asks again
+def _distinct_slips(decimals: int, worked: Worked, _measure_and_kind: tuple[str, str] | None) -> tuple[Slip, ...]:
     expected = worked.value
 
     def same(value: float, target: float) -> bool:
         if not (math.isfinite(value) and math.isfinite(target)):
             return math.isfinite(value) == math.isfinite(target)
-        return matches(read_answer(f"{value:.{exercise.decimals}f}"), target, exercise.decimals)
+        return matches(read_answer(f"{value:.{decimals}f}"), target, decimals)
 
-    slips = [*worked.slips, *combined.writing_slips(worked, exercise.decimals)]  # 12.5 written for 0.125, ...
+    slips = [*worked.slips, *combined.writing_slips(worked, decimals)]  # 12.5 written for 0.125, ...
     distinct = [(codes, value) for codes, value in slips if not same(value, expected)]
-    return [
+    return tuple(
         (codes, value)
         for codes, value in distinct
         if len(codes) == 1 or not any(set(other) < set(codes) and same(value, v) for other, v in distinct)
-    ]
+    )
 
 
 def matching_slips(exercise: Exercise, given: Answer, worked: Worked, exact: bool) -> list[tuple[str, ...]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from functools import lru_cache
 
@@ -24,7 +25,19 @@ def _cached(name: str, _file_times: tuple[int, ...]) -> Example:
 
 def golden_set_times() -> tuple[int, ...]:
     """When each file of every golden set last changed: a cache key that any saved edit of ``data/`` changes."""
-    return tuple(path.stat().st_mtime_ns for path in sorted(golden_sets.DATA_DIR.glob("example_*/*.csv")))
+    folder_time = golden_sets.DATA_DIR.stat().st_mtime_ns
+    try:
+        return tuple(os.stat(path).st_mtime_ns for path in _golden_set_files(folder_time))
+    except FileNotFoundError:  # a file removed since the folder was last listed
+        _golden_set_files.cache_clear()
+        return tuple(os.stat(path).st_mtime_ns for path in _golden_set_files(folder_time))
+
+
+@lru_cache(maxsize=1)
+def _golden_set_files(_folder_time: int) -> tuple[str, ...]:
+    """The golden sets' files, listed again when an example is added or removed (a quarter of the time: practice
+    asks on every draw)."""
+    return tuple(str(path) for path in sorted(golden_sets.DATA_DIR.glob("example_*/*.csv")))
 
 
 def first_ranks(
