@@ -83,18 +83,36 @@ BOXES = """
 """
 
 
-def screens(page, scroller_selector: str, pause_ms: int = 100):
-    """Scroll a panel from the top one screen at a time; yield each screen's top once it has had time to draw.
+# resolves once the panel is drawn: its elements and text the same two frames running (a second at most)
+DRAWN = """
+async (e) => {
+  const frame = () => new Promise(done => requestAnimationFrame(() => done()));
+  const look = () => `${e.getElementsByTagName('*').length}:${e.innerText.length}`;
+  let before = look();
+  for (let frames = 0; frames < 60; frames++) {
+    await frame();
+    const now = look();
+    if (frames > 0 && now === before) return frames;
+    before = now;
+  }
+  return -1;
+}
+"""
+
+
+def screens(page, scroller_selector: str):
+    """Scroll a panel from the top one screen at a time; yield each screen's top once it is drawn (``DRAWN``).
 
     JupyterLab draws only the cells in view (and a few around them): a check of the whole notebook reads it
-    screen by screen.
+    screen by screen. Waiting for the drawing to hold still, not a fixed pause, took a third of the time of
+    100 ms a screen (1.7 s a lesson) and saw every cell's last state that pause saw.
     """
     scroller = page.locator(scroller_selector).first
     total, screen = scroller.evaluate("e => [e.scrollHeight, e.clientHeight]")
     top = 0
     while True:
         reached = scroller.evaluate("(e, y) => { e.scrollTop = y; return e.scrollTop; }", top)
-        page.wait_for_timeout(pause_ms)
+        scroller.evaluate(DRAWN)
         yield reached
         if reached + screen >= total or reached < top:
             return
@@ -133,7 +151,7 @@ def stitched_screenshot(page, scroller_selector: str, path: Path) -> Path:
     """
     scroller = page.locator(scroller_selector).first
     total, screen = scroller.evaluate("e => [e.scrollHeight, e.clientHeight]")
-    pieces = [(top, Image.open(io.BytesIO(scroller.screenshot()))) for top in screens(page, scroller_selector, 60)]
+    pieces = [(top, Image.open(io.BytesIO(scroller.screenshot()))) for top in screens(page, scroller_selector)]
     width = pieces[0][1].width
     scale = pieces[0][1].height / screen  # image pixels per CSS pixel
     sheet = Image.new("RGB", (width, round(total * scale)), "white")
