@@ -29,6 +29,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
 from helpers.teacher.classroom import FILL_DELAY
@@ -491,9 +492,17 @@ def deal_and_reveal_with_keys(page, viewport: dict) -> None:
 
 
 def close_with_goodbye(page, context) -> None:
-    """Close the page as a tab is closed (its unload handler asks Voila to end its kernel at once), then its context."""
+    """Close the page as a tab is closed (its unload handler asks Voila to end its kernel at once), then its context.
+
+    ``page.close(run_before_unload=True)`` returns before the page has closed: the context is closed once the page
+    is (5 s at most), not at once, which could end the page before its unload handler's request left (a fresh-clone
+    run found lesson 05's kernel of such a page still there when the abandoned page's had been culled).
+    """
     try:
-        page.close(run_before_unload=True)
+        with page.expect_event("close", timeout=5_000):
+            page.close(run_before_unload=True)
+    except PlaywrightError:  # not closed within 5 s (or already gone): the context ends it
+        pass
     finally:
         context.close()
 
