@@ -137,16 +137,16 @@ def throwaway_venv(tmp_path: Path, *extra_paths: Path, with_pip: bool = False, l
     return venv
 
 
-def kernel_of(venv: Path, tmp_path: Path, monkeypatch) -> str:
-    """A kernelspec (found through JUPYTER_PATH) that starts the venv's Python; its name."""
-    spec = tmp_path / "jupyter" / "kernels" / "lone"
+def kernel_of(venv: Path, tmp_path: Path, monkeypatch, name: str = "lone") -> str:
+    """A kernelspec (found through JUPYTER_PATH, ``tmp_path/jupyter``) that starts the venv's Python; its name."""
+    spec = tmp_path / "jupyter" / "kernels" / name
     spec.mkdir(parents=True)
     argv = [str(venv / "bin" / "python"), "-m", "ipykernel_launcher", "-f", "{connection_file}"]
-    (spec / "kernel.json").write_text(json.dumps({"argv": argv, "display_name": "lone", "language": "python"}))
+    (spec / "kernel.json").write_text(json.dumps({"argv": argv, "display_name": name, "language": "python"}))
     monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
     for key in [key for key in os.environ if key.startswith(("COLAB_", "KAGGLE_"))]:
         monkeypatch.delenv(key)
-    return "lone"
+    return name
 
 
 def lone_lesson(prefix: str, folder: Path, repository: str = "") -> Path:

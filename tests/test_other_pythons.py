@@ -8,7 +8,6 @@ and say so.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -79,18 +78,7 @@ def lessons_run(tmp_path_factory) -> dict[tuple[str, str], BaseException | None]
     """
     folder = tmp_path_factory.mktemp("other-pythons")
     outcomes: dict[tuple[str, str], BaseException | None] = {}
-    kernels = {}
-    for version in VERSIONS:
-        try:
-            venv = ready_venv(version)
-        except (pytest.skip.Exception, pytest.fail.Exception) as why:
-            outcomes.update({(version, lesson): why for lesson in LESSONS})
-            continue
-        spec = folder / "jupyter" / "kernels" / f"python{version}"
-        spec.mkdir(parents=True)
-        argv = [str(venv / "bin" / "python"), "-m", "ipykernel_launcher", "-f", "{connection_file}"]
-        (spec / "kernel.json").write_text(json.dumps({"argv": argv, "display_name": spec.name, "language": "python"}))
-        kernels[version] = spec.name
+    kernels: dict[str, str] = {}
 
     def run(version: str, lesson: str) -> BaseException | None:
         place = folder / version / lesson.removesuffix(".ipynb")
@@ -101,11 +89,13 @@ def lessons_run(tmp_path_factory) -> dict[tuple[str, str], BaseException | None]
             return raised
         return None
 
-    pairs = [(version, lesson) for version in kernels for lesson in LESSONS]
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("JUPYTER_PATH", str(folder / "jupyter"))
-        for key in [key for key in os.environ if key.startswith(("COLAB_", "KAGGLE_"))]:
-            patch.delenv(key)
+        for version in VERSIONS:
+            try:
+                kernels[version] = kernel_of(ready_venv(version), folder, patch, name=f"python{version}")
+            except (pytest.skip.Exception, pytest.fail.Exception) as why:
+                outcomes.update({(version, lesson): why for lesson in LESSONS})
+        pairs = [(version, lesson) for version in kernels for lesson in LESSONS]
         with ThreadPoolExecutor(max_workers=2) as pool:
             outcomes.update(zip(pairs, pool.map(run, *zip(*pairs, strict=True)), strict=True))
     return outcomes
