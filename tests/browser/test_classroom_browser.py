@@ -193,6 +193,10 @@ def classrooms(tmp_path_factory, repository_files, shots):
         (shots / "classroom_measurements.json").write_text(json.dumps(MEASURED, indent=2), encoding="utf-8")
 
 
+# the kernel a Voila page works with
+KERNEL_ID = "() => JSON.parse(document.getElementById('jupyter-config-data').textContent).kernelId"
+
+
 @pytest.fixture(scope="module")
 def reloads_of_05(classrooms, browser):
     """RELOADS reloads of lesson 05, then the page left without a goodbye (a crashed or sleeping laptop).
@@ -219,7 +223,7 @@ def reloads_of_05(classrooms, browser):
         "after each reload": samples,
         "settled": {"kernels": len(settled), "MiB": round(sum(settled.values()) / 1024)},
     }
-    kernel_id = page.evaluate("() => JSON.parse(document.getElementById('jupyter-config-data').textContent).kernelId")
+    kernel_id = page.evaluate(KERNEL_ID)
     context.close()  # no unload handlers run: the page says no goodbye
     return {"samples": samples, "settled": settled, "kernel id": kernel_id, "left at": time.monotonic()}
 
@@ -429,7 +433,7 @@ def test_classroom_page_in_the_room(view, number, classrooms, browser, shots):
             deal_and_reveal_with_keys(page, viewport)
             page.screenshot(path=str(folder / f"{number}_{name}_revealed.png"))
     finally:
-        close_with_goodbye(page, context)
+        close_with_goodbye(page, context, server)
 
 
 SCROLL_TOP = "() => document.querySelector('#rendered_cells').scrollTop"
@@ -491,20 +495,25 @@ def deal_and_reveal_with_keys(page, viewport: dict) -> None:
     assert "n new numbers" in keys and "r reveal" in keys
 
 
-def close_with_goodbye(page, context) -> None:
+def close_with_goodbye(page, context, server: servers.Server) -> None:
     """Close the page as a tab is closed (its unload handler asks Voila to end its kernel at once), then its context.
 
-    ``page.close(run_before_unload=True)`` returns before the page has closed: the context is closed once the page
-    is (5 s at most), not at once, which could end the page before its unload handler's request left (a fresh-clone
-    run found lesson 05's kernel of such a page still there when the abandoned page's had been culled).
+    The context is closed once Voila has logged that kernel's shutdown (10 s at most), not at once: closing it ends
+    the page's requests, and fresh-clone runs found a page's goodbye cut off so, its kernel still running when
+    test_an_abandoned_page_is_culled counted them (after ``page.close(run_before_unload=True)``, which returns before
+    the page has closed, and again after the page's close event).
     """
+    ended = ""
     try:
-        with page.expect_event("close", timeout=5_000):
-            page.close(run_before_unload=True)
-    except PlaywrightError:  # not closed within 5 s (or already gone): the context ends it
+        kernel_id = page.evaluate(KERNEL_ID)
+        ended = f"Kernel shutdown: {kernel_id}"
+        page.close(run_before_unload=True)
+    except PlaywrightError:  # the page is gone already: the context ends what is left
         pass
-    finally:
-        context.close()
+    deadline = time.monotonic() + 10
+    while ended and ended not in server.log_text() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    context.close()
 
 
 def drive_from_the_keyboard(page, number: str) -> None:
