@@ -25,7 +25,6 @@ from functools import lru_cache
 import pandas as pd
 
 from helpers import metrics
-from helpers.data import rank_by_score
 from helpers.exercises.answers import correctly_rounded
 from helpers.exercises.fresh import Variant, variant_of
 from helpers.exercises.lessons._shared import golden_set_times
@@ -580,20 +579,19 @@ def tied_variant(exercise_id: str, tie_break: str, rng: random.Random) -> Varian
     ir_measures' msmarco provider ascending (lesson 08's tie exercises). One query's reciprocal rank can only be
     1/2 ... 1/12, so a variant asks for the MRR of two such queries: enough answers that practice is not a guess."""
     descending = tie_break == "id_descending"
-    other_break = "id_ascending" if descending else "id_descending"
 
     def make(rng: random.Random) -> Variant:
-        runs, targets = [], []
+        rows, targets, orders, others = [], [], [], []
         for query in ("q1", "q2"):
             count = rng.randint(3, 12)
             ids = [f"d{i:02d}" for i in range(1, count + 1)]  # d02 before d10 as text too: id order is plain
             targets.append(rng.choice(ids))
-            runs.append(pd.DataFrame({"system": "run", "query_id": query, "doc_id": ids,
-                                      "rank": range(1, count + 1), "score": rng.choice([0.5, 0.7, 1.5, 2.0])}))
-        run = pd.concat(runs, ignore_index=True)
-        ranked, flipped_run = rank_by_score(run, tie_break=tie_break), rank_by_score(run, tie_break=other_break)
-        orders = [list(ranked.loc[ranked["query_id"] == query, "doc_id"]) for query in ("q1", "q2")]
-        others = [list(flipped_run.loc[flipped_run["query_id"] == query, "doc_id"]) for query in ("q1", "q2")]
+            score = rng.choice([0.5, 0.7, 1.5, 2.0])
+            rows += [(query, doc_id, rank, score) for rank, doc_id in enumerate(ids, start=1)]
+            # one score for the whole query: the tie rule alone orders it (rank_by_score's order, read without
+            # pandas: a draw ten times faster; tests/test_practice_libraries.py checks the answers on the libraries)
+            orders.append(sorted(ids, reverse=descending))
+            others.append(sorted(ids, reverse=not descending))
         ranks = [order.index(target) + 1 for order, target in zip(orders, targets, strict=True)]
         value = metrics.mean_reciprocal_rank(ranks)
         code = "ties-ascending" if descending else "ties-descending"
@@ -609,7 +607,7 @@ def tied_variant(exercise_id: str, tie_break: str, rng: random.Random) -> Varian
             (("ranks-from-zero",), sum(1 / (rank + 1) for rank in ranks) / 2),
             (("one-over-mean-rank",), 2 / sum(ranks)),
         ))
-        longest = max(len(part) for part in runs)  # RR@k with k the longest list: the cut-off changes nothing
+        longest = max(len(order) for order in orders)  # RR@k with k the longest list: the cut-off changes nothing
         who = "trec_eval (and pytrec_eval)" if descending else f"ir_measures' RR@{longest} (its msmarco provider)"
         question = (f"A run gives every document of a query the same score: q1's documents share one score and "
                     f"q2's another (the table). Only {targets[0]} is relevant for q1 and only {targets[1]} for q2. "
@@ -621,8 +619,7 @@ def tied_variant(exercise_id: str, tie_break: str, rng: random.Random) -> Varian
             f"{'lowest' if descending else 'highest'}; find "
             f"{targets[0]}'s rank in q1 and {targets[1]}'s in q2, take 1/rank of each and their mean.",
         )
-        table = run[["query_id", "doc_id", "rank", "score"]].rename(columns={"query_id": "query",
-                                                                            "doc_id": "document"})
+        table = pd.DataFrame(rows, columns=["query", "document", "rank", "score"])
         return Variant(question, table, worked, hints)
 
     return well_made(exercise_id, rng, make, must_change=("ties-ascending" if descending else "ties-descending",))
