@@ -24,7 +24,9 @@ tests of one module run on one worker (a website build, a server, a browser or
 an executed lesson in a module fixture is made once), the heavier tiers first.
 
 On a whole run in a venv where ranx has never run, ranx's kernels are compiled in the background, niced, from
-the start (:func:`start_ranx_warm_up`, tests/ranx_warm_up.py); the reference tier waits for them.
+the start (:func:`start_ranx_warm_up`, tests/ranx_warm_up.py); the reference tier waits for them. So do the
+lessons on the other Pythons and at the lowest versions, when .ci/run makes their venvs
+(:func:`start_lessons_elsewhere`, tests/lessons_elsewhere.py); their two modules come last and read the outcomes.
 
 No process outlives its tests (:mod:`tests.processes`): each module's end
 finds and ends any process its tests started and left running (an error of
@@ -47,7 +49,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from tests import processes, ranx_warm_up
+from tests import lessons_elsewhere, processes, ranx_warm_up
 from tests.waiting import wait_until
 
 TIERS = ("browser", "notebook", "libreoffice", "hub", "install", "reference", "slow")
@@ -69,6 +71,9 @@ LONGEST_FIRST = (
     "tests/test_hub.py", "tests/test_grade_weeks.py",
     "tests/test_practice.py", "tests/browser/test_classroom_keys_browser.py",
 )
+# handed out last: their lessons run in the background from the start (tests/lessons_elsewhere.py), and these modules
+# read the outcomes, waiting for what is not done yet
+LAST = ("tests/test_other_pythons.py", "tests/test_lowest_versions.py")
 # a module whose every test is of one tier: its pytestmark is that tier, or a list that starts with it
 WHOLE_TIER = re.compile(rf"^pytestmark = \[?pytest\.mark\.(?:{'|'.join(TIERS)})\b", re.MULTILINE)
 TESTS = Path(__file__).resolve().parent
@@ -156,6 +161,13 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         pytest.exit(f"the register refused an exercise: {type(error).__name__} (above)",
                     returncode=pytest.ExitCode.TESTS_FAILED)
     start_ranx_warm_up(session.config)
+    start_lessons_elsewhere(session.config)
+
+
+def whole_run(config: pytest.Config) -> bool:
+    """Whether this run runs every test (no paths, -m or -k given)."""
+    return config.args_source == pytest.Config.ArgsSource.TESTPATHS and not config.getoption("markexpr") \
+        and not config.getoption("keyword")
 
 
 ranx_warm_up_key = pytest.StashKey[subprocess.Popen]()
@@ -164,9 +176,7 @@ ranx_warm_up_key = pytest.StashKey[subprocess.Popen]()
 def start_ranx_warm_up(config: pytest.Config) -> None:
     """On a whole run in a venv whose ranx has never run, compile ranx's kernels in the background, at the lowest
     priority (tests/ranx_warm_up.py): about 70 s of CPU that would otherwise hold one worker in the reference tier."""
-    whole_run = config.args_source == pytest.Config.ArgsSource.TESTPATHS and not config.getoption("markexpr") \
-        and not config.getoption("keyword")
-    spec = importlib.util.find_spec("ranx") if whole_run else None
+    spec = importlib.util.find_spec("ranx") if whole_run(config) else None
     compiling = ranx_warm_up.stamp()
     if spec is None or spec.origin is None or compiling is None:
         return
@@ -178,6 +188,25 @@ def start_ranx_warm_up(config: pytest.Config) -> None:
         [sys.executable, "-m", "tests.ranx_warm_up", str(compiling)], cwd=TESTS.parent,
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )  # a session of its own: its autogroup is niced, not the tests' (helpers.teacher.limits.lower_priority)
+
+
+lessons_elsewhere_key = pytest.StashKey[subprocess.Popen]()
+
+
+def start_lessons_elsewhere(config: pytest.Config) -> None:
+    """On a whole run where .ci/run makes the venvs of the other Pythons or of the lowest versions, run their
+    lessons in the background from the start, at the lowest priority (tests/lessons_elsewhere.py)."""
+    running = lessons_elsewhere.running_stamp()
+    if not whole_run(config) or running is None:
+        return
+    if not (lessons_elsewhere.OTHER_PYTHONS.is_dir() or lessons_elsewhere.LOWEST.is_dir()):
+        return
+    running.parent.mkdir(parents=True, exist_ok=True)
+    running.touch()
+    config.stash[lessons_elsewhere_key] = subprocess.Popen(
+        [sys.executable, "-m", "tests.lessons_elsewhere", str(running)], cwd=TESTS.parent,
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
@@ -209,8 +238,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def heaviest_first(items: list[pytest.Item]) -> None:
     """Order the modules for pytest-xdist (``--dist loadscope``: a module's tests run on one worker, its module
     fixtures made once): :data:`LONGEST_FIRST`, then the heaviest tier first (the hub, the browsers, the lessons
-    run), then by number of tests, so that the last modules handed out are short ones. A module's tests keep their
-    order."""
+    run), then by number of tests, so that the last modules handed out are short ones; :data:`LAST` at the end. A
+    module's tests keep their order."""
 
     def tier(item: pytest.Item) -> int:
         return next((rank for rank, tier in enumerate(HEAVIEST_FIRST) if tier in item.keywords), len(HEAVIEST_FIRST))
@@ -221,10 +250,10 @@ def heaviest_first(items: list[pytest.Item]) -> None:
         module = item.nodeid.split("::", 1)[0]
         heaviest[module] = min(heaviest.get(module, len(HEAVIEST_FIRST)), tier(item))
         size[module] = size.get(module, 0) + 1
-    def key(item: pytest.Item) -> tuple[int, int, int, str]:
+    def key(item: pytest.Item) -> tuple[bool, int, int, int, str]:
         module = item.nodeid.split("::", 1)[0]
         measured = LONGEST_FIRST.index(module) if module in LONGEST_FIRST else len(LONGEST_FIRST)
-        return measured, heaviest[module], -size[module], module
+        return module in LAST, measured, heaviest[module], -size[module], module
 
     items.sort(key=key)
 
@@ -250,10 +279,14 @@ def pytest_sessionfinish(session: pytest.Session):
     run = processes.run_id()
     if is_worker(session.config) or not run:
         return result
-    warm_up = session.config.stash.get(ranx_warm_up_key, None)
-    if warm_up is not None and warm_up.poll() is None:  # a run that ended before the reference tier: not a leak
-        warm_up.kill()
-        warm_up.wait()
+    for key in (ranx_warm_up_key, lessons_elsewhere_key):  # a run that ended before the tests waiting on them
+        background = session.config.stash.get(key, None)
+        if background is not None and background.poll() is None:  # not a leak: ended with what it started
+            with contextlib.suppress(psutil.Error):
+                for child in psutil.Process(background.pid).children(recursive=True):
+                    child.kill()
+            background.kill()
+            background.wait()
     left = processes.wait_gone(processes.running(run.split(".", 1)[0]), LEFT_RUNNING_GRACE)
     if left:
         processes.end(left)

@@ -24,6 +24,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
 from helpers.collection import NAME, REPOSITORY_LINE, repository_address, with_repository
+from tests.lessons_elsewhere import kernelspec
 from tests.notebook_runner import NOTEBOOKS, notebook_path
 
 ROOT = NOTEBOOKS.parent
@@ -139,10 +140,7 @@ def throwaway_venv(tmp_path: Path, *extra_paths: Path, with_pip: bool = False, l
 
 def kernel_of(venv: Path, tmp_path: Path, monkeypatch, name: str = "lone") -> str:
     """A kernelspec (found through JUPYTER_PATH, ``tmp_path/jupyter``) that starts the venv's Python; its name."""
-    spec = tmp_path / "jupyter" / "kernels" / name
-    spec.mkdir(parents=True)
-    argv = [str(venv / "bin" / "python"), "-m", "ipykernel_launcher", "-f", "{connection_file}"]
-    (spec / "kernel.json").write_text(json.dumps({"argv": argv, "display_name": name, "language": "python"}))
+    kernelspec(venv, tmp_path / "jupyter", name)
     monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
     for key in [key for key in os.environ if key.startswith(("COLAB_", "KAGGLE_"))]:
         monkeypatch.delenv(key)

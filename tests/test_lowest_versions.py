@@ -4,7 +4,9 @@
 with its lessons extra, each declared dependency pinned at its lower bound (tests/lowest_bounds.py) and everything
 else at its newest, then pytest and hypothesis as requirements-test.txt pins them. It ends with a stamp, ``.ready``
 or ``.venv/lowest.failed``, which these tests wait for (tests/test_other_pythons.py's mechanism). Without the venv
-(a run outside CI, or ``CI_LOWEST=0``) they skip and say so.
+(a run outside CI, or ``CI_LOWEST=0``) they skip and say so. On a whole run the lessons and the learner-core tests
+have run in the background since its start (tests/lessons_elsewhere.py): the tests read their outcomes, and run here
+only what it did not.
 """
 
 from __future__ import annotations
@@ -15,14 +17,11 @@ import subprocess
 import pytest
 from packaging.version import Version
 
+from tests.lessons_elsewhere import LEARNER_CORE_TESTS, LESSONS, LOWEST, WAIT, learner_core_failure, outcome
 from tests.lowest_bounds import lowest_bounds
-from tests.test_other_pythons import LESSONS, ROOT, WAIT, run_lesson_in, wait_for
+from tests.test_other_pythons import run_lesson_in, wait_for
 
 pytestmark = [pytest.mark.notebook, pytest.mark.timeout(WAIT + 600)]
-LOWEST = ROOT / ".venv" / "lowest"
-# the learner-core tests run in the venv: the metrics, tables, plots, widgets, worksheets, golden sets, bad input
-LEARNER_CORE = ("test_worked_examples.py", "test_tables.py", "test_plots.py", "test_widgets.py",
-                "test_widget_models.py", "test_sheet_model.py", "test_data.py", "test_bad_input.py")
 VERSIONS = ("import importlib.metadata as m, json\n"
             "print(json.dumps({d.metadata['Name']: d.version for d in m.distributions()}))")
 
@@ -48,11 +47,14 @@ def test_the_venv_holds_every_dependency_at_its_lowest_declared_version():
 
 @pytest.mark.parametrize("lesson", LESSONS)
 def test_the_lesson_runs_at_the_lowest_versions(lesson, tmp_path, monkeypatch):
-    run_lesson_in(ready_lowest(), lesson, tmp_path, monkeypatch)
+    failure = outcome(LOWEST, lesson)
+    if failure is None:  # not run in the background
+        run_lesson_in(ready_lowest(), lesson, tmp_path, monkeypatch)
+    assert not failure, failure
 
 
 def test_the_learner_core_tests_pass_at_the_lowest_versions():
-    venv = ready_lowest()
-    done = subprocess.run([str(venv / "bin" / "python"), "-m", "pytest", "-n0", "-q", "-m", "core",
-                           *(f"tests/{name}" for name in LEARNER_CORE)], cwd=ROOT, capture_output=True, text=True)
-    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    failure = outcome(LOWEST, LEARNER_CORE_TESTS)
+    if failure is None:  # not run in the background
+        failure = learner_core_failure(ready_lowest())
+    assert not failure, failure

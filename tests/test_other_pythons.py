@@ -3,7 +3,8 @@
 ``.ci/run`` makes the venvs (``.venv/other-pythons/3.12`` and ``3.13``, from pyenv's Pythons, with the README's
 requirements.txt) in the background while CI installs the rest; each ends with a stamp, ``.ready`` or
 ``<venv>.failed``, which these tests wait for. Without the venvs (a run outside CI, or no pyenv Python), they skip
-and say so.
+and say so. On a whole run the lessons have run in the background since its start (tests/lessons_elsewhere.py):
+the tests read their outcomes, and run here only what it did not.
 """
 
 from __future__ import annotations
@@ -15,19 +16,11 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import nbformat
 import pytest
-from nbclient import NotebookClient
 
-from tests.notebook_runner import NOTEBOOKS
+from tests.lessons_elsewhere import LESSONS, OTHER_PYTHONS, ROOT, VERSIONS, WAIT, outcome, run_lesson
 from tests.test_lesson_opening import kernel_of
 from tests.waiting import wait_until
-
-ROOT = NOTEBOOKS.parent
-OTHER_PYTHONS = ROOT / ".venv" / "other-pythons"
-VERSIONS = ("3.12", "3.13")
-WAIT = 15 * 60  # seconds: CI makes the venvs while the first tests run (the timeout mark below allows it)
-LESSONS = sorted(path.name for path in NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
 
 
 def ready_venv(version: str) -> Path:
@@ -57,24 +50,14 @@ def run_lesson_in(venv: Path, lesson: str, tmp_path: Path, monkeypatch) -> None:
     run_lesson(kernel_of(venv, tmp_path, monkeypatch), lesson, tmp_path, f"in {venv}")
 
 
-def run_lesson(kernel: str, lesson: str, folder: Path, where: str) -> None:
-    """Run ``lesson`` in the kernel named ``kernel``, in ``folder``: every cell runs and none writes to stderr."""
-    notebook = nbformat.read(NOTEBOOKS / lesson, as_version=4)
-    NotebookClient(notebook, timeout=300, kernel_name=kernel, resources={"metadata": {"path": str(folder)}},
-                   iopub_timeout=60, raise_on_iopub_timeout=True).execute()
-    said = [output.get("text", "") for cell in notebook.cells for output in cell.get("outputs", [])
-            if output.get("name") == "stderr"]
-    assert not any(said), f"{lesson} wrote to stderr {where}: {said}"
-    assert all(cell.execution_count for cell in notebook.cells if cell.cell_type == "code")
-
-
 @pytest.fixture(scope="module")
 def lessons_run(tmp_path_factory) -> dict[tuple[str, str], BaseException | None]:
     """Every lesson run on each other Python, two at a time: (version, lesson) -> what it raised (None: nothing).
 
     One lesson after another left a core idle while each kernel started and the client waited on it (71 s for the
     twenty lessons in a fresh-clone run); two at a time keep both busy. A venv that is missing or failed gives its
-    lessons its skip or failure.
+    lessons its skip or failure. On a whole run the background run's outcomes come first (waited for while it
+    runs); only the lessons it wrote none for run here.
     """
     folder = tmp_path_factory.mktemp("other-pythons")
     outcomes: dict[tuple[str, str], BaseException | None] = {}
@@ -89,15 +72,20 @@ def lessons_run(tmp_path_factory) -> dict[tuple[str, str], BaseException | None]
             return raised
         return None
 
+    for version in VERSIONS:  # what the background run wrote
+        for lesson in LESSONS:
+            failure = outcome(OTHER_PYTHONS / version, lesson)
+            if failure is not None:
+                outcomes[version, lesson] = pytest.fail.Exception(failure, pytrace=False) if failure else None
     with pytest.MonkeyPatch.context() as patch:
         for version in VERSIONS:
             try:
                 kernels[version] = kernel_of(ready_venv(version), folder, patch, name=f"python{version}")
             except (pytest.skip.Exception, pytest.fail.Exception) as why:
                 outcomes.update({(version, lesson): why for lesson in LESSONS})
-        pairs = [(version, lesson) for version in kernels for lesson in LESSONS]
+        pairs = [(version, lesson) for version in kernels for lesson in LESSONS if (version, lesson) not in outcomes]
         with ThreadPoolExecutor(max_workers=2) as pool:
-            outcomes.update(zip(pairs, pool.map(run, *zip(*pairs, strict=True)), strict=True))
+            outcomes.update(zip(pairs, pool.map(run, *zip(*pairs, strict=True)), strict=True) if pairs else ())
     return outcomes
 
 
