@@ -719,6 +719,20 @@ def test_a_drain_keeps_its_share_and_never_blocks_the_writer():
     assert tail.close() == b"0123456789"
 
 
+def test_a_mark_holds_what_was_written_before_it_whether_the_thread_read_it_or_not():
+    """The grader's mark (its last cell about to start) reads the pipe itself: on a busy machine the reading thread
+    may not have run since the learner's last check wrote its line (a fresh-clone run lost an answer so)."""
+    from helpers.teacher.kernel import Drain
+
+    drain = Drain(keep=1000)
+    writer, drain.writer = drain.writer, -1  # the test writes, as the kernel would; the reading thread never runs
+    os.write(writer, b'{"event": "check"}\n')
+    assert drain.mark() == b'{"event": "check"}\n'
+    os.write(writer, b"later\n")
+    os.close(writer)
+    assert drain.close() == b'{"event": "check"}\nlater\n'
+
+
 def test_only_the_last_cells_result_gives_function_outputs():
     from helpers.teacher.grading import finished_outputs, functions_given
     from helpers.teacher.kernel import Run

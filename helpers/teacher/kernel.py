@@ -113,6 +113,7 @@ class Drain:
 
     def __init__(self, keep: int, tail: bool = False) -> None:
         self.reader, self.writer = os.pipe()
+        os.set_blocking(self.reader, False)  # a read takes what the pipe holds and never waits for more
         self.keep, self.tail = keep, tail
         self.data = bytearray()
         self.total = 0
@@ -133,20 +134,34 @@ class Drain:
     def _drain(self) -> None:
         while not self.closing.is_set():
             ready, _, _ = select.select([self.reader], [], [], 0.2)
-            if ready and not self._take(os.read(self.reader, 65536)):
+            if ready and not self._read(1 << 20):
                 return
 
-    def _take(self, chunk: bytes) -> bool:
-        """Keep what fits of a chunk; False at the end of the pipe."""
-        if not chunk:
-            return False
+    def _read(self, most: int) -> bool:
+        """Read and keep up to ``most`` bytes of what the pipe holds now; False at its end (the kernel closed it).
+
+        A read and its keeping are one step under the lock: :meth:`mark` never finds bytes taken from the pipe
+        and not kept yet (a grader on a busy machine lost a learner's last answer so, between the two).
+        """
         with self.lock:
-            self.total += len(chunk)
-            if self.tail:
-                self.data = (self.data + chunk)[-self.keep :]
-            elif len(self.data) < self.keep:
-                self.data += chunk[: self.keep - len(self.data)]
+            while most > 0:
+                try:
+                    chunk = os.read(self.reader, min(most, 65536))
+                except BlockingIOError:
+                    return True
+                if not chunk:
+                    return False
+                self._take(chunk)
+                most -= len(chunk)
         return True
+
+    def _take(self, chunk: bytes) -> None:
+        """Keep what fits of a chunk (the caller holds the lock)."""
+        self.total += len(chunk)
+        if self.tail:
+            self.data = (self.data + chunk)[-self.keep :]
+        elif len(self.data) < self.keep:
+            self.data += chunk[: self.keep - len(self.data)]
 
     def pending(self) -> int:
         """Bytes written into the pipe and not read yet."""
@@ -157,11 +172,9 @@ class Drain:
             return 0
         return int.from_bytes(count, sys.byteorder)
 
-    def mark(self, seconds: float = 1.0) -> bytes:
-        """What was written up to now: waits until the pipe is read empty (at most ``seconds``)."""
-        deadline = time.monotonic() + seconds
-        while self.pending() and self.thread.is_alive() and time.monotonic() < deadline:
-            time.sleep(0.01)
+    def mark(self) -> bytes:
+        """What was written up to now: what the pipe holds is read here and then, whether the thread has run or not."""
+        self._read(self.pending())
         with self.lock:
             return bytes(self.data)
 
@@ -173,13 +186,7 @@ class Drain:
         if self.writer >= 0:
             os.close(self.writer)
             self.writer = -1
-        os.set_blocking(self.reader, False)
-        try:
-            for _ in range(16):  # the last words of a kernel that died, at most 1 MB more
-                if not self._take(os.read(self.reader, 65536)):
-                    break
-        except BlockingIOError:
-            pass
+        self._read(1 << 20)  # the last words of a kernel that died, at most 1 MB more
         os.close(self.reader)
         with self.lock:
             return bytes(self.data)
@@ -463,7 +470,7 @@ def run_notebook(
     except Stopped as stop:
         run.ended, run.detail = stop.reason, stop.detail
         if not run.log:
-            run.log = kernel.log.mark(seconds=0.2)
+            run.log = kernel.log.mark()
     finally:
         if client is not None:
             run.output_bytes = client.received
