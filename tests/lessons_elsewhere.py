@@ -25,6 +25,7 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
+from helpers.teacher.files import write_text_atomic
 from helpers.teacher.limits import lower_priority
 from tests import processes
 from tests.notebook_runner import NOTEBOOKS
@@ -105,9 +106,7 @@ def record(venv: Path, item: str, failure: str) -> None:
     """Write the outcome of ``item`` in ``venv`` ('' when it passed), whole or not at all."""
     target = outcome_file(venv, item)
     assert target is not None
-    partial = target.with_suffix(".partial")
-    partial.write_text(json.dumps({"failure": failure}), encoding="utf-8")
-    os.replace(partial, target)
+    write_text_atomic(target, json.dumps({"failure": failure}))
 
 
 def outcome(venv: Path, item: str) -> str | None:
