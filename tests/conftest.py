@@ -49,7 +49,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from tests import lessons_elsewhere, processes, ranx_warm_up
+from tests import processes, ranx_warm_up
 from tests.waiting import wait_until
 
 TIERS = ("browser", "notebook", "libreoffice", "hub", "install", "reference", "slow")
@@ -196,8 +196,12 @@ lessons_elsewhere_key = pytest.StashKey[subprocess.Popen]()
 def start_lessons_elsewhere(config: pytest.Config) -> None:
     """On a whole run where .ci/run makes the venvs of the other Pythons or of the lowest versions, run their
     lessons in the background from the start, at the lowest priority (tests/lessons_elsewhere.py)."""
+    if not whole_run(config):
+        return
+    from tests import lessons_elsewhere  # imported here, on a whole run only: nbclient and the grader's helpers
+
     running = lessons_elsewhere.running_stamp()
-    if not whole_run(config) or running is None:
+    if running is None:
         return
     if not (lessons_elsewhere.OTHER_PYTHONS.is_dir() or lessons_elsewhere.LOWEST.is_dir()):
         return

@@ -54,8 +54,7 @@ def test_a_worker_that_dies_before_its_module_ends():
 def inner_run(folder: Path, tests: dict[str, str], *options: str) -> subprocess.CompletedProcess:
     """pytest run on its own test folder, with this project's conftest, as a contributor would run it."""
     (folder / "tests").mkdir()
-    for name in ("__init__.py", "conftest.py", "lessons_elsewhere.py", "notebook_runner.py", "processes.py",
-                 "ranx_warm_up.py", "waiting.py"):
+    for name in ("__init__.py", "conftest.py", "processes.py", "ranx_warm_up.py", "waiting.py"):
         shutil.copy(ROOT / "tests" / name, folder / "tests" / name)
     for name, text in tests.items():
         (folder / "tests" / name).write_text(text, encoding="utf-8")
