@@ -29,6 +29,7 @@ from helpers.teacher.files import write_text_atomic
 from helpers.teacher.limits import lower_priority
 from tests import processes
 from tests.notebook_runner import NOTEBOOKS
+from tests.waiting import wait_until
 
 ROOT = NOTEBOOKS.parent
 LESSONS = sorted(path.name for path in NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
@@ -72,9 +73,10 @@ def kernelspec(venv: Path, jupyter: Path, name: str) -> str:
 def venv_ready(venv: Path, timeout: float = WAIT) -> bool:
     """Whether .ci/run's background job stamps ``venv`` ready (False once it stamps it failed, or after ``timeout``)."""
     failed = venv.with_name(f"{venv.name}.failed")
-    deadline = time.monotonic() + timeout
-    while not (venv / ".ready").is_file() and not failed.is_file() and time.monotonic() < deadline:
-        time.sleep(2)
+    try:
+        wait_until(lambda: (venv / ".ready").is_file() or failed.is_file(), f"the venv {venv}", timeout, every=2)
+    except TimeoutError:
+        return False
     return (venv / ".ready").is_file()
 
 

@@ -18,9 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.lessons_elsewhere import LESSONS, OTHER_PYTHONS, ROOT, VERSIONS, WAIT, outcome, run_lesson
+from tests.lessons_elsewhere import LESSONS, OTHER_PYTHONS, ROOT, VERSIONS, WAIT, outcome, run_lesson, venv_ready
 from tests.test_lesson_opening import kernel_of
-from tests.waiting import wait_until
 
 
 def ready_venv(version: str) -> Path:
@@ -34,15 +33,13 @@ def ready_venv(version: str) -> Path:
 
 def wait_for(venv: Path, what: str) -> Path:
     """``venv`` once .ci/run's background job stamps it ``.ready``; fail with its log when it stamps it failed."""
+    if venv_ready(venv):
+        return venv
     failed, log = venv.with_name(f"{venv.name}.failed"), venv.with_name(f"{venv.name}.log")
-    try:
-        wait_until(lambda: (venv / ".ready").is_file() or failed.is_file(), f"the venv of {what}", WAIT, every=2)
-    except TimeoutError:
-        pytest.fail(f"the venv of {what} was not ready after {WAIT // 60} min")
     if failed.is_file():
         pytest.fail(f"{what} did not install:\n"
                     + (log.read_text(errors="replace")[-3000:] if log.is_file() else "(no log)"))
-    return venv
+    pytest.fail(f"the venv of {what} was not ready after {WAIT // 60} min")
 
 
 def run_lesson_in(venv: Path, lesson: str, tmp_path: Path, monkeypatch) -> None:
