@@ -9,8 +9,9 @@ out again on a resize). On each screen, asserted:
 - every text is at least 4.5:1 against what is behind it (the page's whole text on the first screen size, the
   first screen's on the others);
 - every control of the lesson's demonstration lies inside the first screen;
-- a table's first data row shows on the screen of its header row: the page's first table on the first screen when its
-  header row is there, and every table on one of the screens PageDown stops at (from the top to the end);
+- a table's first data row shows on the screen of its title (its caption) and header row: the page's first table on
+  the first screen when its title is there, and every table on one of the screens PageDown stops at (from the top to
+  the end);
 - no word of the page wraps in its middle (a line breaks between words, or after a hyphen, "_" or "/");
 - no text is cut by an edge (the screen's, or a box that clips; a box that scrolls sideways holds it), and no two
   texts overlap.
@@ -133,7 +134,8 @@ TEXTS = r"""
 }
 """
 
-# every table of the page with a header row: [its header row (top, bottom), its first data row (top, bottom), words]
+# every table of the page with a header row: [its top (its caption's, the table's title, else its header row's),
+# its header row's bottom, its first data row (top, bottom), words]
 TABLES = """
 () => [...document.querySelectorAll('#rendered_cells .jp-OutputArea-output table')]
   .filter(t => t.offsetParent !== null)
@@ -141,8 +143,10 @@ TABLES = """
              [...t.querySelectorAll('tr')].find(r => r.querySelector('td'))])
   .filter(([head, row]) => head && row)
   .map(([head, row]) => { const h = head.getBoundingClientRect(), r = row.getBoundingClientRect();
+                          const caption = head.closest('table').querySelector('caption');
+                          const top = caption && caption.offsetHeight ? caption.getBoundingClientRect().top : h.top;
                           const words = row.textContent.trim().replace(/\\s+/g, ' ').slice(0, 40);
-                          return [h.top, h.bottom, r.top, r.bottom, words]; })
+                          return [top, h.bottom, r.top, r.bottom, words]; })
 """
 
 # every line break inside a word on the page: a line that ends with a letter or digit and a next line, of the same
@@ -256,7 +260,7 @@ def rows_apart(page, height: int) -> list[str]:
     but never with their first data row, each PageDown but the last that moves the page by less than a quarter of
     the screen (a clicker's press that seems to do nothing), and each that moves it by more than a screen."""
     apart = [
-        f"the first data row ({row_top:.0f}-{row_bottom:.0f} px) is not on the first screen with its header: {words}"
+        f"the first data row ({row_top:.0f}-{row_bottom:.0f} px) is not on the first screen with its title: {words}"
         for head_top, head_bottom, row_top, row_bottom, words in page.evaluate(TABLES)[:1]
         if on_screen(head_top, head_bottom, height) and not on_screen(row_top, row_bottom, height)
     ]
@@ -289,7 +293,7 @@ def rows_apart(page, height: int) -> list[str]:
         short
         + apart
         + [
-            f"table {number + 1}'s first data row never shows on one screen with its header: {named[number]}"
+            f"table {number + 1}'s first data row never shows on one screen with its title and header: {named[number]}"
             for number, shown in sorted(together.items())
             if not shown
         ]

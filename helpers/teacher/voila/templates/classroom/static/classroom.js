@@ -233,7 +233,8 @@
     return starts;
   }
 
-  // each table's header row top and first data row bottom, in the page's units (from the top of the scrolling box)
+  // each table's top (its caption's, else its header row's) and first data row bottom, in the page's units (from the
+  // top of the scrolling box): a stop that keeps a table whole from its title down cuts no title at the screen's top
   function tableRows(box) {
     var offset = box.getBoundingClientRect().top - box.scrollTop;
     return [].map.call(box.querySelectorAll('.jp-OutputArea-output table'), function (table) {
@@ -244,12 +245,15 @@
       if (!head || !row || table.offsetParent === null) {
         return null;
       }
-      return [head.getBoundingClientRect().top - offset, row.getBoundingClientRect().bottom - offset];
+      var caption = table.querySelector('caption');
+      var title = caption && caption.offsetHeight ? caption : head;
+      return [title.getBoundingClientRect().top - offset, row.getBoundingClientRect().bottom - offset];
     }).filter(Boolean);
   }
 
   // where PageDown and PageUp stop: each section's start, and a screen at a time (a sixth kept) through a long one; a
-  // table's header row never shows at a screen's foot without its first data row: the next screen starts at the table.
+  // table's title or header row never shows at a screen's foot without its first data row: the next screen starts at
+  // the table's title.
   // A section that starts in the first screen's top quarter (Step 1 under the title) is not a stop of its own: the
   // first PageDown would move the page by the title's height only
   function stops(box) {
