@@ -149,6 +149,30 @@ TABLES = """
                           return [top, h.bottom, r.top, r.bottom, words]; })
 """
 
+# the lines of text and the controls a screen starts across (their top above the scrolling box's top, their bottom
+# below it; none taller than a sixth of the box), each as [its top in the page's units, its words]
+CUT_AT_THE_TOP = """
+() => {
+  const box = document.querySelector('#rendered_cells'), edge = box.getBoundingClientRect().top;
+  const small = (shown) => shown.height < box.clientHeight / 6;
+  const cut = (shown) => shown.top < edge && shown.bottom > edge + 1 && small(shown);
+  const found = [], range = document.createRange();
+  const walker = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (!node.textContent.trim() || !node.parentElement || node.parentElement.offsetParent === null) continue;
+    range.selectNodeContents(node);
+    for (const line of range.getClientRects()) {
+      if (cut(line)) found.push([line.top - edge + box.scrollTop, node.textContent.trim().slice(0, 40)]);
+    }
+  }
+  for (const control of box.querySelectorAll('button, select, input, .noUi-handle')) {
+    const shown = control.getBoundingClientRect();
+    if (cut(shown)) found.push([shown.top - edge + box.scrollTop, `a ${control.tagName.toLowerCase()}`]);
+  }
+  return found;
+}
+"""
+
 # every line break inside a word on the page: a line that ends with a letter or digit and a next line, of the same
 # text, that begins with one (a break after a hyphen, "_", "/" or a space is between words)
 MID_WORD = r"""
@@ -267,15 +291,23 @@ def rows_apart(page, height: int) -> list[str]:
     together: dict[int, bool] = {}
     named: dict[int, str] = {}
     tops: list[int] = []
+    cut: list[str] = []
     last = None
     for _ in range(MAX_PAGES):
         for number, (head_top, head_bottom, row_top, row_bottom, words) in enumerate(page.evaluate(TABLES)):
             if on_screen(head_top, head_bottom, height):
                 together[number] = together.get(number, False) or on_screen(row_top, row_bottom, height)
                 named[number] = words
-        top = page.evaluate("() => document.querySelector('#rendered_cells').scrollTop")
+        top, end = page.evaluate("() => { const box = document.querySelector('#rendered_cells');"
+                                 " return [box.scrollTop, box.scrollHeight - box.clientHeight]; }")
         if top == last:
             break
+        # lines the screen starts across, where starting above them all still moved the page by a quarter of a screen
+        # (the page's end excepted: the last screen shows the end)
+        across = page.evaluate(CUT_AT_THE_TOP) if last is not None and top < end - 1 else []
+        if across and min(line_top for line_top, _ in across) - 4 - last >= height / 4:
+            cut += [f"PageDown to {top} px cuts '{words}' at the screen's top ({line_top:.0f} px)"
+                    for line_top, words in across]
         last = top
         tops.append(top)
         page.keyboard.press("PageDown")
@@ -292,6 +324,7 @@ def rows_apart(page, height: int) -> list[str]:
     return (
         short
         + apart
+        + cut
         + [
             f"table {number + 1}'s first data row never shows on one screen with its title and header: {named[number]}"
             for number, shown in sorted(together.items())

@@ -251,6 +251,30 @@
     }).filter(Boolean);
   }
 
+  // each line of text and each control of the page, as [top, bottom] in the page's units: where a screen may start
+  function lineBoxes(box) {
+    var offset = box.getBoundingClientRect().top - box.scrollTop;
+    var found = [];
+    var range = document.createRange();
+    var walker = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
+    for (var node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (!node.textContent.trim() || !node.parentElement || node.parentElement.offsetParent === null) {
+        continue;
+      }
+      range.selectNodeContents(node);
+      [].forEach.call(range.getClientRects(), function (line) {
+        found.push([line.top - offset, line.bottom - offset]);
+      });
+    }
+    [].forEach.call(box.querySelectorAll('button, select, input, .noUi-handle'), function (control) {
+      var shown = control.getBoundingClientRect();
+      if (shown.height) {
+        found.push([shown.top - offset, shown.bottom - offset]);
+      }
+    });
+    return found;
+  }
+
   // where PageDown and PageUp stop: each section's start, and a screen at a time (a sixth kept) through a long one; a
   // table's title or header row never shows at a screen's foot without its first data row: the next screen starts at
   // the table's title.
@@ -262,6 +286,22 @@
     var starts = sectionStarts(box).concat([box.scrollHeight]).sort(function (a, b) { return a - b; })
       .filter(function (top, number) { return number === 0 || top >= screen / 4; });
     var tables = tableRows(box);
+    var lines = lineBoxes(box);
+    // a screen that would start across a line of text or a control starts above it (the line was on the screen
+    // before too: a sixth is kept), and above a line that one cuts in turn (a table row of two-line cells), as long
+    // as the press from ``top`` still moves the page by a quarter of a screen
+    function whole(step, top) {
+      for (;;) {
+        var cut = lines.filter(function (line) {
+          return line[0] < step && line[1] > step + 1 && line[1] - line[0] < screen / 6;
+        });
+        var above = Math.floor(Math.min.apply(null, cut.map(function (line) { return line[0]; }))) - 4;
+        if (!cut.length || above - top < screen / 4) {
+          return step;
+        }
+        step = above;
+      }
+    }
     function next(top) {
       var step = top + Math.round(screen * 5 / 6);
       tables.forEach(function (rows) {
@@ -273,14 +313,23 @@
       return step;
     }
     var found = [];
+    // a stop (a section's start, a screen on, halfway, the page's end), above a line it would cut; where it is
+    function add(top) {
+      var before = found.length ? found[found.length - 1] : null;
+      var at = before === null ? top : whole(Math.min(top, last), before);
+      if (before === null || at > before + 4) {
+        found.push(at);
+      }
+      return at;
+    }
     for (var i = 0; i + 1 < starts.length; i += 1) {
       for (var top = starts[i]; top < starts[i + 1] - screen / 4; top = next(top)) {
-        found.push(Math.min(top, last));
+        top = add(top);
       }
       // the next section more than a screen below the last stop: a stop halfway, so that no line is passed unseen
       var before = found.length ? found[found.length - 1] : 0;
       if (starts[i + 1] - before > screen) {
-        found.push(Math.min(Math.round((before + starts[i + 1]) / 2), last));
+        add(Math.round((before + starts[i + 1]) / 2));
       }
     }
     return found;
