@@ -25,6 +25,8 @@ from pathlib import Path
 
 import psutil
 
+from helpers.teacher.limits import every_process
+
 RUN_ENV = "HELPERS_TEST_RUN"
 
 
@@ -89,7 +91,7 @@ _numbers = itertools.count(1)
 def running(mark: str) -> list[Found]:
     """The live processes (no zombies) carrying this mark, or a mark below it (``<mark>.<more>``)."""
     found = []
-    for process in psutil.process_iter(["environ", "cmdline", "create_time"]):
+    for process in every_process(["environ", "cmdline", "create_time"]):
         value = (process.info["environ"] or {}).get(RUN_ENV)  # None: no mark, gone, or not ours to read
         if process.pid == os.getpid() or value is None or not (value == mark or value.startswith(f"{mark}.")):
             continue

@@ -33,7 +33,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -131,10 +131,22 @@ def tmp_megabytes(limits: Limits, memory_mb: int, disk_mb: int | None = None) ->
     return size if disk_mb is None else min(size, disk_mb)
 
 
+def every_process(attrs: list[str]) -> Iterator[psutil.Process]:
+    """Every process now, each with ``attrs`` read into ``.info``, as itself.
+
+    psutil's ``process_iter`` keeps the object it made for a process id from one call to the next: a process that
+    has since taken the id of one that ended would come with the old one's start time, and psutil, taking it for
+    gone, would send it no signal (a notebook's process left running, on a machine busy enough for ids to come round
+    again). So its record is cleared first.
+    """
+    psutil.process_iter.cache_clear()
+    return psutil.process_iter(attrs)
+
+
 def running_tasks() -> int:
     """The processes and threads this user runs now (what RLIMIT_NPROC counts)."""
     uid = os.getuid()
-    return sum(process.info["num_threads"] or 0 for process in psutil.process_iter(["uids", "num_threads"])
+    return sum(process.info["num_threads"] or 0 for process in every_process(["uids", "num_threads"])
                if process.info["uids"] is not None and process.info["uids"].real == uid)
 
 

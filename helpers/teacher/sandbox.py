@@ -33,6 +33,8 @@ from pathlib import Path
 
 import psutil
 
+from helpers.teacher.limits import every_process
+
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 MARKER_ENV = "HELPERS_GRADED_RUN"  # every process a graded notebook starts inherits it
 SANDBOX_TMP = Path("/tmp")  # inside bubblewrap: a link into the notebook's capped tmpfs, its TMPDIR and HOME
@@ -337,7 +339,7 @@ def try_bwrap(bwrap: str) -> str:
 def marked_processes(marker: str, prefix: bool = False) -> list[psutil.Process]:
     """The processes whose environment holds ``MARKER_ENV=<marker>`` (``prefix``: a value starting so), by pid."""
     found = []
-    for process in psutil.process_iter(["environ"]):
+    for process in every_process(["environ"]):
         value = (process.info["environ"] or {}).get(MARKER_ENV)  # None: gone, or not ours to read
         if value is not None and (value.startswith(marker) if prefix else value == marker):
             found.append(process)
