@@ -137,9 +137,11 @@ def every_process(attrs: list[str]) -> Iterator[psutil.Process]:
     psutil's ``process_iter`` keeps the object it made for a process id from one call to the next: a process that
     has since taken the id of one that ended would come with the old one's start time, and psutil, taking it for
     gone, would send it no signal (a notebook's process left running, on a machine busy enough for ids to come round
-    again). So its record is cleared first.
+    again). So its record is cleared first (psutil 6 on; 5.9 checked each kept object against its id itself).
     """
-    psutil.process_iter.cache_clear()
+    clear = getattr(psutil.process_iter, "cache_clear", None)
+    if clear is not None:
+        clear()
     return psutil.process_iter(attrs)
 
 
