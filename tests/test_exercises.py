@@ -398,6 +398,8 @@ SLIPS = [
     ("new-hit-rate-at-2", metrics.mean_hit_rate([*a_first_ranks()["NEW"], 1, 0], 3), "cutoff-off-by-one"),
     ("new-hit-rate-at-2", metrics.mean_hit_rate([*a_first_ranks()["NEW"], 1], 2), "dropped-misses"),
     ("new-hit-rate-at-2", metrics.mean_hit_rate(a_first_ranks()["NEW"], 2), "before-the-change"),
+    # the seven questions' hits (the new answered one included) over the five the control has
+    ("new-hit-rate-at-2", sum(0 < rank <= 2 for rank in [*a_first_ranks()["NEW"], 1, 0]) / 5, "old-question-count"),
     # DCG and nDCG
     ("fresh-dcg4", graded_slips.dcg_rank_discount([3, 0, 2, 1], 4), "rank-as-discount"),
     ("fresh-dcg4", graded_slips.dcg_log2_rank_first_undiscounted([3, 0, 2, 1], 4), "log2-rank-first-undiscounted"),

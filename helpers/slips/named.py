@@ -59,6 +59,11 @@ declare(
     'Make every change the question asks, then compute again from the changed data.',
 )
 declare(
+    "old-question-count",
+    "the new questions' hits counted, but the mean still divided by the old number of questions",
+    "Each question added to the golden set adds one to the number you divide by, whether it is found or not.",
+)
+declare(
     "other-cutoff",
     'another cut-off than the k the question asks',
     'Cut at the k this question asks: a table or figure you have seen may use another k.',
