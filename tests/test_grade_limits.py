@@ -21,6 +21,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
 from helpers.exercises import REGISTRY
+from helpers.teacher import sandbox as sb
 
 pytestmark = pytest.mark.notebook
 
@@ -322,3 +323,48 @@ def test_no_path_of_the_graders_temporary_folder_reaches_the_kernels_command_lin
     assert said["mounts"].endswith("mounts: / /"), said["mounts"]
     assert said["mount-sources"].rstrip().endswith("mount-sources:"), said["mount-sources"]
     assert "<the grader's folder>" not in " ".join(said.values()), "absent, not masked"
+
+
+NEXT_PROCESS_ID = Path("/proc/sys/kernel/ns_last_pid")  # Linux: the id given last; root may set it
+
+
+def started_with_id(wanted: int, command: list[str], env: dict[str, str]) -> subprocess.Popen | None:
+    """The command started as process ``wanted`` (the id after the one written to ns_last_pid), or None when another
+    process of the machine took that id first."""
+    NEXT_PROCESS_ID.write_text(str(wanted - 1))
+    started = subprocess.Popen(command, env=env)
+    if started.pid == wanted:
+        return started
+    started.kill()
+    started.wait()
+    return None
+
+
+@pytest.mark.skipif(not os.access(NEXT_PROCESS_ID, os.W_OK), reason="needs root to set the next process id (Linux)")
+def test_a_leftover_that_took_the_id_of_an_ended_process_is_found_and_killed(tmp_path):
+    """On a busy machine process ids come round again: a notebook's process that took the id of one the grader had
+    seen is still found by its mark and killed (psutil once kept the old process's object for that id, took the new
+    one for gone and sent it nothing)."""
+    marker = f"id-again-{tmp_path.name}"
+    env = {**os.environ, sb.MARKER_ENV: marker}
+    sleeper = [sys.executable, "-c", "import time; time.sleep(60)"]
+    second = None
+    for _ in range(20):
+        first = subprocess.Popen(sleeper, env=env)
+        assert [found.pid for found in sb.marked_processes(marker)] == [first.pid]
+        first.kill()
+        first.wait()
+        second = started_with_id(first.pid, sleeper, env)
+        if second is not None:
+            break
+    if second is None:
+        pytest.skip("another process took the freed id 20 times running")
+    try:
+        found = sb.marked_processes(marker)
+        assert [process.pid for process in found] == [second.pid]
+        sb.kill_processes(found)
+        assert second.wait(timeout=10) == -9
+    finally:
+        if second.poll() is None:
+            second.kill()
+            second.wait()
