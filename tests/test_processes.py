@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers.teacher.limits import every_process
 from tests import processes
 from tests.browser import servers
 
@@ -69,11 +70,25 @@ def left_with(tag: str) -> list[int]:
     return [found.pid for found in processes.running(processes.run_id().split(".", 1)[0]) if tag in found.command]
 
 
+def noted_and_ended(tag: str) -> list[str]:
+    """Every process whose command line carries the tag, with its status and its run mark (what a failure needs to
+    say), each then killed."""
+    found = []
+    for process in every_process(["cmdline", "status", "environ"]):
+        if tag in " ".join(process.info["cmdline"] or []):
+            mark = (process.info["environ"] or {}).get(processes.RUN_ENV)
+            found.append(f"pid {process.pid} {process.info['status']} marked {mark!r}")
+            process.kill()
+    return found
+
+
 @pytest.mark.slow
 def test_a_module_that_leaves_a_process_running_fails_and_the_process_is_ended(tmp_path):
     tag = f"left-by-{tmp_path.name}"
     done = inner_run(tmp_path, {"test_leaks.py": LEAKS.format(tag=tag), "test_clean.py": "def test_ok():\n    pass\n"})
-    assert done.returncode == 1, done.stdout[-3000:]
+    # on a failure, say whether the process was still there (unseen by the module's check) or had gone
+    if done.returncode != 1:
+        pytest.fail(f"{done.stdout[-3000:]}\n{done.stderr[-2000:]}\nwith the tag now: {noted_and_ended(tag)}")
     assert "ERROR at teardown of test_another" in done.stdout
     assert "tests/test_leaks.py left 1 process(es) running after its tests (ended now)" in done.stdout
     assert "3 passed" in done.stdout and "1 error" in done.stdout, "the tests pass; the error is the process left"
