@@ -15,10 +15,10 @@ missing, a run of the module alone).
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -117,8 +117,9 @@ def outcome(venv: Path, item: str) -> str | None:
     target, running = outcome_file(venv, item), running_stamp()
     if target is None or running is None:
         return None
-    while not target.is_file() and running.is_file():
-        time.sleep(0.5)
+    # no deadline of its own: the background run's lessons have theirs, and the waiting test its timeout mark
+    wait_until(lambda: target.is_file() or not running.is_file(), f"{item} in {venv} (tests/lessons_elsewhere.py)",
+               timeout=math.inf, every=0.5)
     return json.loads(target.read_text(encoding="utf-8"))["failure"] if target.is_file() else None
 
 
