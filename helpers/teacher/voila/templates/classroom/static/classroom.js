@@ -315,16 +315,24 @@
     var found = [];
     // a stop (a section's start, a screen on, halfway, the page's end), above a line it would cut; where it is
     function add(top) {
-      var before = found.length ? found[found.length - 1] : null;
-      var at = before === null ? top : whole(Math.min(top, last), before);
-      if (before === null || at > before + 4) {
+      var at = Math.min(top, last);
+      if (!found.length) {
+        found.push(at);
+        return at;
+      }
+      var before = found[found.length - 1];
+      at = whole(at, before);
+      if (at > before + 4) {
         found.push(at);
       }
       return at;
     }
     for (var i = 0; i + 1 < starts.length; i += 1) {
       for (var top = starts[i]; top < starts[i + 1] - screen / 4; top = next(top)) {
-        top = add(top);
+        top = add(top);  // a stop moved up above a line goes on from there
+        if (top >= last) {
+          break;  // the page's end: no stop below it
+        }
       }
       // the next section more than a screen below the last stop: a stop halfway, so that no line is passed unseen
       var before = found.length ? found[found.length - 1] : 0;
