@@ -4,9 +4,11 @@ control) and 06, 07 (without) at 1280x720; lessons 01, 03, 05 and 07 also with ?
 "Predict, then reveal" dealt with n and revealed with r (the value on the screen), and on the first view a presenter
 clicker's PageDown/PageUp/arrows moving the page, never a focused control, and the switches' contrast.
 
-Each lesson is served by the real command, run from the repository root. One page load per lesson and view,
-and on it: the first screen (a control's buttons, numbers and plot, or a lesson's first worked output), every
-visible text at least 20 px times the scale (tables, formulas, maths, the control's plot), no control cut off or
+Each lesson is served by the real command, run from the repository root. One page load per lesson and view
+(but the larger type's page, opened with ?scale=1.5, is then rescaled in place to scale 2 and resized to
+1024x768, as a window moved to another screen is), and on it: the first screen (a control's buttons, numbers and
+plot, or a lesson's first worked output), every visible text at least 20 px times the scale (tables, formulas,
+maths, the control's plot), no control cut off or
 collapsed, targets at least 44 px high, a focus ring of 3 px at 3:1, no link answering 4xx, no exercise,
 solution or narrative about them, and axe-core's serious and critical findings. A screenshot of each state
 goes to test-output/browser/classroom/ (gitignored) for a person to look at, and of each lesson's whole page on the
@@ -43,7 +45,7 @@ pytestmark = pytest.mark.browser
 
 VIEWPORT = {"width": 1280, "height": 720}
 TEST_POOL = 1  # one preheated kernel per lesson: six servers share two cores (the command's default is 3)
-RELOADS = 5  # each runs lesson 05 in a new kernel (the one preheated kernel is taken by the first): 10 s apiece
+RELOADS = 4  # each runs lesson 05 in a new kernel (the one preheated kernel is taken by the first): 10 s apiece
 CULL_SECONDS = 30  # short for the test; long enough for a page to connect on a busy machine
 
 
@@ -270,6 +272,19 @@ def wait_settled(page) -> None:
     page.wait_for_selector("html[data-classroom-settled]", state="attached", timeout=30_000)
 
 
+def rescale(page, screen: dict, scale: float) -> None:
+    """The page at another screen size and scale, laid out again (as a new page with ?scale= would be: the page
+    script reads the scale from one CSS variable and lays the page out again on a resize)."""
+    page.set_viewport_size(screen)
+    page.evaluate(
+        """(scale) => { document.documentElement.style.setProperty('--classroom-scale', String(scale));
+                        window.dispatchEvent(new Event('resize'));
+                        document.querySelector('#rendered_cells').scrollTop = 0; }""",
+        scale,
+    )
+    wait_settled(page)  # the page script's next frame, the widgets' own layout, and quiet since
+
+
 def in_view(page, selector: str, viewport: dict) -> list:
     """The boxes of the selector's elements that are not wholly inside the viewport (the first screen)."""
     return [
@@ -305,17 +320,44 @@ MATRIX = [
 ]
 
 
+# The views looked at on the page of the view before them (the lesson's larger-type page, opened with ?scale=1.5),
+# resized and rescaled in place as a teacher's window moved to another screen is: a page load (a kernel that runs
+# the lesson) less for each; the page goes on to the next of them when its view's checks pass
+IN_PLACE = {"1280x720-scale2": "1280x720-scale1.5", "1024x768-scale1": "1280x720-scale2"}
+KEPT: dict[str, tuple] = {}  # lesson -> (context, page, the view it was last looked at in)
+
+
+@pytest.fixture(scope="module")
+def kept_pages(classrooms):
+    """The pages kept for a lesson's next view, closed at the module's end if a failure left one open."""
+    yield KEPT
+    for number, (context, page, _) in list(KEPT.items()):
+        close_with_goodbye(page, context, classrooms[number])
+    KEPT.clear()
+
+
 @pytest.mark.parametrize("view, number", MATRIX, ids=[f"{number}-{view[0]}" for view, number in MATRIX])
-def test_classroom_page_in_the_room(view, number, classrooms, browser, shots):
+def test_classroom_page_in_the_room(view, number, classrooms, browser, shots, kept_pages):
     name, viewport, scale, zoom = view
     lesson, server = LESSONS[number], classrooms[number]
-    context = browser.new_context(viewport=viewport, device_scale_factor=zoom)
-    page = context.new_page()
+    kept = kept_pages.pop(number, None)
+    if kept and kept[2] == IN_PLACE.get(name):
+        context, page, _ = kept
+    else:
+        if kept:
+            close_with_goodbye(kept[1], kept[0], server)
+        context, page = None, None
     folder = shots / "classroom"
     folder.mkdir(exist_ok=True)
+    looked_at = False
     try:
-        seconds = open_usable(page, server.page(f"?scale={scale:g}"), lesson)
-        MEASURED.setdefault(number, {})[f"seconds to usable, {name}"] = seconds
+        if page is None:
+            context = browser.new_context(viewport=viewport, device_scale_factor=zoom)
+            page = context.new_page()
+            seconds = open_usable(page, server.page(f"?scale={scale:g}"), lesson)
+            MEASURED.setdefault(number, {})[f"seconds to usable, {name}"] = seconds
+        else:
+            rescale(page, viewport, scale)
         wait_settled(page)  # the page script has arranged the page and named sliders and plots
         page.evaluate("() => document.querySelector('#rendered_cells').scrollTop = 0")
         page.screenshot(path=str(folder / f"{number}_{name}_first_screen.png"))
@@ -386,8 +428,11 @@ def test_classroom_page_in_the_room(view, number, classrooms, browser, shots):
             page_checks.stitched_screenshot(page, "#rendered_cells", folder / f"{number}_{name}_page.png")
 
         # the focus ring of every stop of the first Tab presses: at least 3 px, 3:1 on the page's white
-        page.evaluate("() => document.querySelector('#rendered_cells').scrollTop = 0")
-        page.locator("body").focus()
+        # Tab from the page's start, as on a page just opened (a page looked at before has a focus to leave: blurred,
+        # Tab would go on from where it was)
+        page.evaluate("""() => { const body = document.body; body.tabIndex = -1; body.focus();
+                                 body.removeAttribute('tabindex'); window.tabStops = [];
+                                 document.querySelector('#rendered_cells').scrollTop = 0; }""")
         stops = []
         for press in range(12):
             page.keyboard.press("Tab")
@@ -434,8 +479,12 @@ def test_classroom_page_in_the_room(view, number, classrooms, browser, shots):
         if lesson.reveal:
             deal_and_reveal_with_keys(page, viewport)
             page.screenshot(path=str(folder / f"{number}_{name}_revealed.png"))
+        looked_at = True
     finally:
-        close_with_goodbye(page, context, server)
+        if looked_at and name in IN_PLACE.values():
+            kept_pages[number] = (context, page, name)
+        elif page is not None:
+            close_with_goodbye(page, context, server)
 
 
 SCROLL_TOP = "() => document.querySelector('#rendered_cells').scrollTop"

@@ -30,7 +30,7 @@ from playwright.sync_api import expect
 
 from tests.browser import servers
 from tests.browser.conftest import ROOT
-from tests.browser.test_classroom_browser import wait_settled
+from tests.browser.test_classroom_browser import rescale
 
 pytestmark = pytest.mark.browser
 
@@ -233,18 +233,6 @@ def served(request, tmp_path_factory):
 
     yield serve
     servers.stop_all(list(running.values()))
-
-
-def rescale(page, screen: dict, scale: float) -> None:
-    """The page at another screen size and scale, laid out again (as a new page with ?scale= would be)."""
-    page.set_viewport_size(screen)
-    page.evaluate(
-        """(scale) => { document.documentElement.style.setProperty('--classroom-scale', String(scale));
-                        window.dispatchEvent(new Event('resize'));
-                        document.querySelector('#rendered_cells').scrollTop = 0; }""",
-        scale,
-    )
-    wait_settled(page)  # the page script's next frame, the widgets' own layout, and quiet since
 
 
 FINDINGS: dict[str, list[str]] = {}
