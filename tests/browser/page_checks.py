@@ -276,3 +276,12 @@ def lowest_contrast(page, selector: str) -> float:
     pairs = page.evaluate(TEXT_ON_BACKGROUND, selector)
     assert pairs, f"nothing shown for {selector}"
     return min(contrast(rgb(colour), rgb(behind)) for colour, behind in pairs)
+
+
+# markdown tables wider than the rendered cell that holds them: the reader scrolls sideways
+WIDE_MARKDOWN_TABLES = """
+() => [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-RenderedMarkdown table')]
+  .filter(t => t.getBoundingClientRect().width > t.closest('.jp-RenderedMarkdown').clientWidth + 1)
+  .map(t => `${t.querySelector('th').textContent.trim()}...: ${Math.round(t.getBoundingClientRect().width)} px in `
+    + `${t.closest('.jp-RenderedMarkdown').clientWidth}`)
+"""

@@ -8,7 +8,12 @@ the ten lessons in turn from the File menu. For each lesson: no error output, no
 an output table, no table cell cut or shortened with "…", no widget label
 clipped; at 1366 x 768 with the file browser open, no output wider than the notebook
 (an arithmetic table scrolled sideways hides its last columns) and no box scrolling
-inside an output. A screenshot of the whole notebook (stitched screen by screen, since
+inside an output, and no markdown table wider than its cell. Lessons 03 and 05 are then read again in JupyterLab
+Dark, chosen from the Settings menu as a learner does (not run again): axe-core's color-contrast rule finds no
+violation in the tables, widgets and verdicts of the outputs, and the switches' chosen option stands 3:1 apart from
+the others with a focus ring of 3 px at 3:1 (an element with a light background of its own must set its own dark
+text, and text on the notebook's background must read on dark as on white); the theme goes back to Light after.
+A screenshot of the whole notebook (stitched screen by screen, since
 JupyterLab scrolls inside its panel) goes to test-output/browser/ when a lesson's test fails, or for every
 lesson with TEST_STITCHED_SHOTS=1: no check reads it, and it doubles the passes down each lesson.
 """
@@ -40,6 +45,18 @@ LESSONS = sorted(path.name for path in (ROOT / "notebooks").glob("[0-9][0-9]_*.i
 IDLE = "Python 3 (ipykernel) | Idle"
 SCROLLER = ".jp-NotebookPanel:visible .jp-WindowedPanel-outer"
 SWITCHES = ("02", "03", "05")  # the lessons whose controls have switches (gain, ideal, relevant, question)
+DARK = "JupyterLab Dark"
+READ_IN_DARK = ("03", "05")  # the lessons whose outputs are read again in JupyterLab Dark
+
+# axe's color-contrast rule on the tables, widgets and checker's verdicts of the outputs, every impact; one
+# notebook is open at a time
+CONTRAST_IN_OUTPUTS = """
+async () => (await axe.run(
+    {include: [['.jp-OutputArea-output table'], ['.jp-OutputArea-output .jupyter-widgets'],
+               ['.jp-OutputArea-output .helpers-check']]},
+    {runOnly: {type: 'rule', values: ['color-contrast']}, resultTypes: ['violations']}))
+  .violations.flatMap(v => v.nodes.map(n => `${n.target.join(' ')}: ${n.any.map(a => a.message).join('; ')}`))
+"""
 
 
 def readme_lab_arguments() -> list[str]:
@@ -138,6 +155,37 @@ def add_axe(page) -> None:
     page.add_style_tag(content="html, body { height: 100%; }")
 
 
+def choose_theme(page, theme: str) -> None:
+    """Settings > Theme > the theme, as a learner chooses it, and wait until the page has taken it."""
+    page.get_by_role("menuitem", name="Settings", exact=True).click()
+    page.locator(".lm-Menu").get_by_text("Theme", exact=True).hover()  # a submenu: its items have no role
+    page.locator(".lm-Menu").get_by_text(theme, exact=True).click()
+    page.wait_for_function("(theme) => document.body.dataset.jpThemeName === theme", arg=theme, timeout=30_000)
+    light = "true" if theme == "JupyterLab Light" else "false"
+    expect(page.locator("body")).to_have_attribute("data-jp-theme-light", light)
+
+
+def contrast_violations(page) -> list[str]:
+    """axe's color-contrast violations in the open notebook's tables and widgets, screen by screen, top to bottom."""
+    add_axe(page)
+    return sorted(set(page_checks.on_every_screen(page, SCROLLER, CONTRAST_IN_OUTPUTS)))
+
+
+def read_in_dark(page) -> None:
+    """The open notebook's outputs in JupyterLab Dark: no contrast violation, switches that read (then Light again)."""
+    choose_theme(page, DARK)
+    try:
+        page.wait_for_timeout(500)  # the outputs' colours follow the theme's stylesheet
+        violations = contrast_violations(page)
+        assert violations == [], "\n".join(violations)
+        assert page_checks.scroll_to_first(page, SCROLLER, ".jp-NotebookPanel .dg-switch"), "no switch drawn"
+        look = page_checks.switch_contrast(page, ".jp-NotebookPanel")  # the switches, Dark
+        assert look["chosen against other"] >= 3 and look["ring against background"] >= 3, look
+        assert look["ring width"] >= 3, look
+    finally:
+        choose_theme(page, "JupyterLab Light")
+
+
 def run_all(page) -> None:
     """Run All from the Run menu, once the kernel is really idle, and wait until no cell is queued or running."""
     expect(page.locator("#jp-main-statusbar").get_by_text(IDLE)).to_be_visible(timeout=90_000)
@@ -228,6 +276,27 @@ def test_the_sideways_check_sees_a_wide_table_and_a_scroll_box(readme_lab, repos
         close_lesson(lab_page, readme_lab)
 
 
+def test_the_contrast_check_sees_grey_text_and_a_light_cell_left_to_the_theme(readme_lab, repository_copy, lab_page):
+    """The check can fail: grey text on the dark page and a yellow cell whose text stays the theme's white."""
+    cell = (
+        "from IPython.display import HTML\n"
+        "HTML(\"<table><tr><td style='color:#6b6b6b'>grey text</td>"
+        "<td style='background:#fff3bf'>text left to the theme</td></tr></table>\")"
+    )
+    servers.write_notebook(repository_copy / "notebooks" / "control_contrast.ipynb", [cell])
+    open_lesson(lab_page, readme_lab, "notebooks/control_contrast.ipynb")
+    try:
+        run_all(lab_page)
+        expect(lab_page.locator(".jp-NotebookPanel:visible .jp-OutputArea-output td")).to_have_count(2)
+        choose_theme(lab_page, DARK)
+        violations = contrast_violations(lab_page)
+        assert len(violations) == 2
+        assert any("#6b6b6b" in found for found in violations) and any("#fff3bf" in found for found in violations)
+    finally:
+        choose_theme(lab_page, "JupyterLab Light")
+        close_lesson(lab_page, readme_lab)
+
+
 LESSON_CHECKS = {
     "error outputs": page_checks.ERROR_OUTPUTS,
     "maths in tables": page_checks.MATHS_IN_TABLES,
@@ -236,6 +305,7 @@ LESSON_CHECKS = {
     # at 1366 x 768 with the file browser open: no output (an arithmetic table, the lab) scrolls sideways, none
     # hides a column, and no plot sits in a scroll box of its own
     "sideways outputs": page_checks.SIDEWAYS_OUTPUTS,
+    "markdown tables wider than their cell": page_checks.WIDE_MARKDOWN_TABLES,
 }
 
 
@@ -248,6 +318,8 @@ def test_lesson_renders_right_in_jupyterlab(lesson, readme_lab, lab_page, shots)
             run_all(lab_page)
             lab_page.wait_for_timeout(500)  # MathJax typesets after the outputs arrive
             check_the_lesson(lab_page, lesson)
+            if lesson[:2] in READ_IN_DARK:
+                read_in_dark(lab_page)
     finally:
         close_lesson(lab_page, readme_lab)
 
