@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/bench_tests.py            # the quick tier, pytest -n 2 -m core, three runs
     .venv/bin/python benchmarks/bench_tests.py --whole    # the README's test command once: ruff, mypy, every tier
     .venv/bin/python benchmarks/bench_tests.py --modules  # every tier once (pytest -n 2), each module's wall time
+    .venv/bin/python benchmarks/bench_tests.py --cpu      # every tier once, one test at a time: CPU by module, test
 
 Printed per run: the wall time, the CPU time of the run (pytest, both workers and every process they
 started and waited for: user + system), pytest's last line, and the load average before and after (a figure
@@ -30,6 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 QUICK = [sys.executable, "-m", "pytest", "-n", "2", "-m", "core", "-q"]
 EVERY_TIER = [sys.executable, "-m", "pytest", "-n", "2", "-q", "-p", "module_times"]
+ONE_AT_A_TIME = [sys.executable, "-m", "pytest", "-n", "0", "-q", "-p", "module_times", "tests"]
 
 
 def readme_test_command() -> str:
@@ -67,20 +69,42 @@ def module_times(records: list[dict]) -> list[tuple[str, str, float, float, floa
     return sorted(rows, key=lambda row: -row[4])
 
 
-def every_module() -> None:
-    """Every tier once under -n 2 (the README's pytest), then each module's wall time and the workers' idle end."""
+def recorded_run(command: list[str]) -> list[dict]:
+    """Run pytest with the module_times plugin; print its wall time, last line and load; return its records."""
     with tempfile.TemporaryDirectory() as folder:
         times = Path(folder) / "times.jsonl"
         env = {**os.environ, "BENCH_MODULE_TIMES": str(times),
                "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT / "benchmarks"), os.environ.get("PYTHONPATH")]))}
         before, start = os.getloadavg(), time.perf_counter()
-        done = subprocess.run(EVERY_TIER, cwd=ROOT, capture_output=True, text=True, env=env)
+        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=env)
         took = time.perf_counter() - start
         records = [json.loads(line) for line in times.read_text(encoding="utf-8").splitlines()]
     lines = [line for line in done.stdout.splitlines() if line.strip()]
     print(f"{took:.0f} s wall  [{lines[-1] if lines else done.stderr[-300:]}]  load average before {before[0]:.2f}, "
           f"after {os.getloadavg()[0]:.2f}")
-    rows = module_times(records)
+    return records
+
+
+def cpu_by_test() -> None:
+    """Every tier once, one test at a time (tests/ named, so no background warm-up starts): the machine's CPU
+    seconds during each test, a module fixture's in its first test, added up per module; the costliest tests."""
+    records = recorded_run(ONE_AT_A_TIME)
+    print(f"{sum(record['cpu'] for record in records):.0f} CPU seconds during the tests")
+    by_module: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
+    for record in records:
+        spent = by_module[record["test"].split("::", 1)[0]]
+        spent[0] += record["cpu"]
+        spent[1] += record["end"] - record["start"]
+    for module, (cpu, wall) in sorted(by_module.items(), key=lambda item: -item[1][0])[:30]:
+        print(f"{cpu:7.1f} CPU s {wall:7.1f} s  {module}")
+    print("the costliest tests:")
+    for record in sorted(records, key=lambda record: -record["cpu"])[:30]:
+        print(f"{record['cpu']:7.1f} CPU s {record['end'] - record['start']:7.1f} s  {record['test']}")
+
+
+def every_module() -> None:
+    """Every tier once under -n 2 (the README's pytest), then each module's wall time and the workers' idle end."""
+    rows = module_times(recorded_run(EVERY_TIER))
     ends = {worker: max(end for _, w, _, end, _ in rows if w == worker) for _, worker, _, _, _ in rows}
     print("each worker's last test ended at " + ", ".join(f"{w} {end:.0f} s" for w, end in sorted(ends.items())))
     for module, worker, begun, ended, seconds in rows:
@@ -91,10 +115,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--whole", action="store_true", help="the README's test command (every tier) once")
     parser.add_argument("--modules", action="store_true", help="every tier once, each module's wall time")
+    parser.add_argument("--cpu", action="store_true", help="every tier once, one test at a time: CPU by module")
     parser.add_argument("--runs", type=int, default=3, help="runs of the quick tier (3)")
     args = parser.parse_args()
     if args.modules:
         every_module()
+        return
+    if args.cpu:
+        cpu_by_test()
         return
     command: list[str] | str = readme_test_command() if args.whole else QUICK
     print(f"{os.cpu_count()} cores; command: {command if isinstance(command, str) else ' '.join(command[1:])}"
