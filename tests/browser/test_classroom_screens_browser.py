@@ -219,7 +219,9 @@ def served(request, tmp_path_factory):
     def launch(lesson: str) -> None:
         if lesson not in running:
             home = tmp_path_factory.mktemp(f"screens-{lesson}")
-            running[lesson] = servers.launch_classroom(lesson, ROOT, home, cull=120, pool=2)
+            # one preheated kernel: the light page takes it, the dark page the one heated meanwhile (a pool of two
+            # heated two kernels more per lesson that no page took)
+            running[lesson] = servers.launch_classroom(lesson, ROOT, home, cull=120, pool=1)
 
     def serve(lesson: str) -> servers.Server:
         after = order[order.index(lesson) + 1 :][:1] if lesson in order else []
