@@ -324,16 +324,16 @@ MATRIX = [
 # resized and rescaled in place as a teacher's window moved to another screen is: a page load (a kernel that runs
 # the lesson) less for each; the page goes on to the next of them when its view's checks pass
 IN_PLACE = {"1280x720-scale2": "1280x720-scale1.5", "1024x768-scale1": "1280x720-scale2"}
-KEPT: dict[str, tuple] = {}  # lesson -> (context, page, the view it was last looked at in)
 
 
 @pytest.fixture(scope="module")
 def kept_pages(classrooms):
-    """The pages kept for a lesson's next view, closed at the module's end if a failure left one open."""
-    yield KEPT
-    for number, (context, page, _) in list(KEPT.items()):
+    """The pages kept for a lesson's next view (lesson -> context, page, the view it was last looked at in), closed
+    at the module's end if a failure left one open."""
+    kept: dict[str, tuple] = {}
+    yield kept
+    for number, (context, page, _) in kept.items():
         close_with_goodbye(page, context, classrooms[number])
-    KEPT.clear()
 
 
 @pytest.mark.parametrize("view, number", MATRIX, ids=[f"{number}-{view[0]}" for view, number in MATRIX])

@@ -36,7 +36,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser import page_checks, servers
-from tests.browser.conftest import AXE, ROOT
+from tests.browser.conftest import AXE, JUPYTERLAB_THEMES, ROOT
 from tests.test_readme import readme_commands
 
 pytestmark = pytest.mark.browser
@@ -45,7 +45,7 @@ LESSONS = sorted(path.name for path in (ROOT / "notebooks").glob("[0-9][0-9]_*.i
 IDLE = "Python 3 (ipykernel) | Idle"
 SCROLLER = ".jp-NotebookPanel:visible .jp-WindowedPanel-outer"
 SWITCHES = ("02", "03", "05")  # the lessons whose controls have switches (gain, ideal, relevant, question)
-DARK = "JupyterLab Dark"
+LIGHT, DARK = "JupyterLab Light", "JupyterLab Dark"
 READ_IN_DARK = ("03", "05")  # the lessons whose outputs are read again in JupyterLab Dark
 
 # axe's color-contrast rule on the tables, widgets and checker's verdicts of the outputs, every impact; one
@@ -161,8 +161,16 @@ def choose_theme(page, theme: str) -> None:
     page.locator(".lm-Menu").get_by_text("Theme", exact=True).hover()  # a submenu: its items have no role
     page.locator(".lm-Menu").get_by_text(theme, exact=True).click()
     page.wait_for_function("(theme) => document.body.dataset.jpThemeName === theme", arg=theme, timeout=30_000)
-    light = "true" if theme == "JupyterLab Light" else "false"
-    expect(page.locator("body")).to_have_attribute("data-jp-theme-light", light)
+    expect(page.locator("body")).to_have_attribute("data-jp-theme-light", JUPYTERLAB_THEMES[theme])
+
+
+def assert_switches_read(page) -> None:
+    """The open notebook's switches in the current theme: the chosen option 3:1 apart from the others, a focus ring
+    of 3 px at 3:1 (scrolled to first: JupyterLab draws only the cells in view)."""
+    assert page_checks.scroll_to_first(page, SCROLLER, ".jp-NotebookPanel .dg-switch"), "no switch drawn"
+    look = page_checks.switch_contrast(page, ".jp-NotebookPanel")
+    assert look["chosen against other"] >= 3 and look["ring against background"] >= 3, look
+    assert look["ring width"] >= 3, look
 
 
 def contrast_violations(page) -> list[str]:
@@ -178,12 +186,9 @@ def read_in_dark(page) -> None:
         page.wait_for_timeout(500)  # the outputs' colours follow the theme's stylesheet
         violations = contrast_violations(page)
         assert violations == [], "\n".join(violations)
-        assert page_checks.scroll_to_first(page, SCROLLER, ".jp-NotebookPanel .dg-switch"), "no switch drawn"
-        look = page_checks.switch_contrast(page, ".jp-NotebookPanel")  # the switches, Dark
-        assert look["chosen against other"] >= 3 and look["ring against background"] >= 3, look
-        assert look["ring width"] >= 3, look
+        assert_switches_read(page)
     finally:
-        choose_theme(page, "JupyterLab Light")
+        choose_theme(page, LIGHT)
 
 
 def run_all(page) -> None:
@@ -293,7 +298,7 @@ def test_the_contrast_check_sees_grey_text_and_a_light_cell_left_to_the_theme(re
         assert len(violations) == 2
         assert any("#6b6b6b" in found for found in violations) and any("#fff3bf" in found for found in violations)
     finally:
-        choose_theme(lab_page, "JupyterLab Light")
+        choose_theme(lab_page, LIGHT)
         close_lesson(lab_page, readme_lab)
 
 
@@ -329,11 +334,8 @@ def check_the_lesson(lab_page, lesson: str) -> None:
     # JupyterLab draws the cells in view: every check screen by screen, all in one pass down the lesson
     found = page_checks.on_every_screen_each(lab_page, SCROLLER, LESSON_CHECKS)
     assert {check: items for check, items in found.items() if items} == {}
-    if lesson[:2] in SWITCHES:  # the switches, Light (scrolled to: JupyterLab draws only the cells in view)
-        assert page_checks.scroll_to_first(lab_page, SCROLLER, ".jp-NotebookPanel .dg-switch"), "no switch drawn"
-        look = page_checks.switch_contrast(lab_page, ".jp-NotebookPanel")
-        assert look["chosen against other"] >= 3 and look["ring against background"] >= 3, look
-        assert look["ring width"] >= 3, look
+    if lesson[:2] in SWITCHES:  # the switches, Light
+        assert_switches_read(lab_page)
     code_cells = [c for c in nbformat.read(ROOT / "notebooks" / lesson, 4).cells if c.cell_type == "code"]
     numbered = lab_page.locator(".jp-NotebookPanel:visible .jp-InputArea-prompt").filter(has_text="[")
     expect(numbered.filter(has_text="[ ]")).to_have_count(0)  # every code cell ran
