@@ -1,5 +1,6 @@
 """The checker's verdicts, hints and practice, and a learner's progress (lesson 00's section), in JupyterLab Light
-and Dark, read from the page in Chromium at 1366 x 768.
+and Dark, read from the page in Chromium at a laptop's 1366 px wide (screen by screen in a window 4,800 px tall, as
+tests/browser/test_lessons_in_jupyterlab.py reads the lessons).
 
 One JupyterLab per theme serves a temporary copy of the repository with two notebooks, each opened in turn in the
 same page:
@@ -28,7 +29,14 @@ import pytest
 from helpers.exercises import REGISTRY, exercises_of
 from tests.browser import page_checks, servers
 from tests.browser.conftest import JUPYTERLAB_THEMES as THEMES
-from tests.browser.test_lessons_in_jupyterlab import SCROLLER, add_axe, close_lesson, open_lesson, run_all
+from tests.browser.test_lessons_in_jupyterlab import (
+    SCROLLER,
+    add_axe,
+    close_lesson,
+    open_lesson,
+    run_all,
+    tall_window,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -150,7 +158,8 @@ def run_in_theme(page, themed_lab, notebook: str, shots: Path) -> Iterator[None]
         with page_checks.stitched_screenshot_when_asked(page, SCROLLER, shot):
             assert page.evaluate("() => document.body.dataset.jpThemeLight") == THEMES[theme]
             run_all(page)
-            yield
+            with tall_window(page):  # read screen by screen, as the lessons are
+                yield
     finally:
         close_lesson(page, themed_lab)
 
