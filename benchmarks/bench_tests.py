@@ -1,7 +1,7 @@
 """How long the tests take: the quick tier, or the README's whole test command (a benchmark, not a test).
 
     .venv/bin/python benchmarks/bench_tests.py            # the quick tier, pytest -n 2 -m core, three runs
-    .venv/bin/python benchmarks/bench_tests.py --whole    # the README's test command once: ruff, mypy, every tier
+    .venv/bin/python benchmarks/bench_tests.py --whole    # the README's test command once: ruff, every tier
     .venv/bin/python benchmarks/bench_tests.py --modules  # every tier once (pytest -n 2), each module's wall time
     .venv/bin/python benchmarks/bench_tests.py --cpu      # every tier once, one test at a time: CPU by module, test
 

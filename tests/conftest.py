@@ -64,6 +64,7 @@ HEAVIEST_FIRST = ("hub", "browser", "notebook", "libreoffice", "install", "refer
 # after another, near half a core): two browser modules side by side fight for the cores, and two of the
 # grader's leave them idle (a fresh-clone run had 1.86 of 2 cores busy for its first seven minutes, then 1.3).
 LONGEST_FIRST = (
+    "tests/test_types.py",  # mypy: first, so that no worker ends the run on it alone
     "tests/browser/test_site_browser.py", "tests/test_grade.py",
     "tests/browser/test_classroom_screens_browser.py", "tests/test_grade_limits.py",
     "tests/browser/test_classroom_browser.py", "tests/test_grade_assignment.py",
