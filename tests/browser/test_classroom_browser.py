@@ -4,24 +4,24 @@ control) and 06, 07 (without) at 1280x720; lessons 01, 03, 05 and 07 also with ?
 "Predict, then reveal" dealt with n and revealed with r (the value on the screen), and on the first view a presenter
 clicker's PageDown/PageUp/arrows moving the page, never a focused control, and the switches' contrast.
 
-Each lesson is served by the real command, run from the repository root. One page load per lesson and view
-(but the larger type's page, opened with ?scale=1.5, is then rescaled in place to scale 2 and resized to
-1024x768, as a window moved to another screen is), and on it: the first screen (a control's buttons, numbers and
-plot, or a lesson's first worked output), every visible text at least 20 px times the scale (tables, formulas,
-maths, the control's plot), no control cut off or
-collapsed, targets at least 44 px high, a focus ring of 3 px at 3:1, no link answering 4xx, no exercise,
-solution or narrative about them, and axe-core's serious and critical findings. A screenshot of each state
-goes to test-output/browser/classroom/ (gitignored) for a person to look at, and of each lesson's whole page on the
-first view with TEST_STITCHED_SHOTS=1 (no check reads it). The time from the URL to a
-usable control is reported in test-output/browser/classroom_measurements.json, never asserted. On the first view
-(1280x720, scale 1) each control is also driven with keys only. Pages are closed as tabs are (their kernels end
-at once). The reload tests check that back-to-back reloads keep the kernels' memory flat and that a page left
-without a goodbye loses its kernel to the culler (left first, checked last, so the other tests run meanwhile).
+Each lesson is served by the real command, run from the repository root. One page load per lesson and view (but the
+larger type's page, opened with ?scale=1.5, is then rescaled in place to scale 2, resized to 1024x768 and, for 01
+and 05, zoomed to 150 %, as a window moved to another screen is), and on it: the first screen (a control's buttons,
+numbers and plot, or a lesson's first worked output), every visible text at least 20 px times the scale (tables,
+formulas, maths, the control's plot), no control cut off or collapsed, targets at least 44 px high, a focus ring of
+3 px at 3:1, no link answering 4xx, no exercise, solution or narrative about them, and axe-core's serious and
+critical findings. A screenshot of each state goes to test-output/browser/classroom/ (gitignored) for a person to
+look at, and of each lesson's whole page on the first view with TEST_STITCHED_SHOTS=1 (no check reads it). The time
+from the URL to a usable control is reported in test-output/browser/classroom_measurements.json, never asserted. On
+the first view (1280x720, scale 1) each control is also driven with keys only. Pages are closed as tabs are (their
+kernels end at once). The reload tests check that back-to-back reloads keep the kernels' memory flat and that a page
+left without a goodbye loses its kernel to the culler (left first, checked last, so the other tests run meanwhile).
 Nothing may be written into the repository meanwhile.
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import json
 import re
@@ -272,10 +272,15 @@ def wait_settled(page) -> None:
     page.wait_for_selector("html[data-classroom-settled]", state="attached", timeout=30_000)
 
 
-def rescale(page, screen: dict, scale: float) -> None:
+def rescale(page, screen: dict, scale: float, zoom: float = 1) -> None:
     """The page at another screen size and scale, laid out again (as a new page with ?scale= would be: the page
-    script reads the scale from one CSS variable and lays the page out again on a resize)."""
+    script reads the scale from one CSS variable and lays the page out again on a resize); with a ``zoom``, each CSS
+    pixel drawn that many times (the browser's zoom, as a new page of that device scale factor would be)."""
     page.set_viewport_size(screen)
+    if zoom != 1:  # Chromium's own screen emulation: Playwright sets the device scale factor only for a new context
+        page.context.new_cdp_session(page).send("Emulation.setDeviceMetricsOverride", {
+            "width": screen["width"], "height": screen["height"], "deviceScaleFactor": zoom, "mobile": False})
+        assert page.evaluate("() => window.devicePixelRatio") == zoom
     page.evaluate(
         """(scale) => { document.documentElement.style.setProperty('--classroom-scale', String(scale));
                         window.dispatchEvent(new Event('resize'));
@@ -283,6 +288,18 @@ def rescale(page, screen: dict, scale: float) -> None:
         scale,
     )
     wait_settled(page)  # the page script's next frame, the widgets' own layout, and quiet since
+
+
+def screenshot(page, path: Path) -> None:
+    """The screen as the page draws it, in its own device pixels: a page zoomed in place (:func:`rescale`) too, whose
+    zoom Playwright's own screenshot does not know (it would draw it at its context's scale)."""
+    width, height, zoom = page.evaluate("() => [innerWidth, innerHeight, devicePixelRatio]")
+    screen = {"x": 0, "y": 0, "width": width, "height": height, "scale": zoom}
+    session = page.context.new_cdp_session(page)
+    try:
+        path.write_bytes(base64.b64decode(session.send("Page.captureScreenshot", {"clip": screen})["data"]))
+    finally:
+        session.detach()
 
 
 def in_view(page, selector: str, viewport: dict) -> list:
@@ -321,9 +338,16 @@ MATRIX = [
 
 
 # The views looked at on the page of the view before them (the lesson's larger-type page, opened with ?scale=1.5),
-# resized and rescaled in place as a teacher's window moved to another screen is: a page load (a kernel that runs
-# the lesson) less for each; the page goes on to the next of them when its view's checks pass
-IN_PLACE = {"1280x720-scale2": "1280x720-scale1.5", "1024x768-scale1": "1280x720-scale2"}
+# resized, rescaled and zoomed in place as a teacher's window moved to another screen is: a page load (a kernel that
+# runs the lesson) less for each; the page goes on to the lesson's next view when its view's checks pass
+IN_PLACE = {"1280x720-scale2": "1280x720-scale1.5", "1024x768-scale1": "1280x720-scale2",
+            "1280x720-zoom150": "1024x768-scale1"}
+
+
+def next_in_place(view, number: str) -> bool:
+    """Whether the lesson's next view is looked at on this view's page (IN_PLACE)."""
+    following = [later for later, lesson in MATRIX[MATRIX.index((view, number)) + 1 :] if lesson == number]
+    return bool(following) and IN_PLACE.get(following[0][0]) == view[0]
 
 
 @pytest.fixture(scope="module")
@@ -357,10 +381,10 @@ def test_classroom_page_in_the_room(view, number, classrooms, browser, shots, ke
             seconds = open_usable(page, server.page(f"?scale={scale:g}"), lesson)
             MEASURED.setdefault(number, {})[f"seconds to usable, {name}"] = seconds
         else:
-            rescale(page, viewport, scale)
+            rescale(page, viewport, scale, zoom)
         wait_settled(page)  # the page script has arranged the page and named sliders and plots
         page.evaluate("() => document.querySelector('#rendered_cells').scrollTop = 0")
-        page.screenshot(path=str(folder / f"{number}_{name}_first_screen.png"))
+        screenshot(page, folder / f"{number}_{name}_first_screen.png")
 
         # the demonstration only: no code, no exercise, no solution, no instruction, nothing said about them
         expect(page.locator(".jp-InputArea-editor:visible")).to_have_count(0)
@@ -449,7 +473,7 @@ def test_classroom_page_in_the_room(view, number, classrooms, browser, shots, ke
             assert href is None or href.startswith(("http://127.0.0.1", "https://")), href
         if lesson.control:
             assert len(stops) >= 3
-        page.screenshot(path=str(folder / f"{number}_{name}_focus.png"))
+        screenshot(page, folder / f"{number}_{name}_focus.png")
 
         if AXE.is_file() and scale == 1:  # the same page at larger type: the same names, roles and colours
             violations = axe_violations(page)
@@ -478,10 +502,10 @@ def test_classroom_page_in_the_room(view, number, classrooms, browser, shots, ke
         # predict, then reveal with n and r: the value on the screen at every view
         if lesson.reveal:
             deal_and_reveal_with_keys(page, viewport)
-            page.screenshot(path=str(folder / f"{number}_{name}_revealed.png"))
+            screenshot(page, folder / f"{number}_{name}_revealed.png")
         looked_at = True
     finally:
-        if looked_at and name in IN_PLACE.values():
+        if looked_at and next_in_place(view, number):
             kept_pages[number] = (context, page, name)
         elif page is not None:
             close_with_goodbye(page, context, server)
