@@ -278,6 +278,7 @@ def rescale(page, screen: dict, scale: float, zoom: float = 1) -> None:
     pixel drawn that many times (the browser's zoom, as a new page of that device scale factor would be)."""
     page.set_viewport_size(screen)
     if zoom != 1:  # Chromium's own screen emulation: Playwright sets the device scale factor only for a new context
+        # (the session stays attached: Chromium ends a session's emulation with it)
         page.context.new_cdp_session(page).send("Emulation.setDeviceMetricsOverride", {
             "width": screen["width"], "height": screen["height"], "deviceScaleFactor": zoom, "mobile": False})
         assert page.evaluate("() => window.devicePixelRatio") == zoom
