@@ -89,7 +89,7 @@ def test_a_module_that_leaves_a_process_running_fails_and_the_process_is_ended(t
     # on a failure, say whether the process was still there (unseen by the module's check) or had gone
     if done.returncode != 1:
         pytest.fail(f"{done.stdout[-3000:]}\n{done.stderr[-2000:]}\nwith the tag now: {noted_and_ended(tag)}")
-    said = done.stdout[-4000:]  # the inner run's report, whole, on a failure (a fresh-clone run once failed here)
+    said = done.stdout[-4000:]  # the end of the inner run's report (4,000 characters), on a failure
     assert "ERROR at teardown of test_another" in done.stdout, said
     assert "tests/test_leaks.py left 1 process(es) running after its tests (ended now)" in done.stdout, said
     assert "3 passed" in done.stdout and "1 error" in done.stdout, f"the tests pass, the process left errs:\n{said}"
