@@ -100,6 +100,20 @@ def test_a_float_with_its_trailing_zero_lost_is_right_in_the_grader_and_quoted_a
         REGISTRY.pop("ends-in-zero")
 
 
+def test_a_float_arithmetic_left_binary_digits_in_is_quoted_with_the_digits_it_was_read_as():
+    """0.4 + 0.01 is 0.41000000000000003: read as 0.41, and a message about its decimals says so (17 as shown)."""
+    register(Exercise(id="computed-float", lesson="01", question="How much?", answer=lambda: 0.4, hints=("a", "b")))
+    try:
+        short = check("computed-float", 0.4 + 0.01)
+        assert not short.correct and short.verdict.value == "too few decimals"
+        assert short.message.startswith("0.41000000000000003 (a number, read as 0.41) has fewer decimals")
+        right = check("computed-float", 1.1 - 0.7)  # 0.40000000000000013
+        assert right.correct and "0.40000000000000013 (a number, read as 0.4) is correct" in right.message
+        assert "read as" not in check("computed-float", 0.41).message  # a float that shows its digits as they are
+    finally:
+        REGISTRY.pop("computed-float")
+
+
 def test_the_issues_cases():
     found = dealt("sheet-ndcg3", 7)
     text = f"{found.variant.worked.value:.3f}"

@@ -54,13 +54,16 @@ class Answer:
 
     @property
     def quoted(self) -> str:
-        """The answer as messages quote it: text as written, a number with the words "(a number)".
+        """The answer as messages quote it: text as written, a number with the words "(a number)", and a float
+        whose repr carries arithmetic's binary digits with the digits it was read as.
 
-        >>> read_answer(0.830).quoted, read_answer(" 0,830 ").quoted
-        ('0.83 (a number)', '0,830')
+        >>> read_answer(0.830).quoted, read_answer(" 0,830 ").quoted, read_answer(0.4 + 0.01).quoted
+        ('0.83 (a number)', '0,830', '0.41000000000000003 (a number, read as 0.41)')
         """
         if self.typed == "number":
-            return f"{self.given or self.text} (a number)"
+            if self.given and self.given != self.text:
+                return f"{self.given} (a number, read as {self.text})"
+            return f"{self.text} (a number)"
         return self.given or self.text
 
     @property
