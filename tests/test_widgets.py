@@ -575,6 +575,14 @@ def test_mrr_control_moving_d8_first_in_new():
     assert control.ranking("NEW", "q1")[0] == "D8"
 
 
+def test_mrr_control_calls_rank_0_a_miss_as_lesson_01_does_in_a_label_no_wider_than_a_rank():
+    """The classroom's narrowest pickers are as wide as "rank N": every option, the miss too, reads whole in them."""
+    control = mrr_control()
+    for picker in control.rank_pickers.values():
+        assert dict(picker.options)["miss"] == 0
+        assert max(len(label) for label, _ in picker.options) == len(f"rank {control.setup.longest}")
+
+
 def test_mrr_control_moves_and_cutoffs():
     control = mrr_control()
     control.rank_pickers["NEW", "q1"].value = 0  # D8 no longer returned: q1 is a miss

@@ -28,7 +28,9 @@ class MrrControl(StateView[MrrSetup, MrrState, MrrResult]):
     def __init__(self, example: str = "A", hit_k: int = 3):
         self.setup = setup = model.mrr_setup(load_example(example), hit_k)
         self.systems, self.query_ids = list(setup.systems), list(setup.query_ids)
-        options = [(f"rank {rank}", rank) for rank in range(1, setup.longest + 1)] + [("not returned", 0)]
+        # "miss", lesson 01's word for rank 0 (its plot says it too): short enough to read whole in the classroom's
+        # narrowest pickers (5.6em, the width of "rank N"), where "not returned" did not fit
+        options = [(f"rank {rank}", rank) for rank in range(1, setup.longest + 1)] + [("miss", 0)]
         self.rank_pickers: dict[Key, widgets.Dropdown] = {}
         self.rr_labels: dict[Key, widgets.HTML] = {}
         for key, doc_id in setup.moved.items():
