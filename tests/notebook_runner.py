@@ -109,11 +109,27 @@ def _run(prefix: str, tmp_path: Path, reader: str, timeout: int):
     return notebook, values
 
 
+def merged_outputs(cell) -> list[dict]:
+    """A cell's outputs as JupyterLab shows them: a stream output that follows one of the same stream is one text.
+
+    On a busy machine the kernel can send one ``print`` in two messages (its output thread flushed between the
+    print's parts), which nbclient keeps as two outputs.
+    """
+    merged: list[dict] = []
+    for output in cell.get("outputs", []):
+        if (output.get("output_type") == "stream" and merged and merged[-1].get("output_type") == "stream"
+                and merged[-1].get("name") == output.get("name")):
+            merged[-1] = {**merged[-1], "text": merged[-1]["text"] + output["text"]}
+        else:
+            merged.append(output)
+    return merged
+
+
 def printed_text(notebook) -> str:
-    """Everything the notebook printed or displayed as text, cell after cell."""
+    """Everything the notebook printed or displayed as text, cell after cell (:func:`merged_outputs`)."""
     parts = []
     for cell in notebook.cells:
-        for output in cell.get("outputs", []):
+        for output in merged_outputs(cell):
             if "text" in output:
                 parts.append(output["text"])
             elif "data" in output and "text/plain" in output["data"]:

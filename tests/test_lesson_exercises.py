@@ -15,7 +15,7 @@ import re
 import pytest
 
 from helpers.exercises import REGISTRY, exercises_of
-from tests.notebook_runner import run_notebook, shared_run
+from tests.notebook_runner import merged_outputs, run_notebook, shared_run
 
 pytestmark = pytest.mark.notebook
 
@@ -35,7 +35,7 @@ def untouched(request, tmp_path_factory):
 def outputs_of(cells) -> str:
     parts = []
     for cell in cells:
-        for output in cell.get("outputs", []):
+        for output in merged_outputs(cell):
             parts.append(output.get("text", ""))
             for value in output.get("data", {}).values():
                 parts.append(value if isinstance(value, str) else json.dumps(value))
