@@ -1,6 +1,8 @@
 """Plots of the lessons: each function takes data, draws with matplotlib and returns the Figure.
 
-Every number drawn comes from :mod:`helpers.metrics`.
+Every number drawn comes from :mod:`helpers.metrics`. A legend says ``loc="best"`` out loud: left to its
+default, matplotlib warns that placing it "can be slow with large amounts of data" whenever that took a
+second, as it can on a busy machine with a handful of points.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ def plot_reciprocal_rank(max_rank: int = 10) -> Figure:
     axes.plot(ranks, [1 / metrics.discount(rank) for rank in ranks], ls="--", label="1 / log2(rank + 1)")
     axes.set(xlabel="rank of the first relevant result", ylabel="score", title="Reciprocal rank falls fast")
     axes.set_xticks(ranks)
-    axes.legend()
+    axes.legend(loc="best")
     return figure
 
 
@@ -60,7 +62,7 @@ def plot_reciprocal_ranks_by_system(first_ranks: dict[str, list[int]], labels: l
         axes.bar(positions, values, width, label=f"{system} (MRR {mrr:.3f})")
     axes.set_xticks([number + width * (len(first_ranks) - 1) / 2 for number in range(len(labels))], labels)
     axes.set(ylabel="reciprocal rank", title="Reciprocal rank per question", ylim=(0, 1.1))
-    axes.legend()
+    axes.legend(loc="best")
     return figure
 
 
@@ -85,7 +87,7 @@ def plot_discounted_gains(
     )
     shift = width * (len(orderings) - 1) / 2  # each rank's tick under the middle of its group of bars
     axes.set_xticks([rank + shift for rank in sorted(ranks)], [str(rank) for rank in sorted(ranks)])
-    axes.legend()
+    axes.legend(loc="best")
     return figure
 
 
@@ -105,7 +107,7 @@ def plot_ndcg_by_k(
         xlabel="cut-off k", ylabel=f"nDCG@k ({gain} gain)", title="nDCG as the cut-off grows", ylim=(0, 1.05)
     )
     axes.set_xticks(ks)
-    axes.legend()
+    axes.legend(loc="best")
     return figure
 
 
@@ -131,7 +133,7 @@ def plot_gain_forms(max_grade: int = 3) -> Figure:
     )
     axes.set(xlabel="grade", ylabel="gain", title="Linear vs exponential gain")
     axes.set_xticks(grades)
-    axes.legend()
+    axes.legend(loc="best")
     return figure
 
 

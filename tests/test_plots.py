@@ -1,10 +1,13 @@
 """Plot helpers return figures whose axes, labels and data come from helpers.metrics."""
 
+import warnings
+
 import matplotlib
 
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 from helpers import metrics, plots  # noqa: E402
@@ -71,3 +74,29 @@ def test_gain_forms_plot():
     axes = plots.plot_gain_forms(3).axes[0]
     heights = [patch.get_height() for patch in axes.patches]
     assert heights == pytest.approx([0, 1, 2, 3, 0, 1, 3, 7])
+
+
+def test_no_legend_warns_of_slowness_on_a_busy_machine(monkeypatch):
+    """A lesson's figure prints no warning when placing its legend takes over a second (matplotlib's clock)."""
+    from matplotlib import legend
+
+    from helpers.batch.comparison import compare, plot_by_group, plot_comparison
+
+    ticks = iter(range(0, 10_000, 5))  # every reading of the clock 5 s after the last: a very busy machine
+    monkeypatch.setattr(legend.time, "perf_counter", lambda: next(ticks))
+    a = pd.Series([0.2, 0.5, 0.9, 0.4], index=list("abcd"))
+    b = pd.Series([0.6, 0.5, 0.3, 0.8], index=list("abcd"))
+    figures = [
+        plots.plot_reciprocal_rank(5),
+        plots.plot_reciprocal_ranks_by_system({"OLD": [1, 2], "NEW": [3, 0]}, ["q1", "q2"]),
+        plots.plot_discounted_gains({"returned": [3, 2, 0], "ideal": [3, 2, 0]}),
+        plots.plot_ndcg_by_k({"returned": [0, 2, 3]}),
+        plots.plot_gain_forms(3),
+        plot_comparison(compare(a, b)),
+        plot_by_group(compare(a, b), {"a": "x", "b": "x", "c": "y", "d": "y"}),
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for figure in figures:
+            figure.canvas.draw()
+    assert all(axes.get_legend() is not None for figure in figures for axes in figure.axes[:1])

@@ -707,7 +707,7 @@ def plot_comparison(comparison: Comparison, bins: int = 20) -> Figure:
         left.hist(table[name], bins=edges, histtype="step", linewidth=1.8,
                   label=f"{name} (mean {table[name].mean():.3f})")
     left.set(xlabel=comparison.measure, ylabel="queries", title=f"{comparison.measure} per query")
-    left.legend()
+    left.legend(loc="best")
     ordered = table["difference"].sort_values(ascending=False).to_numpy()
     right.stairs(np.maximum(ordered, 0), fill=True, color="tab:green", label=f"{second} better")
     right.stairs(np.minimum(ordered, 0), fill=True, color="tab:red", label=f"{first} better")
@@ -745,5 +745,5 @@ def plot_by_group(comparison: Comparison, groups) -> Figure:
         axes.bar(positions + offset, heights[name], width=0.4, label=name)
     axes.set_xticks(positions, labels)
     axes.set(ylabel=f"mean {comparison.measure}", title=f"Mean {comparison.measure} by query group")
-    axes.legend()
+    axes.legend(loc="best")
     return figure
