@@ -101,6 +101,7 @@ def test_the_copy_says_what_it_promises(assignment, practice):
     assert not (practice / "helpers" / "exercises" / "questions.json").exists()
 
 
+@pytest.mark.slow  # a fresh Python on the keyless copy
 def test_check_in_an_assignment_records_and_never_judges(assignment, tmp_path):
     log = tmp_path / "log.jsonl"
     right = f"{REGISTRY['sheet-ndcg3'].worked().value:.3f}"
@@ -142,6 +143,7 @@ print(json.dumps(out))
     assert {"event": "check_function", "exercise": "mrr-function", "kept": True} in events
 
 
+@pytest.mark.slow  # a fresh Python on the keyless copy
 def test_hints_travel_only_when_the_teacher_allows_them(tmp_path):
     target = tmp_path / "class"
     release.release(target, kind="assignment", hints=True)
@@ -150,6 +152,7 @@ def test_hints_travel_only_when_the_teacher_allows_them(tmp_path):
     assert REGISTRY["sheet-ndcg3"].hints[0] in said
 
 
+@pytest.mark.slow  # a fresh Python on the keyless copy
 def test_the_grader_kernel_runs_kept_functions_on_the_inputs_it_is_sent(tmp_path):
     course = copy_course(tmp_path / "course", REGISTRY.values())
     log = tmp_path / "log.jsonl"
@@ -180,6 +183,7 @@ def test_the_repository_is_a_practice_copy():
     assert check("sheet-ndcg3", f"{REGISTRY['sheet-ndcg3'].worked().value:.3f}").correct
 
 
+@pytest.mark.slow  # a fresh Python on the keyless copy
 def test_an_untouched_function_template_says_not_answered_yet(assignment):
     said = run_in(assignment, """
 import json

@@ -199,6 +199,7 @@ def test_strict_turns_id_warnings_into_errors(capsys, tmp_path):
     assert status == 2 and "run '01' and qrels '1'" in err
 
 
+@pytest.mark.slow  # a fresh Python: python -m helpers.batch
 def test_the_module_runs_as_a_command():
     done = subprocess.run([sys.executable, "-m", "helpers.batch", "-m", "P.5,10", str(SUITE / "qrels.test"),
                            str(SUITE / "results.test")], capture_output=True, text=True, check=True)
@@ -230,6 +231,7 @@ def trec_eval_lines(names: set[str], expected_file: str = "out.test") -> str:
     return "".join(line for line in lines if line.split("\t")[0].rstrip() in names)
 
 
+@pytest.mark.slow  # a fresh Python: python -m helpers.batch
 def test_a_gzipped_run_unpacked_into_standard_input_gives_trec_eval_s_numbers(tmp_path):
     packed = tmp_path / "run.gz"
     packed.write_bytes(gzip.compress((SUITE / "results.test").read_bytes()))
@@ -275,6 +277,7 @@ def feed(pipe_end: str | int, data: bytes) -> threading.Thread:
     return writer
 
 
+@pytest.mark.slow  # a fresh Python: python -m helpers.batch
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="pipes named as files are POSIX")
 @pytest.mark.parametrize("pipe", ["/dev/fd/N", "named pipe"])
 def test_a_pipe_works_as_a_file_name(pipe, tmp_path):
@@ -297,6 +300,7 @@ def test_a_pipe_works_as_a_file_name(pipe, tmp_path):
     assert out == trec_eval_lines({"map", "P_5", "P_10"}, "out.test.aq")
 
 
+@pytest.mark.slow  # a fresh Python: python -m helpers.batch
 @pytest.mark.parametrize(("args", "stdin", "status", "message"), [
     (["-m", "nope", "QRELS", "RUN"], b"", 1, "unknown measure 'nope'"),
     (["--bogus", "QRELS", "RUN"], b"", 1, "unrecognized arguments: --bogus"),
@@ -363,6 +367,7 @@ def test_help_and_the_guide_list_every_exit_status(capsys):
     assert listed and set(map(int, re.findall(r"`(\d+)`", listed.group()))) == set(EXIT_STATUSES)
 
 
+@pytest.mark.slow  # a fresh Python: python -m helpers.batch
 @pytest.mark.parametrize(("options", "merged", "first_line"), [
     (["-c", "--format", "trec"], False, b"P_5                   \tq0\t0.2000\n"),
     (["-c", "--format", "csv"], False, b"run,measure,qid,value\n"),

@@ -383,6 +383,7 @@ print(json.dumps({"mode": is_assignment_copy(), "note": shown.note, "rows": len(
 """
 
 
+@pytest.mark.slow  # a fresh Python on the keyless copy
 def test_an_assignment_copy_records_nothing_and_its_progress_says_so(data_dir, tmp_path):
     from helpers.exercises import REGISTRY
     from helpers.teacher.keyless import copy_keyless_helpers
@@ -524,6 +525,7 @@ print(json.dumps({{"text": repr(shown), "html_tables": shown._repr_html_().count
 """
 
 
+@pytest.mark.slow  # a fresh Python on the keyless copy
 @pytest.mark.parametrize("graded", [False, True], ids=["assignment-copy", "graded-run"])
 def test_the_progress_cell_in_an_assignment_copy_and_under_the_grader_says_why_it_shows_nothing(
         data_dir, tmp_path, graded):

@@ -79,6 +79,7 @@ def python(folder: Path, code: str, **env: str) -> subprocess.CompletedProcess:
                                            "MPLBACKEND": "Agg", **env})
 
 
+@pytest.mark.slow  # a fresh Python
 def test_importing_the_lessons_exercises_computes_no_answer_until_one_is_looked_up():
     said = python(ROOT, """
         import json, sys

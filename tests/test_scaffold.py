@@ -61,6 +61,7 @@ def registered_order(folder: Path, lesson: str) -> list[str]:
     ]
 
 
+@pytest.mark.slow  # fresh Pythons: the scaffold command and ruff
 def test_the_guides_example_follows_its_exercise_numbered_ruff_clean_and_registered(tmp_path):
     folder = project_copy(tmp_path)
     before = [(number, found) for number, found in exercise_items(folder, "03") if number is not None]

@@ -625,6 +625,7 @@ def in_process(capsys, *args: str) -> tuple[int, str, str]:
     return status, captured.out, captured.err
 
 
+@pytest.mark.slow  # two fresh Pythons: python -m helpers.sheet
 def test_cli_writes_refuses_and_checks(tmp_path, capsys):
     path = tmp_path / "c.xlsx"
     first = cli("C", str(path))

@@ -192,6 +192,7 @@ def test_the_hidden_inputs_sent_to_a_kernel_hold_no_expected_value(key):
     assert "expected" not in sent and "slips" not in sent
 
 
+@pytest.mark.slow  # a fresh Python
 def test_grading_a_lesson_01_notebook_works_out_only_the_exercises_it_is_judged_on():
     code = """
 import json, sys

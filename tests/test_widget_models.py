@@ -25,6 +25,7 @@ from helpers.widgets._arithmetic import dcg_formula, or_none
 LOG2_3, LOG2_5, LOG2_6 = math.log2(3), math.log2(5), math.log2(6)
 
 
+@pytest.mark.slow  # a fresh Python
 def test_the_models_need_no_ipywidgets():
     code = (
         "import sys\n"
