@@ -94,6 +94,24 @@ def test_the_last_answer_counts_and_slips_are_named(key):
     assert judged["mrr-function"].verdict == "not checked"
 
 
+def test_an_exercise_whose_cell_raised_says_which_cell_and_what_it_raised(key):
+    """A slip found by hand: a cell that never ran its check (a SyntaxError) was only 'never recorded an answer'."""
+    from helpers.teacher.grading import silent_cells_named
+    from helpers.teacher.kernel import CellError, Run
+
+    sources = ["", "from helpers.exercises import check", 'answer = 57.1%\ncheck("new-hit-rate-at-2", answer)',
+               "1 / 0", "check('explain-rr-mean', answer)"]
+    events = [check_event("explain-rr-mean", "0.1")]
+    errors = [CellError(3, "SyntaxError", "invalid syntax"), CellError(4, "ZeroDivisionError", "division by zero")]
+    run = Run(errors=errors)
+    judged = {a.exercise: a for a in silent_cells_named(judge_notebook(["01"], events, key), events, run, sources)}
+    assert judged["new-hit-rate-at-2"].message == (
+        "The exercise cell never recorded an answer: cell 3, where it is checked, stopped with SyntaxError.")
+    assert judged["new-mrr-d8-first"].message == "The exercise cell never recorded an answer."  # no cell of its raised
+    assert judged["explain-rr-mean"].verdict != "not checked" and "cell" not in judged["explain-rr-mean"].message
+    assert judged["mrr-function"].message == "The exercise cell never recorded your function."
+
+
 def slip_value(exercise_id: str, codes: tuple[str, ...]) -> str:
     """The answer one slip gives on an exercise, at its precision."""
     found = REGISTRY[exercise_id]

@@ -38,7 +38,7 @@ import shutil
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -46,14 +46,14 @@ import psutil
 
 from helpers.exercises import REGISTRY
 from helpers.teacher import sandbox as sb
-from helpers.teacher.judging import AnswerKey, checked_ids, judge_notebook, unanswered
+from helpers.teacher.judging import NOT_CHECKED, AnswerKey, checked_ids, judge_notebook, unanswered
 from helpers.teacher.kernel import Budget, KernelProcess, Run, run_notebook, start_kernel
 from helpers.teacher.limits import Limits, NotebookGroup, cpu_meter, find_limits, tmp_megabytes, tree_largest_bytes
 from helpers.teacher.logbook import LogReading, read_log_bytes
 from helpers.teacher.manifest import notebook_digest, text_digest
 from helpers.teacher.names import shown
 from helpers.teacher.plan import Plan
-from helpers.teacher.results import NotebookResult, Problem
+from helpers.teacher.results import Judged, NotebookResult, Problem
 from helpers.teacher.submissions import Submission, learner_of, lessons_of, lessons_of_name, read_notebook
 
 # The grader's last cell: one expression, whose result (the outputs, as JSON) is the cell's execute_result.
@@ -320,7 +320,7 @@ def _run_and_judge(state: Started, settings: Settings) -> None:
     if reading is None:
         reading = read_log_bytes(run.log, REGISTRY, overflow=run.log_overflow)
     events = [event for event in reading.events if event.get("event") != "outputs"] + finished_outputs(run)
-    result.answers = judge_notebook(state.lessons, events, key, only)
+    result.answers = silent_cells_named(judge_notebook(state.lessons, events, key, only), events, run, sources)
     result.problems += reading.problems + outside_assignment(events, only)
     failed = [answer for answer in result.answers if answer.verdict == "grader-error"]
     if failed:
@@ -427,6 +427,25 @@ def cell_errors(run: Run, memory_mb: int, disk_mb: int = 1024) -> list[Problem]:
         more = f" ({len(run.errors)} cells raised)" if len(run.errors) > 1 else ""
         problems.append(Problem("raised", f"cell {first.cell} raised {first.name}: {first.text}"[:300] + more))
     return problems
+
+
+def silent_cells_named(answers: list[Judged], events: list[dict], run: Run, sources: list[str]) -> list[Judged]:
+    """An exercise that recorded nothing says so with the cell that checks it and what it raised, when it raised.
+
+    The cell is the first that raised among those whose source names the exercise's id in quotes (the hand-in's
+    own cells, read before the run).
+    """
+    recorded = checked_ids(events)
+    named = []
+    for answer in answers:
+        quoted = (f'"{answer.exercise}"', f"'{answer.exercise}'")
+        raised = next((error for error in run.errors if answer.exercise not in recorded and error.cell <= len(sources)
+                       and any(text in sources[error.cell - 1] for text in quoted)), None)
+        if raised is not None and answer.verdict == NOT_CHECKED:
+            said = f"{answer.message.rstrip('.')}: cell {raised.cell}, where it is checked, stopped with {raised.name}."
+            answer = replace(answer, message=said)
+        named.append(answer)
+    return named
 
 
 def outside_problems(owned: list[str], temporary: list[str], settings: Settings) -> list[Problem]:
