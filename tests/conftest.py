@@ -23,10 +23,11 @@ Under pytest-xdist (``-n 2``, ``--dist loadscope`` from pyproject.toml) the
 tests of one module run on one worker (a website build, a server, a browser or
 an executed lesson in a module fixture is made once), the heavier tiers first.
 
-On a whole run in a venv where ranx has never run, ranx's kernels are compiled in the background, niced, from
-the start (:func:`start_ranx_warm_up`, tests/ranx_warm_up.py); the reference tier waits for them. So do the
-lessons on the other Pythons and at the lowest versions, when .ci/run makes their venvs
-(:func:`start_lessons_elsewhere`, tests/lessons_elsewhere.py); their two modules come last and read the outcomes.
+On a whole run where ranx's kernels are not cached yet (numba's NUMBA_CACHE_DIR, set here outside the clone), they
+are compiled in the background, niced, from the start (:func:`start_ranx_warm_up`, tests/ranx_warm_up.py); the
+reference tier waits for them. So do the lessons on the other Pythons and at the lowest versions, when .ci/run makes
+their venvs (:func:`start_lessons_elsewhere`, tests/lessons_elsewhere.py); their two modules come last and read the
+outcomes.
 
 No process outlives its tests (:mod:`tests.processes`): each module's end
 finds and ends any process its tests started and left running (an error of
@@ -36,6 +37,7 @@ that module), and the run's end does the same for the whole run and fails it.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import importlib.util
 import os
 import re
@@ -97,6 +99,8 @@ CHROMIUM_ARGS = [
 # seconds a process stopped at a module's or the run's end may take to exit by itself (tests/test_processes.py: 1)
 PROGRESS_ENV = "RANKING_METRICS_PROGRESS"  # helpers.exercises.record.PROGRESS_ENV (tests/test_progress.py checks)
 LEFT_RUNNING_GRACE = float(os.environ.get("HELPERS_TEST_GRACE", "10"))
+# numba's cache of ranx's compiled kernels, outside the clone as uv's cache of wheels is (NUMBA_CACHE_DIR)
+NUMBA_CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "ranking-metrics-by-hand" / "numba"
 
 
 def is_worker(config: pytest.Config) -> bool:
@@ -107,6 +111,9 @@ def pytest_configure(config: pytest.Config) -> None:
     # no test writes a learner's progress record into the real Jupyter data folder: the record is off for the
     # whole run and every process it starts; tests/test_progress.py turns it on with JUPYTER_DATA_DIR in tmp_path
     os.environ[PROGRESS_ENV] = "off"  # named here, not imported: helpers.exercises registers at sessionstart
+    # ranx's kernels compiled once per machine, not once per venv: a fresh clone where the tests ran before reuses
+    # them (numba checks each against its source file's hash and the venv's path), about 80 CPU seconds less
+    os.environ.setdefault("NUMBA_CACHE_DIR", str(NUMBA_CACHE))
     if is_worker(config):  # the run id from the controller, with this worker's id
         run = os.environ[processes.RUN_ENV].split(".", 1)[0]
         os.environ[processes.RUN_ENV] = f"{run}.{config.workerinput['workerid']}"  # type: ignore[attr-defined]
@@ -181,7 +188,7 @@ def start_ranx_warm_up(config: pytest.Config) -> None:
     compiling = ranx_warm_up.stamp()
     if spec is None or spec.origin is None or compiling is None:
         return
-    if any((Path(spec.origin).parent / "metrics" / "__pycache__").glob("*.nbi")):
+    if ranx_cached(Path(spec.origin).parent / "metrics"):
         return  # compiled already: numba cached the kernels at an earlier run
     compiling.parent.mkdir(parents=True, exist_ok=True)
     compiling.touch()
@@ -189,6 +196,22 @@ def start_ranx_warm_up(config: pytest.Config) -> None:
         [sys.executable, "-m", "tests.ranx_warm_up", str(compiling)], cwd=TESTS.parent,
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )  # a session of its own: its autogroup is niced, not the tests' (helpers.teacher.limits.lower_priority)
+
+
+def numba_cache_of(folder: Path) -> Path | None:
+    """Where numba keeps the compiled kernels of a folder's functions under NUMBA_CACHE_DIR (None when it is not
+    set): a folder named as numba.core.caching.UserProvidedCacheLocator names it, the folder's name and the SHA-1
+    of its path (tests/test_ranx_reference.py checks that ranx's kernels are there after its tests)."""
+    if not os.environ.get("NUMBA_CACHE_DIR"):
+        return None
+    path = str(folder.resolve())
+    return Path(os.environ["NUMBA_CACHE_DIR"]) / f"{folder.name}_{hashlib.sha1(path.encode()).hexdigest()}"
+
+
+def ranx_cached(metrics: Path) -> bool:
+    """Whether numba holds compiled kernels of ranx's measures: in NUMBA_CACHE_DIR or beside them."""
+    places = [metrics / "__pycache__", numba_cache_of(metrics)]
+    return any(place is not None and any(place.glob("*.nbi")) for place in places)
 
 
 lessons_elsewhere_key = pytest.StashKey[subprocess.Popen]()

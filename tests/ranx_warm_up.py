@@ -1,9 +1,11 @@
 """Compile ranx's numba kernels for this environment, at the lowest priority; started by tests/conftest.py.
 
 ranx compiles a kernel for each measure and each type of input at their first call (a width of doc id is a type:
-the tests give ranx ids of one width, tests/test_ranx_reference.py's ``ranx_input``), and numba caches them beside
-ranx, so only the first run in a fresh venv pays: about 60 s of CPU, which held one worker in the reference tier. On
-a whole run tests/conftest.py starts this script before any test, in a session of its own, at the lowest priority
+the tests give ranx ids of one width, tests/test_ranx_reference.py's ``ranx_input``), and numba caches them in
+NUMBA_CACHE_DIR, which tests/conftest.py sets outside the clone (``~/.cache/ranking-metrics-by-hand/numba``, as uv
+keeps its wheels there): only the first run on a machine pays (for each path of a venv), about 60 s of CPU, which
+held one worker in the reference tier. On a whole run where they are not cached tests/conftest.py starts this
+script before any test, in a session of its own, at the lowest priority
 (:func:`helpers.teacher.limits.lower_priority`: its autogroup too), so that the compiling fills the moments the
 cores wait for a browser or a server. It runs the tests that call ranx once (tests/test_ranx_reference.py and the
 RBP test of tests/test_measure_registry_reference.py), their results discarded: the one sure way to meet every

@@ -22,10 +22,10 @@ Where the conventions differ, a test names the difference and asserts it (lesson
   bpref's loop over the queries (in id order): it and every query after it score 0; the collection scores that
   query 0 and the others as they are.
 
-ranx compiles its numba code on first use (once per environment: numba caches it), for each width of doc id it
-meets; every doc id ranx is given here is renamed to one width first (``ranx_input``). On a whole run
-tests/conftest.py compiles it in the background from the start (tests/ranx_warm_up.py), and this module waits for
-that (ranx_compiled).
+ranx compiles its numba code on first use (once per machine and venv path: numba caches it in the NUMBA_CACHE_DIR
+tests/conftest.py sets), for each width of doc id it meets; every doc id ranx is given here is renamed to one width
+first (``ranx_input``). On a whole run tests/conftest.py compiles it in the background from the start
+(tests/ranx_warm_up.py), and this module waits for that (ranx_compiled).
 """
 
 from __future__ import annotations
@@ -267,3 +267,17 @@ def test_a_query_without_a_relevant_document_makes_ranx_s_bpref_0_from_there_on(
     without_m = ranx_per_query(qrels[qrels["qid"] != "m"], run[run["qid"] != "m"], ["bpref"])["bpref"]
     assert without_m == {"a": 1.0, "z": 1.0}
     assert evaluate(qrels, run, ["bpref"]).per_query["bpref"].to_dict() == {"a": 1.0, "m": 0.0, "z": 1.0}
+
+
+def test_ranx_s_compiled_kernels_are_where_the_next_run_looks_for_them():
+    """tests/conftest.py sets NUMBA_CACHE_DIR and skips the warm-up where ranx's kernels are cached: numba wrote them
+    where conftest looks (after this module's tests, whichever run compiled them)."""
+    import ranx
+
+    from tests.conftest import numba_cache_of, ranx_cached
+
+    measures = Path(ranx.__file__).parent / "metrics"
+    cache = numba_cache_of(measures)
+    assert cache is not None, "tests/conftest.py sets NUMBA_CACHE_DIR for the run"
+    assert any(cache.glob("ndcg.*.nbi")), f"numba cached ranx's nDCG elsewhere than {cache}"
+    assert ranx_cached(measures)
