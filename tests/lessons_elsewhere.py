@@ -28,7 +28,7 @@ from nbclient import NotebookClient
 from helpers.teacher.files import write_text_atomic
 from helpers.teacher.limits import lower_priority
 from tests import processes
-from tests.notebook_runner import NOTEBOOKS
+from tests.notebook_runner import NOTEBOOKS, IpcKernelManager
 from tests.waiting import wait_until
 
 ROOT = NOTEBOOKS.parent
@@ -87,7 +87,7 @@ def run_lesson(kernel: str, lesson: str, place: Path, where: str, niced: bool = 
     """
     notebook = nbformat.read(NOTEBOOKS / lesson, as_version=4)
     client = NotebookClient(notebook, timeout=timeout, kernel_name=kernel, resources={"metadata": {"path": str(place)}},
-                            iopub_timeout=60, raise_on_iopub_timeout=True)
+                            iopub_timeout=60, raise_on_iopub_timeout=True, kernel_manager_class=IpcKernelManager)
     if niced:
         client.on_notebook_start = lambda **_: lower_priority(client.km.provisioner.pid, 19, session=True)
     client.execute()

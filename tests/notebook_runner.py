@@ -14,11 +14,34 @@ import tempfile
 from pathlib import Path
 
 import nbformat
+from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
+from traitlets import default
 
 from tests import processes
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+
+
+class IpcKernelManager(AsyncKernelManager):
+    """A kernel whose sockets are files in a short folder of its own (ZeroMQ's ipc), not TCP ports, as the grader's.
+
+    A port jupyter_client found free can be taken by another process of the test run before the kernel binds it: the
+    kernel then fails to bind, hangs on its way out, and nbclient waits a minute for it ("Kernel didn't respond in
+    60 seconds", a fresh-clone run at 13043b4).
+    """
+
+    @default("transport")
+    def _ipc(self) -> str:
+        return "ipc"
+
+    @default("ip")
+    def _socket_prefix(self) -> str:
+        return str(Path(tempfile.mkdtemp(prefix="k-", dir="/tmp")) / "k")  # short: a socket's path has 107 bytes
+
+    def cleanup_ipc_files(self) -> None:
+        super().cleanup_ipc_files()
+        shutil.rmtree(Path(self.ip).parent, ignore_errors=True)
 
 
 def notebook_path(prefix: str) -> Path:
@@ -99,7 +122,7 @@ def _run(prefix: str, tmp_path: Path, reader: str, timeout: int):
     # 4 s default, and would be dropped without a word; wait for it (raise if it never comes)
     client = NotebookClient(
         notebook, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}},
-        iopub_timeout=60, raise_on_iopub_timeout=True,
+        iopub_timeout=60, raise_on_iopub_timeout=True, kernel_manager_class=IpcKernelManager,
     )
     client.execute()
     text = "".join(

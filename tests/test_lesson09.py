@@ -15,6 +15,7 @@ from helpers import load_example, metrics
 from helpers.batch.comparison import compare, compare_all
 from helpers.batch.evaluation import evaluate, rank_run
 from helpers.batch.registry import DECLARATIONS
+from tests.notebook_runner import IpcKernelManager
 
 pytestmark = pytest.mark.notebook  # every test here runs lesson notebooks in a kernel
 
@@ -44,7 +45,7 @@ def lesson(tmp_path_factory):
         f"print('__VARS__' + _json.dumps({{n: globals()[n] for n in {VARIABLES!r}}}, default=_plain))"
     ))
     NotebookClient(notebook, timeout=180, kernel_name="python3",
-                   resources={"metadata": {"path": str(folder)}}).execute()
+                   resources={"metadata": {"path": str(folder)}}, kernel_manager_class=IpcKernelManager).execute()
     printed = "".join(output.get("text", "") for output in notebook.cells[-1].outputs)
     values = json.loads(printed.split("__VARS__", 1)[1])
     data = {name: pd.read_pickle(folder / f"{name}.pkl") for name in DATA}

@@ -25,7 +25,7 @@ from nbclient.exceptions import CellExecutionError
 
 from helpers.collection import NAME, REPOSITORY_LINE, repository_address, with_repository
 from tests.lessons_elsewhere import kernelspec
-from tests.notebook_runner import NOTEBOOKS, notebook_path
+from tests.notebook_runner import NOTEBOOKS, IpcKernelManager, notebook_path
 
 ROOT = NOTEBOOKS.parent
 BLOCK_END = "del _check_the_collection\n"
@@ -163,7 +163,7 @@ def lone_lesson(prefix: str, folder: Path, repository: str = "") -> Path:
 def run_in(kernel: str, path: Path, timeout: int = 300):
     lesson = nbformat.read(path, as_version=4)
     client = NotebookClient(lesson, timeout=timeout, kernel_name=kernel,
-                            resources={"metadata": {"path": str(path.parent)}})
+                            resources={"metadata": {"path": str(path.parent)}}, kernel_manager_class=IpcKernelManager)
     try:
         client.execute()
     except CellExecutionError:
