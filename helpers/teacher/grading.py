@@ -438,10 +438,12 @@ def silent_cells_named(answers: list[Judged], events: list[dict], run: Run, sour
     recorded = checked_ids(events)
     named = []
     for answer in answers:
-        quoted = (f'"{answer.exercise}"', f"'{answer.exercise}'")
-        raised = next((error for error in run.errors if answer.exercise not in recorded and error.cell <= len(sources)
-                       and any(text in sources[error.cell - 1] for text in quoted)), None)
-        if raised is not None and answer.verdict == NOT_CHECKED:
+        raised = None
+        if answer.verdict == NOT_CHECKED and answer.exercise not in recorded:
+            quoted = (f'"{answer.exercise}"', f"'{answer.exercise}'")
+            raised = next((error for error in run.errors if error.cell <= len(sources)
+                           and any(text in sources[error.cell - 1] for text in quoted)), None)
+        if raised is not None:
             said = f"{answer.message.rstrip('.')}: cell {raised.cell}, where it is checked, stopped with {raised.name}."
             answer = replace(answer, message=said)
         named.append(answer)
