@@ -100,8 +100,11 @@ CHROMIUM_ARGS = [
 # seconds a process stopped at a module's or the run's end may take to exit by itself (tests/test_processes.py: 1)
 PROGRESS_ENV = "RANKING_METRICS_PROGRESS"  # helpers.exercises.record.PROGRESS_ENV (tests/test_progress.py checks)
 LEFT_RUNNING_GRACE = float(os.environ.get("HELPERS_TEST_GRACE", "10"))
-# numba's cache of ranx's compiled kernels, outside the clone as uv's cache of wheels is (NUMBA_CACHE_DIR)
-NUMBA_CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "ranking-metrics-by-hand" / "numba"
+# the machine's caches of the tests' tools, outside the clone as uv's cache of wheels is: numba's of ranx's compiled
+# kernels (NUMBA_CACHE_DIR), mypy's of what it found in the modules (tests/test_types.py)
+MACHINE_CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "ranking-metrics-by-hand"
+NUMBA_CACHE = MACHINE_CACHE / "numba"
+MYPY_CACHE = MACHINE_CACHE / "mypy"
 
 
 def is_worker(config: pytest.Config) -> bool:
