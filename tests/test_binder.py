@@ -51,17 +51,25 @@ REPORT = ("import helpers, json, os\n"
           "print('__BINDER__' + json.dumps({'helpers': helpers.__file__, "
           "'config': os.environ.get('JUPYTER_CONFIG_PATH', '')}))")
 # run each lesson (argv[2:]) top to bottom, with the cell argv[1] at its end; print what each printed and raised
+# (its kernels on ZeroMQ's ipc sockets in a short folder, as tests/notebook_runner.py's IpcKernelManager: no TCP port
+# another process of the run could take before the kernel binds it)
 RUN_LESSONS = """
-import json, pathlib, sys
+import json, pathlib, shutil, sys, tempfile
 import nbformat
 from nbclient import NotebookClient
+from traitlets.config import Config
 
 report = {}
 for path in sys.argv[2:]:
     lesson = nbformat.read(path, as_version=4)
     lesson.cells.append(nbformat.v4.new_code_cell(sys.argv[1]))
-    NotebookClient(lesson, timeout=300, kernel_name="python3", iopub_timeout=60, raise_on_iopub_timeout=True,
-                   resources={"metadata": {"path": str(pathlib.Path(path).parent)}}).execute()
+    sockets = tempfile.mkdtemp(prefix="k-", dir="/tmp")
+    ipc = Config({"KernelManager": {"transport": "ipc", "ip": f"{sockets}/k"}})
+    try:
+        NotebookClient(lesson, timeout=300, kernel_name="python3", iopub_timeout=60, raise_on_iopub_timeout=True,
+                       resources={"metadata": {"path": str(pathlib.Path(path).parent)}}, config=ipc).execute()
+    finally:
+        shutil.rmtree(sockets, ignore_errors=True)
     printed = "".join(o.get("text", "") for cell in lesson.cells for o in cell.get("outputs", []))
     errors = [o["ename"] for cell in lesson.cells for o in cell.get("outputs", []) if o["output_type"] == "error"]
     report[path] = {"printed": printed, "errors": errors}
