@@ -2,22 +2,19 @@
 
 CI runs it beside the other tests, where it used to take some 20 s of one core (a cold mypy) before the first test
 while the other core waited; the quick tier (``-m core``) leaves it out. ``.venv/bin/mypy`` runs the same check.
-Its cache is the machine's, outside the clone (tests/conftest.py's ``MYPY_CACHE``, or ``MYPY_CACHE_DIR``): a fresh
-clone's mypy reads what an earlier run found of the modules helpers imports (pandas', numpy's, matplotlib's types)
-instead of working it all out again, 13 CPU seconds; mypy checks each entry against its file's hash, as with a
-checkout's own cache, so a changed module is checked again.
+Its cache is the machine's, outside the clone (``MYPY_CACHE_DIR``, which tests/conftest.py sets unless it is set):
+a fresh clone's mypy reads what an earlier run found of the modules helpers imports (pandas', numpy's, matplotlib's
+types) instead of working it all out again, 13 CPU seconds; mypy checks each entry against its file's hash, as with
+a checkout's own cache, so a changed module is checked again.
 """
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-
-from tests.conftest import MYPY_CACHE
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -25,8 +22,6 @@ pytestmark = pytest.mark.slow
 
 
 def test_mypy_finds_no_error_in_the_helpers_and_the_website_builder():
-    cache = os.environ.get("MYPY_CACHE_DIR") or str(MYPY_CACHE)
-    done = subprocess.run([sys.executable, "-m", "mypy", "--cache-dir", cache], cwd=ROOT, capture_output=True,
-                          text=True)
+    done = subprocess.run([sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     assert done.stdout.startswith("Success: no issues found"), done.stdout[-2000:]
